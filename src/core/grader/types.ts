@@ -1,0 +1,97 @@
+/**
+ * The grader's batch API: one source of truth for the request and result shapes, shared by the
+ * Node executor, the browser sandbox worker, the `npm run grade` command line and every caller
+ * (task checks, evaluation, the Code-A1 loop). Field names are snake_case because the same JSON
+ * crosses into the Python harness and is documented in the README.
+ *
+ * Semantics follow ../shared/spec/code-a1.md, "What a test is and how it is judged".
+ */
+
+export interface GradeTask {
+  id: string;
+  entry_point: string;
+  /** Ground-truth solution; trusted (written by people, not by a policy). */
+  reference: string;
+}
+
+export interface GradeCode {
+  /** Task id. */
+  task: string;
+  /** Untrusted Python defining the entry point. */
+  code: string;
+}
+
+export interface GradeSuite {
+  /** Index into `codes`. */
+  code: number;
+  /** Up to N lines, each `assert entry_point(literal args) == literal`. */
+  text: string;
+}
+
+export interface GradeLimits {
+  /** Wall-clock limit per test line (candidate or reference call), milliseconds. */
+  test_ms?: number;
+  /** Limit for loading (exec of the module body) of one candidate, milliseconds. */
+  load_ms?: number;
+  /** Max lines read from one suite; later lines are ignored (N in the spec, default 8). */
+  max_lines?: number;
+}
+
+export interface GradeRequest {
+  tasks: GradeTask[];
+  codes: GradeCode[];
+  /** Generated suites: reference-corrected (see LineResult). */
+  suites?: GradeSuite[];
+  /** Human-written suites: run as written, no reference correction. */
+  golden?: GradeSuite[];
+  limits?: GradeLimits;
+}
+
+export type CodeStatus = "ok" | "syntax-error" | "load-error" | "timeout";
+
+/**
+ * - valid: parses as `assert CALL == ANSWER`, the reference runs, ANSWER equals its output, first
+ *   occurrence of the line.
+ * - wrong-answer: as valid, but ANSWER differs from the reference output; still run on the candidate
+ *   with the reference output as the expected value ("reference-corrected").
+ * - invalid: malformed, raises on the reference, or a repeat of an earlier line; not run.
+ */
+export type Validity = "valid" | "wrong-answer" | "invalid";
+
+/** skipped: the line was not run on the candidate (invalid line, or the code did not load). */
+export type Verdict = "pass" | "fail" | "error" | "timeout" | "skipped";
+
+export interface LineResult {
+  validity: Validity;
+  /** Why the line is invalid / wrong / failed; empty when there is nothing to say. */
+  reason: string;
+  verdict: Verdict;
+}
+
+export interface CodeResult {
+  status: CodeStatus;
+  reason: string;
+}
+
+export interface GradeResult {
+  /** One per request code, same order. */
+  codes: CodeResult[];
+  /** One per request suite, same order; one entry per line read. */
+  suites: LineResult[][];
+  /** One per request golden suite, same order. */
+  golden: LineResult[][];
+}
+
+/** Progress of a long batch: a typed event, as in the rest of the app. */
+export interface GradeProgress {
+  phase: "load" | "grade";
+  done: number;
+  total: number;
+  text: string;
+}
+
+/** The same interface in Node (worker_threads) and in the browser (a module Web Worker). */
+export interface Grader {
+  grade(request: GradeRequest, onProgress?: (p: GradeProgress) => void): Promise<GradeResult>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,84 @@
+import { defineConfig, type Plugin } from "vite";
+import { createReadStream, existsSync, readdirSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { extname, join, resolve } from "node:path";
+
+/**
+ * Serve runtime assets that live in node_modules from the app's own origin, in dev, preview and
+ * the production build, so the app works offline and never touches a CDN.
+ *   /pyodide/   <- node_modules/pyodide (wasm, stdlib zip, lock file)
+ *   /tfjs-wasm/ <- node_modules/@tensorflow/tfjs-backend-wasm/dist/*.wasm
+ */
+const LOCAL_ASSETS: { prefix: string; dir: string; include: (file: string) => boolean }[] = [
+  {
+    prefix: "/pyodide/",
+    dir: "node_modules/pyodide",
+    include: (f) => /\.(mjs|js|wasm|zip|json)$/.test(f) && !f.endsWith(".map") && f !== "package.json",
+  },
+  {
+    prefix: "/tfjs-wasm/",
+    dir: "node_modules/@tensorflow/tfjs-backend-wasm/dist",
+    include: (f) => f.endsWith(".wasm"),
+  },
+];
+
+const MIME: Record<string, string> = {
+  ".wasm": "application/wasm",
+  ".mjs": "text/javascript",
+  ".js": "text/javascript",
+  ".json": "application/json",
+  ".zip": "application/zip",
+};
+
+/**
+ * Cross-origin isolation gives SharedArrayBuffer, which the grader uses to interrupt runaway Python
+ * (Pyodide's interrupt buffer) without killing the worker.
+ */
+export const ISOLATION_HEADERS = {
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Embedder-Policy": "require-corp",
+};
+
+function localAssets(): Plugin {
+  const files = (dir: string, include: (f: string) => boolean) =>
+    readdirSync(dir).filter((f) => include(f) && statSync(join(dir, f)).isFile());
+  const middleware = (req: { url?: string }, res: import("node:http").ServerResponse, next: () => void) => {
+    const url = (req.url ?? "").split("?")[0];
+    for (const asset of LOCAL_ASSETS) {
+      if (!url.startsWith(asset.prefix)) continue;
+      const name = url.slice(asset.prefix.length);
+      const path = resolve(asset.dir, name);
+      if (name.includes("/") || !asset.include(name) || !existsSync(path)) break;
+      res.setHeader("Content-Type", MIME[extname(name)] ?? "application/octet-stream");
+      res.setHeader("Cross-Origin-Resource-Policy", "same-origin");
+      createReadStream(path).pipe(res);
+      return;
+    }
+    next();
+  };
+  return {
+    name: "code-a1-local-assets",
+    configureServer(server) {
+      server.middlewares.use(middleware);
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use(middleware);
+    },
+    async generateBundle() {
+      for (const asset of LOCAL_ASSETS) {
+        for (const f of files(asset.dir, asset.include)) {
+          this.emitFile({ type: "asset", fileName: asset.prefix.slice(1) + f, source: await readFile(join(asset.dir, f)) });
+        }
+      }
+    },
+  };
+}
+
+export default defineConfig({
+  plugins: [localAssets()],
+  server: { headers: ISOLATION_HEADERS },
+  preview: { headers: ISOLATION_HEADERS },
+  worker: { format: "es" },
+  optimizeDeps: { exclude: ["pyodide"] },
+  build: { target: "es2022", chunkSizeWarningLimit: 4096 },
+});
