@@ -1,0 +1,16 @@
+/**
+ * `npm run bench -- <name> [--json]`: benchmark scripts, one module per name under scripts/bench/.
+ * Each prints human-readable figures, or with --json exactly one JSON line (keys per the issue).
+ */
+const BENCHES: Record<string, () => Promise<{ main(args: string[]): Promise<void> }>> = {
+  executor: () => import("./bench/executor.ts"),
+  policy: () => import("./bench/policy.ts"),
+};
+
+const [name, ...rest] = process.argv.slice(2);
+const load = name ? BENCHES[name] : undefined;
+if (!load) {
+  console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join("|")}> [--json]`);
+  process.exit(2);
+}
+await (await load()).main(rest);
