@@ -1,0 +1,34 @@
+/**
+ * TopVar, the asymmetric sampling of the Test policy's updates (../shared/spec/code-a1.md,
+ * "Optimisation"): for each task, the population standard deviation of R_T across each code's
+ * suites; only the suites of the top-k codes by that spread train the Test policy (paper: k = 1).
+ * A code whose suites all score alike carries no group-relative signal for GRPO.
+ */
+
+/** Population std (divide by n, not n - 1) of a list; 0 for fewer than two values. */
+export function populationStd(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const v = xs.reduce((a, x) => a + (x - mean) ** 2, 0) / xs.length;
+  return Math.sqrt(v);
+}
+
+export interface TopVarChoice {
+  /** std of R_T over each code's suites, one per code. */
+  std: number[];
+  /** Indices of the chosen codes, highest std first; ties go to the lower index. */
+  selected: number[];
+}
+
+/**
+ * Choose the codes whose suites update the Test policy.
+ *
+ * rewards: R_T as (codes, suites). Example: [[0, 1], [0.5, 0.5], [0.2, 0.6]] -> std
+ * [0.5, 0, 0.2]; k = 1 selects [0]; k = 2 selects [0, 2].
+ */
+export function topVar(rewards: readonly (readonly number[])[], k: number): TopVarChoice {
+  if (!Number.isInteger(k) || k < 1) throw new RangeError(`topvar_k must be a positive integer, got ${k}`);
+  const std = rewards.map((row) => populationStd(row));
+  const order = std.map((s, i) => i).sort((a, b) => std[b] - std[a] || a - b);
+  return { std, selected: order.slice(0, Math.min(k, order.length)) };
+}

@@ -1,0 +1,96 @@
+/**
+ * Shapes shared by the training step, persistence (src/storage), run bundles (src/core/bundle.ts)
+ * and the UI: one step's metrics and one task's duel record. One source of truth: the metric key
+ * lists below drive the TypeScript types, bundle validation and the UI's chart list.
+ */
+import type { CodeStatus, LineResult } from "../grader/types.ts";
+import type { MistakeBookDelta } from "./mistake-book.ts";
+
+/** Metrics measured at every step. Rates are fractions in [0, 1]; times in milliseconds. */
+export const STEP_METRIC_KEYS = [
+  /** Mean R_C over all codes of the step. */
+  "code_reward",
+  /** Mean R_T over all suites of the step. */
+  "test_reward",
+  /** Mean R_val, R_adv over all suites. */
+  "r_val",
+  "r_adv",
+  /** Share of generated test lines that are valid on the reference (spec: "valid"). */
+  "test_validity",
+  /** Share of codes that load (no syntax/load error, no load timeout). */
+  "code_loads",
+  /** Share of (code, suite) pairs in which the suite exposes a failure of a loaded code. */
+  "bug_detection",
+  "mistake_book_size",
+  "mistake_book_added",
+  "mistake_book_removed",
+  /** KL to the frozen initial policy (k3 estimator), token mean. */
+  "kl_code",
+  "kl_test",
+  /** Mean token entropy of the sampled completions. */
+  "entropy_code",
+  "entropy_test",
+  "loss_code",
+  "loss_test",
+  "time_sample_ms",
+  "time_grade_ms",
+  "time_update_ms",
+] as const;
+
+/** Metrics measured only on evaluation steps (config.eval_every); null on the other steps. */
+export const EVAL_METRIC_KEYS = [
+  /** Pass@1 on the extended ("plus") hidden tests, train tasks / held-out tasks. */
+  "plus_pass_train",
+  "plus_pass_heldout",
+  /** Pass@1 on the tasks' human-written golden tests (train). */
+  "golden_pass",
+  /** Paper's test metrics: pass@k, mut@k (fractions) and Mul = pass_k x mut_k x 100. */
+  "test_pass_k",
+  "test_mut_k",
+  "mul",
+] as const;
+
+export type StepMetricKey = (typeof STEP_METRIC_KEYS)[number];
+export type EvalMetricKey = (typeof EVAL_METRIC_KEYS)[number];
+
+/** Everything one step reports; `step` counts from 1. */
+export type StepMetrics = { step: number } & { [K in StepMetricKey]: number } & { [K in EvalMetricKey]: number | null };
+
+/** One suite written for one code, as graded and scored. */
+export interface DuelSuite {
+  text: string;
+  /** One per line read (grader/types.ts). */
+  lines: LineResult[];
+  r_val: number;
+  r_adv: number;
+  /** R_T = alpha R_val + (1 - alpha) R_adv, 0 when the code does not run. */
+  reward: number;
+}
+
+/** One code of a task with the suites written against it. */
+export interface DuelCode {
+  text: string;
+  status: CodeStatus;
+  /** R_C. */
+  reward: number;
+  /** Verdicts of the Mistake Book tests (same order as DuelRecord.mistake_book_tests). */
+  mistake_book_lines: LineResult[];
+  suites: DuelSuite[];
+}
+
+/** What happened to one task in one step, for the UI's duel view and for run bundles. */
+export interface DuelRecord {
+  step: number;
+  task: string;
+  codes: DuelCode[];
+  /** The Mistake Book tests shown to every code of the task this step (top-k by frequency). */
+  mistake_book_tests: string[];
+  /** TopVar: std of R_T over each code's suites, and the codes whose suites train the Test policy. */
+  topvar: { std: number[]; selected: number[] };
+  mistake_book: MistakeBookDelta;
+}
+
+/** Reward matrix R_T of a duel record: (codes, suites). */
+export function rewardMatrix(record: DuelRecord): number[][] {
+  return record.codes.map((c) => c.suites.map((s) => s.reward));
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import type { LineResult } from "../../../src/core/grader/types.ts";
+import {
+  applyMistakeBookDelta,
+  emptyMistakeBook,
+  mistakeBookOutcome,
+  mistakeBookSize,
+  topMistakes,
+  updateMistakeBook,
+  validateMistakeBook,
+  type MistakeBook,
+} from "../../../src/core/loop/mistake-book.ts";
+
+const T = (i: number) => `assert f(${i}) == ${i * 2}`;
+
+describe("Mistake Book updates", () => {
+  it("inserts on fail, increments per failure, decrements per pass, deletes at 0", () => {
+    let { book, delta } = updateMistakeBook(emptyMistakeBook(), "t1", 1, {
+      failed: [{ test: T(1), code: "c1" }, { test: T(1), code: "c2" }, { test: T(2), code: "c1" }],
+      passed: [],
+    });
+    expect(book.tasks.t1).toEqual([
+      { test: T(1), frequency: 2, first_step: 1, last_step: 1, failed_code: "c2" },
+      { test: T(2), frequency: 1, first_step: 1, last_step: 1, failed_code: "c1" },
+    ]);
+    expect(delta.added.map((e) => e.test)).toEqual([T(1), T(2)]);
+
+    ({ book, delta } = updateMistakeBook(book, "t1", 2, { failed: [{ test: T(3), code: "c9" }], passed: [T(1), T(2), T(2)] }));
+    expect(book.tasks.t1).toEqual([
+      { test: T(1), frequency: 1, first_step: 1, last_step: 1, failed_code: "c2" },
+      { test: T(3), frequency: 1, first_step: 2, last_step: 2, failed_code: "c9" },
+    ]);
+    expect(delta).toEqual({
+      task: "t1",
+      step: 2,
+      added: [{ test: T(3), frequency: 1, first_step: 2, last_step: 2, failed_code: "c9" }],
+      removed: [T(2)],
+      changed: [{ test: T(1), frequency: 1, first_step: 1, last_step: 1, failed_code: "c2" }],
+    });
+
+    ({ book, delta } = updateMistakeBook(book, "t1", 3, { failed: [], passed: [T(1), T(3)] }));
+    expect(book.tasks.t1).toBeUndefined();
+    expect(mistakeBookSize(book)).toBe(0);
+    expect(delta.removed.sort()).toEqual([T(1), T(3)]);
+  });
+
+  it("decrements before increments, as the reference does", () => {
+    const start = updateMistakeBook(emptyMistakeBook(), "t", 1, { failed: [{ test: T(1), code: "a" }], passed: [] }).book;
+    // passed then failed again in the same step: deleted, then re-inserted as new at step 2
+    const { book } = updateMistakeBook(start, "t", 2, { failed: [{ test: T(1), code: "b" }], passed: [T(1)] });
+    expect(book.tasks.t).toEqual([{ test: T(1), frequency: 1, first_step: 2, last_step: 2, failed_code: "b" }]);
+  });
+
+  it("does not modify its input", () => {
+    const start = updateMistakeBook(emptyMistakeBook(), "t", 1, { failed: [{ test: T(1), code: "a" }], passed: [] }).book;
+    const copy = structuredClone(start);
+    updateMistakeBook(start, "t", 2, { failed: [{ test: T(1), code: "b" }], passed: [] });
+    expect(start).toEqual(copy);
+  });
+
+  it("top-k: frequency desc, then older, then text; the same list for every candidate", () => {
+    const book: MistakeBook = {
+      tasks: {
+        t: [
+          { test: "b", frequency: 2, first_step: 3, last_step: 3, failed_code: "" },
+          { test: "a", frequency: 2, first_step: 3, last_step: 3, failed_code: "" },
+          { test: "c", frequency: 5, first_step: 4, last_step: 4, failed_code: "" },
+          { test: "d", frequency: 2, first_step: 1, last_step: 1, failed_code: "" },
+          { test: "e", frequency: 1, first_step: 0, last_step: 0, failed_code: "" },
+        ],
+      },
+    };
+    expect(topMistakes(book, "t", 4).map((e) => e.test)).toEqual(["c", "d", "a", "b"]);
+    expect(topMistakes(book, "t", 8).length).toBe(5);
+    expect(topMistakes(book, "other", 8)).toEqual([]);
+  });
+
+  it("applying the deltas replays the book exactly (what a reload does)", () => {
+    let book = emptyMistakeBook();
+    let replayed = emptyMistakeBook();
+    const outcomes = [
+      { failed: [{ test: T(1), code: "a" }, { test: T(2), code: "a" }], passed: [] },
+      { failed: [{ test: T(2), code: "b" }, { test: T(3), code: "b" }], passed: [T(1)] },
+      { failed: [{ test: T(1), code: "c" }], passed: [T(2), T(3)] },
+      { failed: [], passed: [T(1), T(2)] },
+    ];
+    outcomes.forEach((o, i) => {
+      const r = updateMistakeBook(book, "t", i + 1, o);
+      book = r.book;
+      replayed = applyMistakeBookDelta(replayed, JSON.parse(JSON.stringify(r.delta)));
+      expect(replayed).toEqual(book);
+    });
+    expect(validateMistakeBook(JSON.parse(JSON.stringify(book)))).toEqual(book);
+  });
+
+  it("adapter: only loaded codes, only executable lines, corrected text is the key", () => {
+    const l = (validity: LineResult["validity"], verdict: LineResult["verdict"]): LineResult => ({ validity, verdict, reason: "" });
+    const outcome = mistakeBookOutcome([
+      {
+        code: "c1",
+        loaded: true,
+        newTests: [
+          { corrected: T(1), line: l("valid", "fail") },
+          { corrected: T(2), line: l("wrong-answer", "timeout") },
+          { corrected: "junk", line: l("invalid", "skipped") },
+          { corrected: T(4), line: l("valid", "pass") },
+        ],
+        bookTests: [{ test: T(7), line: l("valid", "pass") }, { test: T(8), line: l("valid", "fail") }],
+      },
+      { code: "c2", loaded: false, newTests: [{ corrected: T(5), line: l("valid", "skipped") }], bookTests: [] },
+    ]);
+    expect(outcome).toEqual({ failed: [{ test: T(1), code: "c1" }, { test: T(2), code: "c1" }], passed: [T(7)] });
+  });
+
+  it("validation names the bad field", () => {
+    expect(() => validateMistakeBook({ tasks: { t: [{ test: "x", frequency: 0, first_step: 1, last_step: 1, failed_code: "" }] } })).toThrow(
+      /tasks\["t"\]\[0\]\.frequency/,
+    );
+    expect(() => validateMistakeBook({ tasks: { t: [{ test: "x", frequency: 1, first_step: 1, last_step: 1, failed_code: "", extra: 1 }] } })).toThrow(
+      /unexpected fields/,
+    );
+    expect(() => validateMistakeBook([])).toThrow(/expected \{tasks/);
+  });
+});
