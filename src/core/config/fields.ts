@@ -1,0 +1,236 @@
+/**
+ * Every configuration field, documented once: type, default, bounds, effect and when to change it.
+ * This table is the single source of truth for the Config type, validation (parse.ts), the URL
+ * query (query.ts) and docs/CONFIG.md (docs.ts), as TensorFlow Playground's state table drives both
+ * its URL and its parser. Names follow TRL's GRPOConfig where one exists (marked `trl`).
+ *
+ * Defaults are the `classroom` scale, the app's embedded config: a few minutes to a visible change.
+ */
+
+export const MODES = ["code-a1", "golden-tests", "self-play", "self-play-blackbox", "cure", "base"] as const;
+export const MODEL_SIZES = ["tiny", "small"] as const;
+export const LR_SCHEDULES = ["cosine", "constant"] as const;
+
+interface Doc {
+  group: "run" | "sampling" | "rewards" | "optimisation" | "models" | "persistence";
+  effect: string;
+  when: string;
+  /** Same name and meaning as in TRL's GRPOConfig. */
+  trl?: true;
+}
+interface IntField extends Doc {
+  kind: "int";
+  default: number;
+  min: number;
+  max: number;
+}
+interface NumberField extends Doc {
+  kind: "number";
+  default: number;
+  min: number;
+  max: number;
+  /** Lower bound excluded (e.g. learning_rate > 0). */
+  exclusiveMin?: true;
+}
+interface BoolField extends Doc {
+  kind: "bool";
+  default: boolean;
+}
+interface EnumField extends Doc {
+  kind: "enum";
+  default: string;
+  values: readonly string[];
+}
+export type FieldSpec = IntField | NumberField | BoolField | EnumField;
+
+export const CONFIG_FIELDS = {
+  // --- run ---
+  mode: {
+    kind: "enum", values: MODES, default: "code-a1", group: "run",
+    effect: "What trains: `code-a1` two policies, white-box, Mistake Book; `golden-tests` the Code policy on human tests only; `self-play` one shared policy writes code and tests (white-box), `self-play-blackbox` the same without seeing the code; `cure` one shared policy with CURE's tester reward; `base` no training, evaluation only.",
+    when: "Baselines and the paper's comparison (`npm run reproduce`).",
+  },
+  seed: {
+    kind: "int", default: 1, min: 0, max: 2 ** 32 - 1, group: "run",
+    effect: "Seeds every random choice (task order, sampling, initial weights).",
+    when: "Repeat a run with another seed to measure spread; the same seed and backend give the same run.",
+  },
+  steps: {
+    kind: "int", default: 30, min: 1, max: 100_000, group: "run",
+    effect: "Training steps (one step = sample, grade, score, update both policies).",
+    when: "Longer runs for stable curves; the paper ran about 111 steps of 256 tasks.",
+  },
+  tasks_per_step: {
+    kind: "int", default: 4, min: 1, max: 1024, group: "run",
+    effect: "Train tasks sampled per step (the batch).",
+    when: "Raise for smoother gradients if grading time allows; the paper used 256.",
+  },
+  curriculum: {
+    kind: "bool", default: false, group: "run",
+    effect: "Order train tasks easy to hard instead of uniformly at random.",
+    when: "Tiny models that get no reward signal on hard tasks early on.",
+  },
+  eval_every: {
+    kind: "int", default: 10, min: 0, max: 100_000, group: "run",
+    effect: "Evaluate plus-pass, golden-pass and the test metrics every this many steps (0: only at the end).",
+    when: "Lower for finer evaluation curves, at the cost of time.",
+  },
+  // --- sampling ---
+  num_generations: {
+    kind: "int", default: 4, min: 2, max: 64, group: "sampling", trl: true,
+    effect: "Codes sampled per task: the Code policy's GRPO group size (G).",
+    when: "Larger groups give better advantage estimates; the paper used 8.",
+  },
+  suites_per_code: {
+    kind: "int", default: 4, min: 1, max: 64, group: "sampling",
+    effect: "Test suites the Test policy writes for each code: its GRPO group size.",
+    when: "The paper used 8 (64 suites per task); cost grows as num_generations x suites_per_code.",
+  },
+  tests_per_suite: {
+    kind: "int", default: 8, min: 1, max: 32, group: "sampling",
+    effect: "N: assert lines read from a suite; R_val and gen_fail are normalised by it.",
+    when: "Keep at 8 to match the paper's rewards.",
+  },
+  temperature: {
+    kind: "number", default: 1, min: 0, max: 4, exclusiveMin: true, group: "sampling", trl: true,
+    effect: "Sampling temperature of both policies during training.",
+    when: "Lower if samples are mostly garbage; the paper used 1.0.",
+  },
+  top_p: {
+    kind: "number", default: 1, min: 0, max: 1, exclusiveMin: true, group: "sampling", trl: true,
+    effect: "Nucleus sampling mass during training.",
+    when: "Rarely; the paper used 1.0.",
+  },
+  max_completion_length: {
+    kind: "int", default: 160, min: 8, max: 4096, group: "sampling", trl: true,
+    effect: "Maximum tokens generated per code or suite.",
+    when: "Raise if codes or suites are cut off (see truncation in the duel view).",
+  },
+  white_box: {
+    kind: "bool", default: true, group: "sampling",
+    effect: "The Test policy sees the candidate code (Code-A1's white-box); off: task only. `self-play-blackbox` is always black-box.",
+    when: "The black-box ablation.",
+  },
+  anonymise_code: {
+    kind: "bool", default: false, group: "sampling",
+    effect: "Rename the code's identifiers before the Test policy reads it.",
+    when: "To test whether the Test policy keys on surface names rather than logic.",
+  },
+  // --- rewards ---
+  alpha: {
+    kind: "number", default: 0.5, min: 0, max: 1, group: "rewards",
+    effect: "R_T = alpha R_val + (1 - alpha) R_adv: weight of validity against adversarial strength.",
+    when: "The alpha ablation (paper: 0.5 best; too high gives trivial tests, too low invalid ones).",
+  },
+  mistake_book: {
+    kind: "bool", default: true, group: "rewards",
+    effect: "Keep failed tests per task and replay them in both rewards.",
+    when: "Off for the no-Mistake-Book ablation.",
+  },
+  mistake_book_top_k: {
+    kind: "int", default: 8, min: 1, max: 64, group: "rewards",
+    effect: "Mistake Book tests replayed per task (highest frequency first).",
+    when: "Rarely; the paper used 8.",
+  },
+  topvar_k: {
+    kind: "int", default: 1, min: 1, max: 64, group: "rewards",
+    effect: "TopVar: the suites of this many codes per task (highest R_T std) train the Test policy.",
+    when: "Raise to give the Test policy more (but flatter) data; the paper used 1. At most num_generations.",
+  },
+  // --- optimisation ---
+  learning_rate: {
+    kind: "number", default: 1e-4, min: 0, max: 1, exclusiveMin: true, group: "optimisation", trl: true,
+    effect: "Peak AdamW learning rate of both policies.",
+    when: "Lower if KL explodes or rewards collapse; tiny models take far larger rates than the paper's 1e-6.",
+  },
+  lr_scheduler_type: {
+    kind: "enum", values: LR_SCHEDULES, default: "cosine", group: "optimisation", trl: true,
+    effect: "Learning-rate schedule after warm-up.",
+    when: "`constant` for open-ended runs.",
+  },
+  warmup_steps: {
+    kind: "int", default: 2, min: 0, max: 100_000, group: "optimisation", trl: true,
+    effect: "Linear warm-up steps of the learning rate.",
+    when: "The paper used 10 of ~111 steps; scale with `steps`.",
+  },
+  weight_decay: {
+    kind: "number", default: 0.1, min: 0, max: 1, group: "optimisation", trl: true,
+    effect: "AdamW decoupled weight decay.",
+    when: "Rarely.",
+  },
+  max_grad_norm: {
+    kind: "number", default: 1, min: 0, max: 100, exclusiveMin: true, group: "optimisation", trl: true,
+    effect: "Global gradient-norm clip.",
+    when: "Lower if loss spikes.",
+  },
+  num_iterations: {
+    kind: "int", default: 1, min: 1, max: 16, group: "optimisation", trl: true,
+    effect: "PPO epochs over each step's samples (GRPO's mu).",
+    when: "Raise to squeeze more from expensive samples; 1 keeps the update on-policy.",
+  },
+  beta: {
+    kind: "number", default: 0.001, min: 0, max: 10, group: "optimisation", trl: true,
+    effect: "KL penalty coefficient to the frozen initial policy (k3 estimator, in the loss).",
+    when: "Raise if the policies drift into degenerate text.",
+  },
+  epsilon: {
+    kind: "number", default: 0.2, min: 0, max: 1, exclusiveMin: true, group: "optimisation", trl: true,
+    effect: "Lower clip of the probability ratio (1 - epsilon).",
+    when: "Rarely.",
+  },
+  epsilon_high: {
+    kind: "number", default: 0.28, min: 0, max: 1, exclusiveMin: true, group: "optimisation", trl: true,
+    effect: "Upper clip of the probability ratio (1 + epsilon_high); above epsilon: clip-higher.",
+    when: "Rarely; the paper used 0.28.",
+  },
+  dual_clip: {
+    kind: "number", default: 10, min: 1, max: 1000, group: "optimisation",
+    effect: "Dual-clip c: bounds the loss of negative-advantage tokens at c times the advantage.",
+    when: "Rarely; the paper used 10.",
+  },
+  // --- models ---
+  code_model: {
+    kind: "enum", values: MODEL_SIZES, default: "tiny", group: "models",
+    effect: "Size of the Code policy's transformer.",
+    when: "`small` on a fast GPU for stronger results.",
+  },
+  test_model: {
+    kind: "enum", values: MODEL_SIZES, default: "tiny", group: "models",
+    effect: "Size of the Test policy's transformer (the shared policy's in self-play and cure).",
+    when: "`small` on a fast GPU.",
+  },
+  // --- persistence ---
+  checkpoint_every: {
+    kind: "int", default: 10, min: 1, max: 100_000, group: "persistence",
+    effect: "Save both policies every this many steps (and always at pause).",
+    when: "Lower for finer resume points, at the cost of storage.",
+  },
+  duel_records_kept: {
+    kind: "int", default: 20, min: 0, max: 10_000, group: "persistence",
+    effect: "Steps of duel records (codes, suites, verdicts, rewards) kept for the UI.",
+    when: "Raise to browse older duels; they are the largest per-step records.",
+  },
+} as const satisfies Record<string, FieldSpec>;
+
+type Fields = typeof CONFIG_FIELDS;
+type ValueOf<F> = F extends { kind: "enum"; values: readonly (infer V)[] }
+  ? V
+  : F extends { kind: "bool" }
+    ? boolean
+    : number;
+
+/** The whole configuration of a run. */
+export type Config = { -readonly [K in keyof Fields]: ValueOf<Fields[K]> };
+export type ConfigKey = keyof Config;
+export type Mode = (typeof MODES)[number];
+
+export const CONFIG_KEYS = Object.keys(CONFIG_FIELDS) as ConfigKey[];
+
+/** The defaults, from the table. */
+export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze(
+  Object.fromEntries(CONFIG_KEYS.map((k) => [k, CONFIG_FIELDS[k].default])) as Config,
+);
+
+export function fieldSpec(key: ConfigKey): FieldSpec {
+  return CONFIG_FIELDS[key];
+}

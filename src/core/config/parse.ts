@@ -1,0 +1,119 @@
+/**
+ * Validation of configurations from JSON, bundles, the command line and the URL: unknown keys and
+ * bad values are rejected with a message that names the field, as nanoGPT's configurator does.
+ */
+import { CONFIG_FIELDS, CONFIG_KEYS, DEFAULT_CONFIG, type Config, type ConfigKey, type FieldSpec } from "./fields.ts";
+
+/** A configuration field is unknown, missing or out of range; `field` names it. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(`config.${field}: ${message}`);
+  }
+}
+
+function isConfigKey(k: string): k is ConfigKey {
+  return Object.prototype.hasOwnProperty.call(CONFIG_FIELDS, k);
+}
+
+/** The closest known key, for "did you mean" in errors. */
+function suggest(key: string): string {
+  let best = "";
+  let bestD = Infinity;
+  for (const k of CONFIG_KEYS) {
+    const d = editDistance(key, k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return bestD <= Math.max(2, key.length / 3) ? ` (did you mean ${best}?)` : "";
+}
+
+/** Check one value against its field; returns it typed. */
+export function checkField(key: string, value: unknown): Config[ConfigKey] {
+  if (!isConfigKey(key)) throw new ConfigError(key, `unknown field${suggest(key)}; known fields: ${CONFIG_KEYS.join(", ")}`);
+  const spec: FieldSpec = CONFIG_FIELDS[key];
+  switch (spec.kind) {
+    case "bool":
+      if (typeof value !== "boolean") throw new ConfigError(key, `expected true or false, got ${show(value)}`);
+      return value;
+    case "enum":
+      if (typeof value !== "string" || !spec.values.includes(value)) {
+        throw new ConfigError(key, `expected one of ${spec.values.join(", ")}, got ${show(value)}`);
+      }
+      return value as Config[ConfigKey];
+    case "int":
+    case "number": {
+      if (typeof value !== "number" || !Number.isFinite(value)) throw new ConfigError(key, `expected a finite number, got ${show(value)}`);
+      if (spec.kind === "int" && !Number.isInteger(value)) throw new ConfigError(key, `expected an integer, got ${value}`);
+      const lowOk = "exclusiveMin" in spec && spec.exclusiveMin ? value > spec.min : value >= spec.min;
+      if (!lowOk || value > spec.max) {
+        const lo = "exclusiveMin" in spec && spec.exclusiveMin ? `(${spec.min}` : `[${spec.min}`;
+        throw new ConfigError(key, `expected a value in ${lo}, ${spec.max}], got ${value}`);
+      }
+      return value;
+    }
+  }
+}
+
+/** Rules between fields. */
+export function checkConsistency(c: Config): void {
+  if (c.topvar_k > c.num_generations) {
+    throw new ConfigError("topvar_k", `must be at most num_generations (${c.num_generations}), got ${c.topvar_k}`);
+  }
+  if (c.epsilon_high < c.epsilon) {
+    throw new ConfigError("epsilon_high", `must be at least epsilon (${c.epsilon}), got ${c.epsilon_high}`);
+  }
+  if (c.warmup_steps > c.steps) throw new ConfigError("warmup_steps", `must be at most steps (${c.steps}), got ${c.warmup_steps}`);
+}
+
+/**
+ * Parse a (partial) configuration object over `base` (default: DEFAULT_CONFIG). Unknown keys, bad
+ * values and inconsistent combinations throw ConfigError naming the field.
+ */
+export function parseConfig(input: unknown, base: Readonly<Config> = DEFAULT_CONFIG): Config {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new ConfigError("(root)", `expected an object of fields, got ${show(input)}`);
+  }
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(input)) out[k] = checkField(k, v);
+  const config = out as Config;
+  checkConsistency(config);
+  return config;
+}
+
+/** Parse a complete configuration (a stored run, a bundle): every field must be present. */
+export function parseFullConfig(input: unknown): Config {
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+    const missing = CONFIG_KEYS.filter((k) => !(k in input));
+    if (missing.length > 0) throw new ConfigError(missing[0], `missing (all fields are required here; missing: ${missing.join(", ")})`);
+  }
+  return parseConfig(input);
+}
+
+/** The fields whose values differ from `base`. */
+export function configDiff(c: Readonly<Config>, base: Readonly<Config> = DEFAULT_CONFIG): Partial<Config> {
+  const diff: Record<string, unknown> = {};
+  for (const k of CONFIG_KEYS) if (c[k] !== base[k]) diff[k] = c[k];
+  return diff as Partial<Config>;
+}
+
+function show(v: unknown): string {
+  const s = typeof v === "string" ? JSON.stringify(v) : typeof v === "object" ? JSON.stringify(v) ?? String(v) : String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = d[0];
+    d[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = d[j];
+      d[j] = Math.min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return d[b.length];
+}

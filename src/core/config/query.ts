@@ -1,0 +1,56 @@
+/**
+ * A configuration as a URL query (TensorFlow Playground style): `?preset=classroom&alpha=0.25`.
+ * Derived from the field table, so every field is addressable and nothing else is accepted. Only
+ * the fields that differ from the preset (or the defaults) are written, so links stay short.
+ */
+import { CONFIG_FIELDS, type Config } from "./fields.ts";
+import { ConfigError, checkField, configDiff, parseConfig } from "./parse.ts";
+import { PRESET_NAMES, isPresetName, presetConfig, type PresetName } from "./presets.ts";
+
+/** Encode: `preset=` first when given, then the differing fields in table order. */
+export function configToQuery(config: Readonly<Config>, preset?: PresetName): string {
+  const base = preset ? presetConfig(preset) : undefined;
+  const params = new URLSearchParams();
+  if (preset) params.set("preset", preset);
+  for (const [k, v] of Object.entries(configDiff(config, base))) params.set(k, String(v));
+  return params.toString();
+}
+
+/** Decode one field from its query text. */
+function fromText(key: string, text: string): unknown {
+  if (!Object.prototype.hasOwnProperty.call(CONFIG_FIELDS, key)) return checkField(key, text); // throws "unknown field"
+  const spec = CONFIG_FIELDS[key as keyof Config];
+  if (spec.kind === "bool") {
+    if (text === "true") return true;
+    if (text === "false") return false;
+    throw new ConfigError(key, `expected true or false, got ${JSON.stringify(text)}`);
+  }
+  if (spec.kind === "int" || spec.kind === "number") {
+    if (text.trim() === "" || !/^[-+0-9.eE]+$/.test(text)) throw new ConfigError(key, `expected a number, got ${JSON.stringify(text)}`);
+    return Number(text);
+  }
+  return text;
+}
+
+/**
+ * Decode a query (with or without the leading `?`). Unknown keys, repeated keys and bad values
+ * throw ConfigError naming the field.
+ */
+export function configFromQuery(query: string | URLSearchParams): { config: Config; preset: PresetName | null } {
+  const params = typeof query === "string" ? new URLSearchParams(query.startsWith("?") ? query.slice(1) : query) : query;
+  const seen = new Set<string>();
+  let preset: PresetName | null = null;
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of params) {
+    if (seen.has(k)) throw new ConfigError(k, "given more than once in the query");
+    seen.add(k);
+    if (k === "preset") {
+      if (!isPresetName(v)) throw new ConfigError("preset", `unknown preset ${JSON.stringify(v)}; known: ${PRESET_NAMES.join(", ")}`);
+      preset = v;
+    } else {
+      fields[k] = fromText(k, v);
+    }
+  }
+  const config = preset ? presetConfig(preset, fields) : parseConfig(fields);
+  return { config, preset };
+}
