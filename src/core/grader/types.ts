@@ -66,6 +66,12 @@ export interface LineResult {
   /** Why the line is invalid / wrong / failed; empty when there is nothing to say. */
   reason: string;
   verdict: Verdict;
+  /**
+   * For executable lines (valid or wrong-answer): the line as the candidate was judged on it,
+   * `assert CALL == REPR(reference output)`, in canonical form. This is what enters the Mistake
+   * Book. Absent for invalid lines and for golden lines.
+   */
+  corrected?: string;
 }
 
 export interface CodeResult {
