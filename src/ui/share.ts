@@ -1,0 +1,46 @@
+/**
+ * Share links and what the app reads from its URL at launch. The query carries the configuration
+ * (configToQuery / configFromQuery: one field table encodes and decodes, as in TensorFlow
+ * Playground) plus app-only flags that are not part of the config:
+ *   safe=1  open without resuming any stored run (for a run that misbehaves).
+ */
+import { configFromQuery, configToQuery, presetConfig, type Config, type PresetName } from "../core/config/index.ts";
+
+/** Query keys the app reads that are not config fields. */
+export const APP_FLAGS = ["safe"] as const;
+
+export interface Launch {
+  config: Config;
+  preset: PresetName | null;
+  /** The URL carried a config (a share link): apply it instead of the stored/default one. */
+  fromUrl: boolean;
+  safe: boolean;
+  /** A bad query: the message (naming the field); the defaults are used instead. */
+  error: string | null;
+}
+
+/** Read a launch URL's query (`location.search`). */
+export function readLaunch(search: string): Launch {
+  const params = new URLSearchParams(search.startsWith("?") ? search.slice(1) : search);
+  const safe = params.get("safe") === "1" || params.get("safe") === "true";
+  for (const f of APP_FLAGS) params.delete(f);
+  const fromUrl = [...params.keys()].length > 0;
+  const classroom = { config: presetConfig("classroom"), preset: "classroom" as PresetName };
+  if (!fromUrl) return { ...classroom, fromUrl, safe, error: null };
+  try {
+    const { config, preset } = configFromQuery(params);
+    return { config, preset, fromUrl, safe, error: null };
+  } catch (e) {
+    return { ...classroom, fromUrl: false, safe, error: `This link's configuration was not applied: ${(e as Error).message}` };
+  }
+}
+
+/** A link that reproduces `config` (seed included): `base` is the app's URL without query or hash. */
+export function shareUrl(base: string, config: Readonly<Config>, preset: PresetName | null): string {
+  const url = new URL(base);
+  url.search = configToQuery(config, preset ?? undefined);
+  // The seed is always written, even when it equals the preset's, so the link states it.
+  if (!url.searchParams.has("seed")) url.searchParams.set("seed", String(config.seed));
+  url.hash = "";
+  return url.toString();
+}

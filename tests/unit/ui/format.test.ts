@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { estimateEta, formatDuration, formatMs, formatNumber, formatPercent, runProgress } from "../../../src/ui/format.ts";
+
+describe("format", () => {
+  it("formats numbers, missing values and extremes", () => {
+    expect(formatNumber(null)).toBe("–");
+    expect(formatNumber(Number.NaN)).toBe("–");
+    expect(formatNumber(3)).toBe("3");
+    expect(formatNumber(0.12345)).toBe("0.123");
+    expect(formatNumber(0.00012)).toBe("1.20e-4");
+    expect(formatNumber(Infinity)).toBe("∞");
+    expect(formatPercent(0.425)).toBe("42.5 %");
+    expect(formatPercent(null)).toBe("–");
+  });
+  it("formats durations for people", () => {
+    expect(formatDuration(42.4)).toBe("42 s");
+    expect(formatDuration(185)).toBe("3 min 05 s");
+    expect(formatDuration(3720)).toBe("1 h 02 min");
+    expect(formatDuration(null)).toBe("–");
+    expect(formatMs(850)).toBe("850 ms");
+    expect(formatMs(1234)).toBe("1.2 s");
+  });
+  it("computes progress and an ETA from recent step times", () => {
+    expect(runProgress(3, 12, 90)).toEqual({ fraction: 0.25, label: "step 3 / 12", eta: "about 1 min 30 s left" });
+    expect(runProgress(12, 12, 5).eta).toBe("");
+    // last 2 of [100, 1000, 3000] ms: mean 2000 ms x 10 steps left = 20 s
+    expect(estimateEta([100, 1000, 3000], 5, 15, 2)).toBe(20);
+    expect(estimateEta([], 5, 15)).toBeNull();
+    expect(estimateEta([1000], 15, 15)).toBeNull();
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { presetConfig } from "../../../src/core/config/index.ts";
+import { readLaunch, shareUrl } from "../../../src/ui/share.ts";
+
+describe("share links", () => {
+  it("opens on the classroom preset when the URL has no config", () => {
+    const l = readLaunch("");
+    expect(l).toEqual({ config: presetConfig("classroom"), preset: "classroom", fromUrl: false, safe: false, error: null });
+    expect(readLaunch("?safe=1").safe).toBe(true);
+  });
+  it("round-trips a config and seed through a link", () => {
+    const config = presetConfig("paper-mini", { alpha: 0.25, seed: 42, mistake_book: false });
+    const url = shareUrl("http://localhost:4173/", config, "paper-mini");
+    expect(url).toBe("http://localhost:4173/?preset=paper-mini&seed=42&alpha=0.25&mistake_book=false");
+    const l = readLaunch(new URL(url).search);
+    expect(l.config).toEqual(config);
+    expect(l.preset).toBe("paper-mini");
+    expect(l.fromUrl).toBe(true);
+  });
+  it("always states the seed, and keeps safe mode out of the config", () => {
+    const url = shareUrl("http://x/app/", presetConfig("classroom"), "classroom");
+    expect(new URL(url).searchParams.get("seed")).toBe("1");
+    const l = readLaunch("?preset=classroom&safe=1&seed=7");
+    expect(l.safe).toBe(true);
+    expect(l.config.seed).toBe(7);
+  });
+  it("falls back to the defaults with an error naming the field on a bad link", () => {
+    const l = readLaunch("?alpha=2");
+    expect(l.fromUrl).toBe(false);
+    expect(l.config).toEqual(presetConfig("classroom"));
+    expect(l.error).toMatch(/config\.alpha: expected a value in \[0, 1\], got 2/);
+  });
+});
