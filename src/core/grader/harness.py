@@ -1,0 +1,495 @@
+"""Code-A1 grading harness: judges untrusted candidate code against assert-line test suites.
+
+Loaded as text and exec'd into a private namespace (never __main__), in Pyodide inside the grader
+worker and in native CPython >= 3.11 for the benchmark. Entry points: `setup()` once per
+interpreter, then `grade(...)` once per batch; a whole batch is ONE Python call.
+
+Semantics: ../shared/spec/code-a1.md, "What a test is and how it is judged", and issue 2.
+Work is numbered in steps (a reference or candidate load, one reference or candidate call per
+line); numbering depends only on the request text, so a supervisor that had to kill the
+interpreter can rerun the batch with the culprit step forced to a verdict (`forced`) and resume
+at the culprit's code (`start_code`). Before each step the harness writes `step * 2 + is_load`
+to ctl[0]; the supervisor's watchdog interrupts (KeyboardInterrupt) a step that outlives its
+limit, writing the step number to ctl[2] first, and terminates the interpreter if that fails.
+
+Float rule (`_same`): two floats are equal when both are NaN, or when
+abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) (relative 1e-9, absolute 1e-9 near zero); inside set
+elements and dict keys floats compare exactly (-0.0 == 0.0). int and float never compare equal
+to each other (1 != 1.0), nor bool to int: types are kept.
+"""
+
+import ast as _ast_module
+import builtins as _builtins_module
+import json as _json_module
+import sys as _sys
+import time as _time
+
+# 0. Private builtins: the harness resolves names through this copy, so a candidate that patches
+# the real `builtins` module (reachable from any builtin function's __self__) cannot change what
+# `type`, `len` or `isinstance` mean here. Functions defined below capture it at definition time.
+_PRISTINE_BUILTINS = dict(vars(_builtins_module))
+globals()["__builtins__"] = dict(_PRISTINE_BUILTINS)
+
+# Modules a candidate may import (each import hands out a fresh copy of the module's public names).
+ALLOWED_IMPORTS = ("math", "itertools", "functools", "collections", "heapq", "bisect", "string", "operator", "re")
+# Builtins a candidate does not get: I/O, interactive helpers, the real import machinery.
+_DENIED_BUILTINS = ("open", "input", "breakpoint", "exit", "quit", "help", "license", "credits", "copyright", "__loader__", "__spec__")
+# Audit events a candidate may trigger; everything else is refused (default deny).
+_ALLOWED_EVENTS = frozenset(("exec", "compile", "builtins.id", "re.compile"))
+
+_MAX_DEPTH = 100          # canonical form: deeper nesting is a non-builtin result
+_REASON_CHARS = 160       # reasons are one short line
+_FLOAT_TOL = 1e-9
+
+_perf = _time.perf_counter
+_parse_flags = _ast_module.PyCF_ONLY_AST
+_A = _ast_module
+_loads = _json_module.JSONDecoder().decode
+_ModuleType = type(_sys)
+
+_state = {"ready": False}
+
+
+class _Sink:
+    """Discards candidate output (floods cost time, which the step limit bounds, not memory)."""
+
+    def write(self, text):
+        return len(text) if type(text) is str else 0
+
+    def flush(self):
+        pass
+
+
+def setup():
+    """Prepare the interpreter once: imports, snapshots, audit hook, JS bridges out of reach."""
+    if _state["ready"]:
+        return
+    import collections, functools, heapq, bisect, itertools, math, operator, re, string  # noqa: F401
+    mods = _sys.modules
+    public = {}
+    for name in ALLOWED_IMPORTS:
+        m = mods[name]
+        public[name] = {k: v for k, v in vars(m).items() if not k.startswith("_") or k in ("__name__", "__doc__")}
+    _state["public"] = public
+    # Module dicts restored after every candidate: the builtins module, the allowed modules, and the
+    # Python-level modules the harness itself calls into (json decoding, ast).
+    guarded = ["builtins", "json", "json.decoder", "json.scanner", "ast"] + list(ALLOWED_IMPORTS)
+    _state["restore"] = [(vars(mods[n]), dict(vars(mods[n]))) for n in guarded if n in mods]
+    # Heap classes the harness reads attributes of; a candidate that patches one taints the
+    # interpreter, which `grade` detects and refuses (the supervisor then starts a fresh one).
+    classes = [getattr(_A, n) for n in ("Module", "Assert", "Compare", "Eq", "Call", "Name", "Constant", "List",
+                                         "Tuple", "Set", "Dict", "UnaryOp", "USub", "UAdd", "Expression", "Load")]
+    classes.append(_json_module.JSONDecoder)
+    _state["classes"] = [(c, dict(vars(c))) for c in classes]
+    _state["recursion"] = _sys.getrecursionlimit()
+    _state["sink"] = _Sink()
+    _state["stdout"] = (_sys.stdout, _sys.stderr)
+    _sys.stdout = _sys.stderr = _state["sink"]
+    # Pyodide's bridges to JavaScript: drop the modules and the import finder that recreates them, so
+    # `import js` has nothing to find even if the audit hook were bypassed.
+    for name in list(mods):
+        if name in ("js", "pyodide_js") or name.split(".")[0] in ("pyodide", "pyodide_js", "_pyodide", "micropip"):
+            del mods[name]
+    _sys.meta_path[:] = [f for f in _sys.meta_path if "Js" not in type(f).__name__ and "Pyodide" not in type(f).__name__]
+    _sys.addaudithook(_audit)
+    _state["ready"] = True
+
+
+def _audit(event, args):
+    # Once installed a hook cannot be removed; after setup the harness itself only compiles and execs.
+    if event in _ALLOWED_EVENTS:
+        return
+    raise RuntimeError("blocked by the grader sandbox: " + event)
+
+
+def _candidate_import(name, globals=None, locals=None, fromlist=(), level=0):
+    if level != 0 or type(name) is not str or name not in _state["public"]:
+        raise ImportError("import of %r is not allowed in the grader sandbox" % (name,))
+    module = _ModuleType(name)
+    vars(module).update(_state["public"][name])
+    return module
+
+
+def _fresh_namespace():
+    b = dict(_PRISTINE_BUILTINS)
+    for k in _DENIED_BUILTINS:
+        b.pop(k, None)
+    b["__import__"] = _candidate_import
+    return {"__builtins__": b, "__name__": "__candidate__"}
+
+
+def _restore_world():
+    for live, snap in _state["restore"]:
+        live.clear()  # C-level clear + update beats comparing entry by entry
+        live.update(snap)
+    _sys.stdout = _sys.stderr = _state["sink"]
+    _sys.setrecursionlimit(_state["recursion"])
+
+
+def _tainted():
+    for cls, snap in _state["classes"]:
+        live = dict(vars(cls))
+        if len(live) != len(snap) or any(live.get(k) is not v for k, v in snap.items()):
+            return cls.__name__
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Canonical form: builtin values only, types kept, never calling candidate methods (exact `type()`
+# checks, no isinstance, no __eq__/__hash__ of candidate objects).
+
+class NonBuiltin(Exception):
+    pass
+
+
+def _canon(v, depth=0):
+    t = type(v)
+    if t is int or t is str or t is bool or v is None:
+        return (t, v)
+    if t is float:
+        return (float, 0.0 if v == 0.0 else v)  # -0.0 -> 0.0
+    if depth > _MAX_DEPTH:
+        raise NonBuiltin("nested deeper than %d" % _MAX_DEPTH)
+    d = depth + 1
+    if t is list or t is tuple:
+        return (t, tuple([_canon(x, d) for x in v]))
+    if t is set or t is frozenset:
+        return (t, frozenset([_canon(x, d) for x in v]))
+    if t is dict:
+        return (dict, frozenset([(_canon(k, d), _canon(x, d)) for k, x in v.items()]))
+    raise NonBuiltin("%s is not a builtin value" % (t.__name__,))
+
+
+def _same(a, b):
+    """Equality of canonical forms with the float rule (module doc)."""
+    if a == b:
+        return True
+    ta, tb = a[0], b[0]
+    if ta is not tb:
+        return False
+    if ta is float:
+        x, y = a[1], b[1]
+        if x != x and y != y:
+            return True
+        return abs(x - y) <= _FLOAT_TOL * max(1.0, abs(x), abs(y))
+    if ta is list or ta is tuple:
+        xs, ys = a[1], b[1]
+        return len(xs) == len(ys) and all(_same(x, y) for x, y in zip(xs, ys))
+    if ta is dict:
+        xs, ys = dict(a[1]), dict(b[1])
+        return xs.keys() == ys.keys() and all(_same(xs[k], ys[k]) for k in xs)
+    return False  # int, str, bool, None, set: exact (already compared)
+
+
+def _show(c, budget=60):
+    """Bounded repr of a canonical form, for reasons."""
+    t, v = c
+    if t is int:
+        return repr(v) if -10**40 < v < 10**40 else "<int of %d bits>" % v.bit_length()
+    if t is str:
+        return repr(v) if len(v) <= budget else repr(v[:budget]) + "..."
+    if t in (float, bool) or v is None:
+        return repr(v)
+    items = sorted(v, key=repr)[:8] if t in (set, frozenset, dict) else v[:8]
+    if t is dict:
+        body = ", ".join(_show(k, 20) + ": " + _show(x, 20) for k, x in items)
+    else:
+        body = ", ".join(_show(x, 20) for x in items)
+    more = ", ..." if len(v) > 8 else ""
+    open_, close = {list: "[]", tuple: "()", set: "{}", frozenset: "{}", dict: "{}"}[t]
+    return (open_ + body + more + close)[: budget * 2]
+
+
+def _exc_reason(e):
+    t = type(e)
+    name = t.__name__ if type(t.__name__) is str else "exception"
+    args = e.args if type(e.args) is tuple else ()
+    # Only builtin str/int arguments are shown: formatting a candidate object would run its code.
+    if len(args) == 1 and type(args[0]) in (str, int):
+        arg = args[0]
+        text = arg if type(arg) is str else (str(arg) if -10**40 < arg < 10**40 else "<int>")
+        return name + ": " + text
+    return name
+
+
+# ---------------------------------------------------------------------------------------------
+# Test lines: `assert CALL == ANSWER`, CALL = entry_point(literal, ...), ANSWER a literal.
+
+def _literal_ok(n):
+    t = type(n)
+    if t is _A.Constant:
+        return type(n.value) in (int, float, str, bool, type(None))
+    if t is _A.UnaryOp:
+        return type(n.op) in (_A.USub, _A.UAdd) and type(n.operand) is _A.Constant and type(n.operand.value) in (int, float)
+    if t is _A.List or t is _A.Tuple or t is _A.Set:
+        return all(_literal_ok(x) for x in n.elts)
+    if t is _A.Dict:
+        return all(k is not None and _literal_ok(k) for k in n.keys) and all(_literal_ok(v) for v in n.values)
+    if t is _A.Call:  # set(): the only way to write an empty set
+        return type(n.func) is _A.Name and n.func.id == "set" and not n.args and not n.keywords
+    return False
+
+
+_LITERAL_NS = {"__builtins__": {}, "set": set}
+
+
+def _compile_literal(node, what):
+    expr = _A.Expression(body=node)
+    return compile(_A.fix_missing_locations(expr), "<" + what + ">", "eval")
+
+
+def _parse_line(text, entry_point):
+    """-> (args_code, answer_value) or raise ValueError(reason)."""
+    try:
+        tree = compile(text, "<test>", "exec", _parse_flags)
+    except SyntaxError as e:
+        raise ValueError("syntax error: " + (e.msg if type(e.msg) is str else "?"))
+    except (ValueError, MemoryError, RecursionError) as e:
+        raise ValueError("cannot parse: " + type(e).__name__)
+    body = tree.body
+    if len(body) != 1 or type(body[0]) is not _A.Assert:
+        raise ValueError("not a single assert statement")
+    a = body[0]
+    if a.msg is not None:
+        raise ValueError("assert with a message")
+    cmp = a.test
+    if type(cmp) is not _A.Compare or len(cmp.ops) != 1 or type(cmp.ops[0]) is not _A.Eq:
+        raise ValueError("not of the form CALL == ANSWER")
+    call, answer = cmp.left, cmp.comparators[0]
+    if type(call) is not _A.Call or type(call.func) is not _A.Name or call.func.id != entry_point:
+        raise ValueError("left side is not a call of %s" % entry_point)
+    if call.keywords:
+        raise ValueError("keyword arguments are not allowed")
+    if not all(_literal_ok(x) for x in call.args):
+        raise ValueError("arguments are not literals")
+    if not _literal_ok(answer):
+        raise ValueError("answer is not a literal")
+    args = _A.Tuple(elts=call.args, ctx=_A.Load())
+    _A.copy_location(args, call)
+    try:
+        args_code = _compile_literal(args, "args")
+        answer_value = eval(_compile_literal(answer, "answer"), _LITERAL_NS)
+        args_value = eval(args_code, _LITERAL_NS)
+    except Exception as e:  # e.g. int literal over the str-conversion digit limit
+        raise ValueError("bad literal: " + _exc_reason(e))
+    return args_code, _canon(args_value), _canon(answer_value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Results leave as JSON text built here (the json module's encoder is Python-level state a
+# candidate could patch; str.translate is not).
+
+_ESCAPES = {i: "\\u%04x" % i for i in list(range(32)) + list(range(0xD800, 0xE000))}
+_ESCAPES[ord('"')] = '\\"'
+_ESCAPES[ord("\\")] = "\\\\"
+
+
+def _q(s):
+    return '"' + s[:_REASON_CHARS].translate(_ESCAPES) + '"'
+
+
+def _line_json(validity, reason, verdict):
+    return "[" + _q(validity) + "," + _q(reason) + "," + _q(verdict) + "]"
+
+
+class _Line:
+    """One test line of one suite, after parsing: its step numbers and what is known so far."""
+    __slots__ = ("validity", "reason", "args_code", "args", "expected", "ref_step", "run_step", "verdict")
+
+    def __init__(self):
+        self.validity, self.reason, self.verdict = "invalid", "", "skipped"
+        self.args_code = self.args = self.expected = None
+        self.ref_step = self.run_step = -1
+
+
+def _split_lines(text, max_lines):
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    return lines[:max_lines]
+
+
+def _run_step(ctl, forced, step, is_load, limit_s, fn, arg):
+    """Run fn(arg) as step `step`: -> (outcome, value) with outcome "ok", "error", "timeout" or
+    "crash"; value is the result, or a reason."""
+    f = forced.get(step)
+    if f is not None:
+        return f, ("killed after exceeding the time limit" if f == "timeout" else "the sandbox crashed (e.g. stack overflow)")
+    ctl[0] = step * 2 + is_load
+    t0 = _perf()
+    try:
+        value = fn(arg)
+        outcome = "ok"
+    except NonBuiltin as e:
+        value, outcome = "returned a non-builtin value: " + str(e.args[0]), "nonbuiltin"
+    except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here
+        value, outcome = e, "error"
+    elapsed = _perf() - t0
+    if elapsed > limit_s or (outcome == "error" and type(value) is KeyboardInterrupt and ctl[2] == step):
+        return "timeout", "exceeded %d ms" % round(limit_s * 1000)
+    return outcome, value  # "error": the exception object itself
+
+
+def _loader(entry):
+    def load(source):
+        try:
+            code = compile(source, "<candidate>", "exec")
+        except (SyntaxError, ValueError) as e:
+            raise _SyntaxProblem("syntax error: " + (e.msg if type(e) is SyntaxError and type(e.msg) is str else type(e).__name__))
+        ns = _fresh_namespace()
+        exec(code, ns)
+        fn = ns.get(entry)
+        if fn is None or not callable(fn):
+            raise _LoadProblem("does not define a function %s" % entry)
+        return fn
+    return load
+
+
+class _SyntaxProblem(Exception):
+    pass
+
+
+class _LoadProblem(Exception):
+    pass
+
+
+def _caller(fn):
+    def call(args_code):
+        return _canon(fn(*eval(args_code, _LITERAL_NS)))
+    return call
+
+
+def grade(request_json, start_code, forced_json, ctl, report):
+    """Grade one batch. Calls report(code_index, json_text) once per code from start_code on, in
+    order; json_text is [status, reason, [[kind, suite_index, [[validity, reason, verdict]...]]...]]
+    with kind "s" (generated suite) or "g" (golden). forced_json maps step numbers to "timeout" or
+    "crash": steps a previous interpreter died on, not to be run again."""
+    tainted = _tainted()
+    if tainted is not None:
+        raise RuntimeError("grader interpreter tainted: class %s was patched; start a fresh interpreter" % tainted)
+    req = _loads(request_json)
+    forced = {int(k): v for k, v in _loads(forced_json).items()}
+    limits = req.get("limits") or {}
+    test_s = limits.get("test_ms", 1000) / 1000.0
+    load_s = limits.get("load_ms", 2000) / 1000.0
+    max_lines = limits.get("max_lines", 8)
+    tasks, codes = req["tasks"], req["codes"]
+    task_by_id = {t["id"]: t for t in tasks}
+    ctl[0] = -1
+
+    # 1. Plan: parse every line and number every step from the request text alone.
+    step = 0
+    ref_load_step = {}
+    for t in tasks:
+        ref_load_step[t["id"]] = step
+        step += 1
+    groups = []  # (kind, suite index, code index, [_Line])
+    for kind, key in (("s", "suites"), ("g", "golden")):
+        for i, suite in enumerate(req.get(key) or []):
+            entry = task_by_id[codes[suite["code"]]["task"]]["entry_point"]
+            lines, seen = [], {}
+            for n, text in enumerate(_split_lines(suite["text"], max_lines)):
+                ln = _Line()
+                lines.append(ln)
+                try:
+                    ln.args_code, ln.args, ln.expected = _parse_line(text, entry)
+                except (ValueError, NonBuiltin) as e:
+                    ln.reason = str(e.args[0]) if e.args else "malformed"
+                    continue
+                if kind == "s":
+                    ln.ref_step = step
+                    step += 1
+                if ln.args in seen:
+                    ln.reason = "repeats the call of line %d" % (seen[ln.args] + 1)
+                else:
+                    seen[ln.args] = n
+                    ln.validity = "valid"
+            groups.append((kind, i, suite["code"], lines))
+    by_code = [[] for _ in codes]
+    for g in groups:
+        by_code[g[2]].append(g)
+    code_load_step = []
+    for c in range(len(codes)):
+        code_load_step.append(step)
+        step += 1
+        for g in by_code[c]:
+            for ln in g[3]:
+                if ln.args_code is not None:
+                    ln.run_step = step
+                    step += 1
+    ctl[3] = step
+
+    # 2. References first, before any candidate runs: expected outputs of every generated line.
+    ref_fn, ref_cache = {}, {}
+    for kind, _, c, lines in groups:
+        if kind != "s":
+            continue
+        task = task_by_id[codes[c]["task"]]
+        tid = task["id"]
+        for ln in lines:
+            if ln.validity == "invalid":
+                continue
+            if tid not in ref_fn:
+                out, val = _run_step(ctl, forced, ref_load_step[tid], 1, load_s, _loader(task["entry_point"]), task["reference"])
+                ref_fn[tid] = (out, val if out == "ok" else "reference failed to load: " + _reason_of(out, val))
+            out, fn = ref_fn[tid]
+            if out != "ok":
+                ln.validity, ln.reason = "invalid", fn
+                continue
+            key = (tid, ln.args)
+            if key not in ref_cache:
+                ref_cache[key] = _run_step(ctl, forced, ln.ref_step, 0, test_s, _caller(fn), ln.args_code)
+            out, ref = ref_cache[key]
+            if out != "ok":
+                ln.validity, ln.reason = "invalid", "reference " + _reason_of(out, ref)
+            elif not _same(ln.expected, ref):
+                ln.validity = "wrong-answer"
+                ln.reason = "answer %s, reference output %s" % (_show(ln.expected, 30), _show(ref, 30))
+                ln.expected = ref
+    ctl[0] = -1
+
+    # 3. Candidates, each in a fresh namespace; the world is restored after each.
+    for c in range(start_code, len(codes)):
+        code = codes[c]
+        entry = task_by_id[code["task"]]["entry_point"]
+        out, val = _run_step(ctl, forced, code_load_step[c], 1, load_s, _loader(entry), code["code"])
+        if out == "ok":
+            status, reason, fn = "ok", "", val
+        else:
+            status = "timeout" if out == "timeout" else "load-error"
+            if type(val) is _SyntaxProblem or type(val) is _LoadProblem:
+                status = "syntax-error" if type(val) is _SyntaxProblem else status
+                reason = val.args[0]
+            else:
+                reason = _reason_of(out, val)
+            fn = None
+        parts = []
+        for kind, i, _, lines in by_code[c]:
+            texts = []
+            for ln in lines:
+                verdict, why = "skipped", ln.reason
+                if fn is not None and ln.validity != "invalid":
+                    res, got = _run_step(ctl, forced, ln.run_step, 0, test_s, _caller(fn), ln.args_code)
+                    if res == "ok":
+                        verdict = "pass" if _same(ln.expected, got) else "fail"
+                        if verdict == "fail":
+                            why = _join(why, "expected %s, got %s" % (_show(ln.expected, 30), _show(got, 30)))
+                    elif res == "nonbuiltin":
+                        verdict, why = "fail", _join(why, got)
+                    else:  # error, crash (an error too), timeout
+                        verdict = "timeout" if res == "timeout" else "error"
+                        why = _join(why, _reason_of(res, got))
+                texts.append(_line_json(ln.validity, why, verdict))
+            parts.append("[" + _q(kind) + "," + str(i) + ",[" + ",".join(texts) + "]]")
+        _restore_world()
+        ctl[0] = -1
+        report(c, "[" + _q(status) + "," + _q(reason) + ",[" + ",".join(parts) + "]]")
+    ctl[0] = -1
+
+
+def _reason_of(outcome, value):
+    if outcome == "error":
+        return "raised " + _exc_reason(value)
+    return value if type(value) is str else outcome
+
+
+def _join(a, b):
+    return b if not a else a + "; " + b

@@ -1,0 +1,83 @@
+/**
+ * Request checking and result assembly for the grader, independent of where Python runs.
+ * Limits default here, once, and travel to the harness filled in.
+ */
+import type { GradeLimits, GradeRequest, GradeResult, LineResult, CodeResult } from "./types.ts";
+
+/**
+ * Default limits. test_ms: wall clock per call (reference or candidate); raise it for slow tasks.
+ * load_ms: running one module body (defining the function). max_lines: N of the spec.
+ */
+export const DEFAULT_LIMITS: Required<GradeLimits> = { test_ms: 1000, load_ms: 2000, max_lines: 8 };
+
+export class GradeRequestError extends Error {
+  override name = "GradeRequestError";
+}
+
+const isStr = (v: unknown): v is string => typeof v === "string";
+
+/** Throw GradeRequestError naming the first malformed field; return the request with limits filled. */
+export function checkRequest(request: GradeRequest): GradeRequest & { limits: Required<GradeLimits> } {
+  const fail = (where: string, what: string): never => {
+    throw new GradeRequestError(`grade request: ${where} ${what}`);
+  };
+  if (!request || typeof request !== "object") fail("request", "must be an object {tasks, codes, suites?, golden?, limits?}");
+  if (!Array.isArray(request.tasks)) fail("tasks", "must be an array");
+  if (!Array.isArray(request.codes)) fail("codes", "must be an array");
+  const ids = new Set<string>();
+  request.tasks.forEach((t, i) => {
+    if (!t || !isStr(t.id) || !isStr(t.entry_point) || !isStr(t.reference)) {
+      fail(`tasks[${i}]`, "must have string id, entry_point and reference");
+    }
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(t.entry_point)) fail(`tasks[${i}].entry_point`, `${JSON.stringify(t.entry_point)} is not a Python identifier`);
+    if (ids.has(t.id)) fail(`tasks[${i}].id`, `${JSON.stringify(t.id)} is repeated`);
+    ids.add(t.id);
+  });
+  request.codes.forEach((c, i) => {
+    if (!c || !isStr(c.task) || !isStr(c.code)) fail(`codes[${i}]`, "must have string task and code");
+    if (!ids.has(c.task)) fail(`codes[${i}].task`, `${JSON.stringify(c.task)} is not a task id`);
+  });
+  for (const key of ["suites", "golden"] as const) {
+    const list = request[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) fail(key, "must be an array");
+    list.forEach((s, i) => {
+      if (!s || !isStr(s.text)) fail(`${key}[${i}].text`, "must be a string");
+      if (!Number.isInteger(s.code) || s.code < 0 || s.code >= request.codes.length) {
+        fail(`${key}[${i}].code`, `must index codes (0..${request.codes.length - 1}), got ${JSON.stringify(s.code)}`);
+      }
+    });
+  }
+  const limits = { ...DEFAULT_LIMITS, ...(request.limits ?? {}) };
+  for (const [k, v] of Object.entries(limits)) {
+    if (!(k in DEFAULT_LIMITS)) fail(`limits.${k}`, `is unknown (known: ${Object.keys(DEFAULT_LIMITS).join(", ")})`);
+    if (!Number.isInteger(v) || v < 1 || v > 600_000) fail(`limits.${k}`, `must be an integer in 1..600000, got ${JSON.stringify(v)}`);
+  }
+  return { ...request, limits };
+}
+
+/** Collects the harness's per-code reports into a GradeResult. */
+export class ResultBuilder {
+  readonly result: GradeResult;
+  /** Codes [0, nextCode) have been reported. */
+  nextCode = 0;
+
+  constructor(request: GradeRequest) {
+    this.result = {
+      codes: request.codes.map(() => ({ status: "load-error", reason: "not graded" })),
+      suites: (request.suites ?? []).map(() => []),
+      golden: (request.golden ?? []).map(() => []),
+    };
+  }
+
+  /** One report from harness.py: [status, reason, [[kind, suite_index, [[validity, reason, verdict]...]]...]]. */
+  add(code: number, json: string): void {
+    const [status, reason, groups] = JSON.parse(json) as [CodeResult["status"], string, [string, number, string[][]][]];
+    this.result.codes[code] = { status, reason };
+    for (const [kind, index, lines] of groups) {
+      const target = kind === "s" ? this.result.suites : this.result.golden;
+      target[index] = lines.map(([validity, why, verdict]) => ({ validity, reason: why, verdict }) as LineResult);
+    }
+    this.nextCode = code + 1;
+  }
+}

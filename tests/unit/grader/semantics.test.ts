@@ -1,0 +1,163 @@
+/**
+ * The grader's semantics (issue 2 section 2, spec "What a test is and how it is judged") with real
+ * Pyodide in a worker thread: every validity, verdict and code status, the canonical-form equality
+ * and the float rule. One grader for the whole file (a Pyodide start costs seconds).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNodeGrader } from "../../../src/node/grader.ts";
+import { GradeRequestError } from "../../../src/core/grader/request.ts";
+import type { Grader, GradeRequest, LineResult } from "../../../src/core/grader/types.ts";
+
+let grader: Grader;
+beforeAll(async () => {
+  grader = await createNodeGrader();
+});
+afterAll(async () => {
+  await grader?.close();
+});
+
+const MAX = { id: "max", entry_point: "f", reference: "def f(xs):\n    return max(xs)" };
+
+/** Grade one code of the `max` task (or `task`) against one generated suite; return its lines. */
+async function lines(code: string, suite: string, task = MAX, limits = { test_ms: 300 }): Promise<LineResult[]> {
+  const r = await grader.grade({ tasks: [task], codes: [{ task: task.id, code }], suites: [{ code: 0, text: suite }], limits });
+  return r.suites[0];
+}
+const GOOD = "def f(xs):\n    return sorted(xs)[-1]";
+const v = (validity: string, verdict: string) => expect.objectContaining({ validity, verdict });
+
+describe("validity of generated lines", () => {
+  it("valid lines pass or fail on the candidate", async () => {
+    const r = await lines("def f(xs):\n    return xs[0]", "assert f([3, 1]) == 3\nassert f([1, 3]) == 3");
+    expect(r).toEqual([v("valid", "pass"), v("valid", "fail")]);
+    expect(r[1].reason).toBe("expected 3, got 1");
+  });
+
+  it("a wrong answer is reference-corrected and still run", async () => {
+    const r = await lines("def f(xs):\n    return xs[0]", "assert f([5, 1]) == 7\nassert f([1, 5]) == 9");
+    expect(r).toEqual([v("wrong-answer", "pass"), v("wrong-answer", "fail")]);
+    expect(r[0].reason).toBe("answer 7, reference output 5");
+  });
+
+  it.each([
+    ["assert f([1]) = 1", "syntax error"],
+    ["f([1]) == 1", "not a single assert statement"],
+    ["assert f([1]) == 1, 'msg'", "assert with a message"],
+    ["assert f([1]) != 1", "not of the form CALL == ANSWER"],
+    ["assert 1 == f([1])", "left side is not a call of f"],
+    ["assert g([1]) == 1", "left side is not a call of f"],
+    ["assert f(xs=[1]) == 1", "keyword arguments are not allowed"],
+    ["assert f(list(range(3))) == 2", "arguments are not literals"],
+    ["assert f([1]) == 2 - 1", "answer is not a literal"],
+    ["assert f([1]) == 1; import os", "not a single assert statement"],
+    ["assert f(*[[1]]) == 1", "arguments are not literals"],
+  ])("malformed line %j is invalid: %s", async (line, reason) => {
+    const [r] = await lines(GOOD, line);
+    expect(r).toEqual(v("invalid", "skipped"));
+    expect(r.reason).toContain(reason);
+  });
+
+  it("a call that raises on the reference is invalid", async () => {
+    const [r] = await lines(GOOD, "assert f([]) == 0");
+    expect(r).toEqual(v("invalid", "skipped"));
+    expect(r.reason).toMatch(/^reference raised ValueError: max\(\) /);
+  });
+
+  it("a repeated call is invalid, even with another answer", async () => {
+    const r = await lines(GOOD, "assert f([1, 2]) == 2\nassert f([1, 2]) == 2\nassert f([1,2]) == 5");
+    expect(r).toEqual([v("valid", "pass"), v("invalid", "skipped"), v("invalid", "skipped")]);
+    expect(r[1].reason).toBe("repeats the call of line 1");
+  });
+
+  it("reads at most max_lines non-blank lines", async () => {
+    const suite = Array.from({ length: 10 }, (_, i) => `assert f([${i}]) == ${i}`).join("\n\n");
+    expect(await lines(GOOD, suite)).toHaveLength(8);
+    const r = await grader.grade({ tasks: [MAX], codes: [{ task: "max", code: GOOD }], suites: [{ code: 0, text: suite }], limits: { max_lines: 3 } });
+    expect(r.suites[0]).toHaveLength(3);
+  });
+
+  it("the reference's output is computed before the candidate mutates the arguments", async () => {
+    const task = { id: "first", entry_point: "f", reference: "def f(xs):\n    return xs[0]" };
+    const r = await lines("def f(xs):\n    xs[0] = 99\n    return xs[0]", "assert f([1]) == 1\nassert f([2]) == 2", task);
+    expect(r).toEqual([v("valid", "fail"), v("valid", "fail")]);
+    expect(r[1].reason).toBe("expected 2, got 99");
+  });
+});
+
+describe("code status and verdicts", () => {
+  it("syntax errors, load errors and load timeouts skip every line", async () => {
+    const codes = ["def f(xs) return 1", "raise ValueError('boom')", "x = 1", "while True:\n    pass", "f = 3"];
+    const r = await grader.grade({
+      tasks: [MAX],
+      codes: codes.map((code) => ({ task: "max", code })),
+      suites: codes.map((_, i) => ({ code: i, text: "assert f([1]) == 1" })),
+      limits: { test_ms: 200, load_ms: 300 },
+    });
+    expect(r.codes.map((c) => c.status)).toEqual(["syntax-error", "load-error", "load-error", "timeout", "load-error"]);
+    expect(r.codes[1].reason).toBe("raised ValueError: boom");
+    expect(r.codes[2].reason).toBe("does not define a function f");
+    for (const s of r.suites) expect(s).toEqual([v("valid", "skipped")]);
+  });
+
+  it("error, timeout, and skipped for invalid lines", async () => {
+    const code = "def f(xs):\n    if xs[0] == 1:\n        raise KeyError(1)\n    if xs[0] == 2:\n        while True:\n            pass\n    return xs[0]";
+    const r = await lines(code, "assert f([1]) == 1\nassert f([2]) == 2\nassert f([3]) == 3\nassert f([]) == 3");
+    expect(r).toEqual([v("valid", "error"), v("valid", "timeout"), v("valid", "pass"), v("invalid", "skipped")]);
+    expect(r[0].reason).toBe("raised KeyError: 1");
+    expect(r[1].reason).toBe("exceeded 300 ms");
+  });
+
+  it("golden suites run as written, without reference correction", async () => {
+    const r = await grader.grade({
+      tasks: [MAX],
+      codes: [{ task: "max", code: GOOD }],
+      golden: [{ code: 0, text: "assert f([4, 1]) == 4\nassert f([1, 4]) == 5\nassert f([]) == 0\nassert f(1 + 1) == 2" }],
+    });
+    expect(r.suites).toEqual([]);
+    expect(r.golden[0]).toEqual([v("valid", "pass"), v("valid", "fail"), v("valid", "error"), v("invalid", "skipped")]);
+  });
+});
+
+describe("equality on canonical forms", () => {
+  const ID = { id: "id", entry_point: "f", reference: "def f(x):\n    return x" };
+  it.each([
+    ["return 1.0", "assert f(1) == 1", "fail"], // int vs float: types kept
+    ["return True", "assert f(1) == 1", "fail"], // bool vs int
+    ["return [1, 2]", "assert f((1, 2)) == (1, 2)", "fail"], // list vs tuple
+    ["return {'b': 2, 'a': 1}", "assert f({'a': 1, 'b': 2}) == {'a': 1, 'b': 2}", "pass"],
+    ["return {3, 1, 2}", "assert f({1, 2, 3}) == {1, 2, 3}", "pass"],
+    ["return set()", "assert f(set()) == set()", "pass"],
+    ["return 0.1 + 0.2", "assert f(0.3) == 0.3", "pass"], // float rule: relative 1e-9
+    ["return 0.3 + 1e-6", "assert f(0.3) == 0.3", "fail"],
+    ["return float('nan')", "assert f(1.5) == 1.5", "fail"],
+    ["return -0.0", "assert f(0.0) == 0.0", "pass"],
+    ["return [1e-12]", "assert f([0.0]) == [0.0]", "pass"], // absolute 1e-9 near zero
+    ["return None", "assert f(None) == None", "pass"],
+    ["return 'a'", "assert f('a') == 'a'", "pass"],
+    ["class L(list):\n        pass\n    return L(x)", "assert f([1]) == [1]", "fail"], // subclass: not builtin
+  ])("candidate `%s` on %j -> %s", async (body, line, verdict) => {
+    const [r] = await lines(`def f(x):\n    ${body}`, line, ID);
+    expect(r.verdict).toBe(verdict);
+  });
+
+  it("a non-builtin result fails with a reason", async () => {
+    const [r] = await lines("class A:\n    pass\ndef f(x):\n    return A()", "assert f(1) == 1", ID);
+    expect(r).toEqual(v("valid", "fail"));
+    expect(r.reason).toBe("returned a non-builtin value: A is not a builtin value");
+  });
+});
+
+describe("bad requests", () => {
+  it.each([
+    [{ tasks: [], codes: [{ task: "nope", code: "" }] }, 'codes[0].task "nope" is not a task id'],
+    [{ tasks: [MAX], codes: [], suites: [{ code: 0, text: "" }] }, "suites[0].code must index codes"],
+    [{ tasks: [MAX, MAX], codes: [] }, 'tasks[1].id "max" is repeated'],
+    [{ tasks: [{ ...MAX, entry_point: "f(x)" }], codes: [] }, "is not a Python identifier"],
+    [{ tasks: [], codes: [], limits: { test_ms: 0 } }, "limits.test_ms must be an integer"],
+    [{ tasks: [], codes: [], limits: { time: 5 } }, "limits.time is unknown"],
+  ])("%j is refused", async (request, message) => {
+    const err = await grader.grade(request as unknown as GradeRequest).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(GradeRequestError);
+    expect((err as Error).message).toContain(message);
+  });
+});
