@@ -13,13 +13,13 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from "idb";
 import type { Config } from "../core/config/fields.ts";
 import type { MistakeBook, MistakeEntry } from "../core/loop/mistake-book.ts";
-import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
+import type { DuelRecord, RunStatus, StepMetrics } from "../core/loop/types.ts";
 import type { RngState } from "../core/rng.ts";
 import { StorageBlockedError, toStorageError } from "./errors.ts";
 
 export const DB_NAME = "code-a1-arena";
 
-export type RunStatus = "created" | "running" | "paused" | "done" | "failed";
+export type { RunStatus };
 
 export interface RunRecord {
   id: string;

@@ -94,3 +94,7 @@ export interface DuelRecord {
 export function rewardMatrix(record: DuelRecord): number[][] {
   return record.codes.map((c) => c.suites.map((s) => s.reward));
 }
+
+/** Lifecycle of a stored run. */
+export const RUN_STATUSES = ["created", "running", "paused", "done", "failed"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];

@@ -1,0 +1,53 @@
+/**
+ * Between IndexedDB and run bundles: read a whole run as a RunSnapshot (for export), and store an
+ * imported snapshot as a NEW run, never overwriting one (a taken id gets a suffix).
+ */
+import type { RunSnapshot } from "../core/bundle.ts";
+import type { ArenaDatabase, RunRecord } from "./db.ts";
+import { RunNotFoundError } from "./errors.ts";
+import { freeRunId, loadDuels, loadMetrics, loadMistakeBook, runRange } from "./runs.ts";
+import { Requests, inTransaction } from "./transaction.ts";
+
+/** Everything of a stored run. */
+export async function snapshotRun(db: ArenaDatabase, runId: string): Promise<RunSnapshot> {
+  const record = await db.get("runs", runId);
+  if (!record) throw new RunNotFoundError(runId);
+  const { config, ...run } = record;
+  const checkpoints = (await db.getAll("checkpoints", runRange(runId))).map((c) => ({
+    step: c.step,
+    kept: c.kept,
+    policies: Object.fromEntries(Object.entries(c.policies).map(([k, b]) => [k, new Uint8Array(b)])),
+    mistake_book: c.mistake_book,
+    rng_state: c.rng_state,
+    loop_state: c.loop_state,
+  }));
+  const duels = (await loadDuels(db, runId)).map((d) => ({ step: d.step, records: d.records }));
+  return { run, config, metrics: await loadMetrics(db, runId), mistake_book: await loadMistakeBook(db, runId), checkpoints, duels };
+}
+
+/** Own copy of the bytes (a bundle's entries may be views into one large buffer). */
+const ownBuffer = (b: Uint8Array): ArrayBuffer => b.slice().buffer as ArrayBuffer;
+
+/**
+ * Store an imported run in one transaction. Returns the stored record; its id is the bundle's, or a
+ * free variant of it when that id is taken. Imported runs are stored "paused".
+ */
+export function storeSnapshot(db: ArenaDatabase, s: RunSnapshot): Promise<RunRecord> {
+  return inTransaction(db, ["runs", "metrics", "checkpoints", "mistakes", "duels"], "importing a run", async (tx) => {
+    const id = await freeRunId(tx, s.run.id);
+    const record: RunRecord = { ...s.run, id, config: s.config, status: s.run.status === "running" ? "paused" : s.run.status };
+    const ops = new Requests();
+    ops.add(tx.objectStore("runs").add(record));
+    for (const m of s.metrics) ops.add(tx.objectStore("metrics").add({ run: id, step: m.step, metrics: m }));
+    for (const [task, entries] of Object.entries(s.mistake_book.tasks)) {
+      for (const e of entries) ops.add(tx.objectStore("mistakes").add({ ...e, run: id, task }));
+    }
+    for (const d of s.duels) ops.add(tx.objectStore("duels").add({ run: id, step: d.step, records: d.records }));
+    for (const c of s.checkpoints) {
+      const policies = Object.fromEntries(Object.entries(c.policies).map(([k, b]) => [k, ownBuffer(b)]));
+      ops.add(tx.objectStore("checkpoints").add({ ...c, run: id, policies }));
+    }
+    await ops.all();
+    return record;
+  });
+}

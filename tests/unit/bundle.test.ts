@@ -1,0 +1,147 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- these tests edit the raw JSON inside bundles */
+import "fake-indexeddb/auto";
+import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUNDLE_VERSION, BundleError, exportBundle, importBundle, sha256Hex, taskSetHash, type RunSnapshot } from "../../src/core/bundle.ts";
+import { parseConfig } from "../../src/core/config/index.ts";
+import { emptyMistakeBook, updateMistakeBook } from "../../src/core/loop/mistake-book.ts";
+import { Rng } from "../../src/core/rng.ts";
+import { openArenaDb, type ArenaDatabase } from "../../src/storage/db.ts";
+import { commitStep, createRun, pauseRun } from "../../src/storage/runs.ts";
+import { snapshotRun, storeSnapshot } from "../../src/storage/snapshot.ts";
+import { bytes, duel, fakeMetrics } from "./storage/helpers.ts";
+
+let db: ArenaDatabase;
+let snapshot: RunSnapshot;
+let bundle: Uint8Array;
+
+/** A real run: 4 steps through storage, kept checkpoint at 2, paused at 4. */
+beforeAll(async () => {
+  db = await openArenaDb({ name: "bundle-test" });
+  const hash = await taskSetHash([{ id: "t1", reference: "def f(x):\n    return x" }]);
+  const run = await createRun(db, { id: "run-a", name: "classroom seed 3", config: parseConfig({ seed: 3 }), task_set_hash: hash });
+  const rng = new Rng(3);
+  let book = emptyMistakeBook();
+  for (let s = 1; s <= 4; s++) {
+    const r = updateMistakeBook(book, "t1", s, { failed: [{ test: `assert f(${s}) == ${s}`, code: "def f(x):\n    return 0" }], passed: [`assert f(${s - 1}) == ${s - 1}`] });
+    book = r.book;
+    await commitStep(db, {
+      runId: run.id,
+      step: s,
+      metrics: fakeMetrics(s, rng),
+      mistakeBook: [r.delta],
+      duels: [duel(s, "t1")],
+      rngState: rng.state(),
+      loopState: { cursor: s },
+      checkpoint: s === 2 ? { policies: { code: bytes(300, 1), test: bytes(200, 2) }, mistakeBook: book, kept: true } : undefined,
+    });
+  }
+  await pauseRun(db, run.id, { policies: { code: bytes(300, 3), test: bytes(200, 4) }, mistakeBook: book });
+  snapshot = await snapshotRun(db, run.id);
+  bundle = await exportBundle(snapshot, "2026-01-01T00:00:00.000Z");
+});
+afterAll(() => db?.close());
+
+/** Unzip, edit, zip again; with fix, the manifest's sizes and checksums are recomputed. */
+async function rebundle(edit: (files: Record<string, Uint8Array>, manifest: Record<string, unknown>) => void, fix = true): Promise<Uint8Array> {
+  const files = unzipSync(bundle);
+  const manifest = JSON.parse(strFromU8(files["manifest.json"])) as Record<string, unknown>;
+  delete files["manifest.json"];
+  edit(files, manifest);
+  if (fix) {
+    manifest.files = await Promise.all(Object.entries(files).map(async ([path, data]) => ({ path, bytes: data.length, sha256: await sha256Hex(data) })));
+  }
+  return zipSync({ ...files, "manifest.json": strToU8(JSON.stringify(manifest)) });
+}
+const editJson = (files: Record<string, Uint8Array>, name: string, f: (v: any) => unknown) => {
+  files[name] = strToU8(JSON.stringify(f(JSON.parse(strFromU8(files[name])))));
+};
+
+async function refusal(data: Uint8Array, limits = {}): Promise<string> {
+  try {
+    await importBundle(data, limits);
+  } catch (e) {
+    expect(e).toBeInstanceOf(BundleError);
+    return (e as Error).message;
+  }
+  throw new Error("bundle was accepted");
+}
+
+describe(".a1run bundles", () => {
+  it("round-trip a stored run exactly, and import never overwrites", async () => {
+    const back = await importBundle(bundle);
+    expect(back).toEqual(snapshot);
+    expect(back.checkpoints.map((c) => c.step)).toEqual([2, 4]);
+    expect(back.metrics.length).toBe(4);
+    const stored = await storeSnapshot(db, back);
+    expect(stored.id).toBe("run-a-2");
+    const again = await snapshotRun(db, stored.id);
+    expect({ ...again, run: { ...again.run, id: "run-a" } }).toEqual(snapshot);
+    // the original is untouched
+    expect((await snapshotRun(db, "run-a")).run.id).toBe("run-a");
+  });
+
+  it("export is deterministic for the same run and time", async () => {
+    expect(await exportBundle(snapshot, "2026-01-01T00:00:00.000Z")).toEqual(bundle);
+  });
+
+  it("refuses truncated files and non-zips", async () => {
+    expect(await refusal(bundle.slice(0, Math.floor(bundle.length / 2)))).toMatch(/not a readable zip.*truncated/);
+    expect(await refusal(strToU8("hello, not a zip at all, just text that is long enough"))).toMatch(/not a readable zip/);
+    expect(await refusal(new Uint8Array(0))).toMatch(/not a readable zip/);
+  });
+
+  it("refuses corrupted content by checksum", async () => {
+    const flipped = await rebundle((files) => {
+      files["checkpoints/2-code.bin"][17] ^= 0xff;
+    }, false);
+    expect(await refusal(flipped)).toMatch(/checkpoints\/2-code.bin does not match its checksum/);
+    const edited = await rebundle((files) => editJson(files, "metrics.json", (m) => m.map((x: any) => ({ ...x, code_reward: 1 }))), false);
+    expect(await refusal(edited)).toMatch(/metrics.json (has \d+ bytes|does not match its checksum)/);
+  });
+
+  it("refuses newer format versions and foreign manifests", async () => {
+    expect(await refusal(await rebundle((_f, m) => void (m.format_version = BUNDLE_VERSION + 1)))).toMatch(/newer than this app reads.*update Code-A1 Arena/);
+    expect(await refusal(await rebundle((_f, m) => void (m.format = "something-else")))).toMatch(/manifest format/);
+    expect(await refusal(zipSync({ "readme.txt": strToU8("hi") }))).toMatch(/unexpected entry "readme.txt"/);
+  });
+
+  it("refuses hostile entries: path traversal, duplicates, unlisted or missing files", async () => {
+    expect(await refusal(await rebundle((f) => void (f["../../etc/passwd"] = strToU8("x"))))).toMatch(/unexpected entry "..\/..\/etc\/passwd"/);
+    expect(await refusal(await rebundle((f) => void (f["checkpoints/9-code.bin"] = strToU8("x"))))).toMatch(/checkpoints\/9-code.bin belongs to no checkpoint/);
+    expect(await refusal(await rebundle((f) => void (f["checkpoints/9-code.bin"] = strToU8("x")), false))).toMatch(/manifest does not list/);
+    expect(await refusal(await rebundle((f) => void delete f["checkpoints/4-test.bin"], false))).toMatch(/4-test.bin is listed in the manifest but missing/);
+    expect(await refusal(await rebundle((f) => void delete f["duels.json"]))).toMatch(/duels.json is missing/);
+  });
+
+  it("refuses entries that would inflate beyond the limits before inflating them", async () => {
+    const big = await rebundle((f) => void (f["duels.json"] = strToU8(JSON.stringify(new Array(50_000).fill(0)))));
+    expect(big.length).toBeLessThan(20_000); // compresses well: the size only shows when inflated
+    expect(await refusal(big, { maxJsonBytes: 50_000 })).toMatch(/duels.json would inflate to \d+ bytes.*zip bomb/);
+    expect(await refusal(bundle, { maxBundleBytes: 100 })).toMatch(/more than the 100 allowed/);
+  });
+
+  it("refuses schema violations with the field named", async () => {
+    const cases: [(f: Record<string, Uint8Array>, m: Record<string, any>) => void, RegExp][] = [
+      [(f) => editJson(f, "config.json", (c) => ({ ...c, alpah: 0.1 })), /config.json: config.alpah: unknown field/],
+      [(f) => editJson(f, "config.json", (c) => JSON.parse(JSON.stringify({ ...c }).replace("{", '{"__proto__":{"x":1},'))), /config.__proto__: unknown field/],
+      [(f) => editJson(f, "config.json", (c) => ({ ...c, alpha: 7 })), /config.alpha: expected a value in \[0, 1\]/],
+      [(f) => editJson(f, "metrics.json", (m) => m.slice(1)), /metrics.json has 3 steps, the run has 4/],
+      [(f) => editJson(f, "metrics.json", (m) => [{ ...m[0], extra: 1 }, ...m.slice(1)]), /metrics.json\[0\] must have exactly the StepMetrics fields/],
+      [(f) => editJson(f, "metrics.json", (m) => [{ ...m[0], kl_code: "x" }, ...m.slice(1)]), /metrics.json\[0\].kl_code must be a finite number/],
+      [(f) => editJson(f, "mistake-book.json", (b) => ({ tasks: { t1: [{ ...b.tasks.t1[0], frequency: -1 }] } })), /mistake-book.json: mistake_book.tasks\["t1"\]\[0\].frequency/],
+      [(f) => editJson(f, "checkpoints.json", (c) => [{ ...c[0], step: 99 }]), /checkpoints.json\[0\] must be \{step in 0..4/],
+      [(f) => editJson(f, "checkpoints.json", (c) => [{ ...c[0], policies: { code: "../../x.bin" } }, c[1]]), /policies.code does not point at its weights file/],
+      [(f) => editJson(f, "duels.json", (d) => [...d, d[0]]), /step \d appears twice/],
+      [(_f, m) => void (m.run = { ...m.run, status: "exploded" }), /run.status must be one of/],
+      [(_f, m) => void (m.run = { ...m.run, rng_state: [1, 2, 3] }), /rng_state must be 4 uint32/],
+      [(_f, m) => void (m.seed = 99), /manifest seed 99 differs from config.seed 3/],
+    ];
+    for (const [edit, re] of cases) expect(await refusal(await rebundle(edit))).toMatch(re);
+  });
+
+  it("checks the task set when asked", async () => {
+    expect(await refusal(bundle, { expectTaskSetHash: "0".repeat(64) })).toMatch(/different task set/);
+    await expect(importBundle(bundle, { expectTaskSetHash: snapshot.run.task_set_hash })).resolves.toBeDefined();
+  });
+});
