@@ -1,0 +1,246 @@
+/**
+ * A GPT-style decoder on TensorFlow.js (after nanoGPT): token + learned position embeddings,
+ * pre-LayerNorm blocks of causal multi-head attention and a GELU MLP, a final LayerNorm and a tied
+ * or untied output head.
+ *
+ * Shapes: B batch, T query positions, S key positions (cached + new), C dModel, H heads,
+ * D = C / H head width, V vocabulary, P position table length (context).
+ *
+ * Determinism: embeddings are oneHot x matMul, never gather, because gather's gradient is an
+ * unsorted segment sum that uses atomics on webgpu (accumulation order varies run to run). Every
+ * kernel used here (matMul, softmax, elementwise, sum/mean reductions) reduces in a fixed order on
+ * cpu, wasm and webgpu, so the same seed and backend give the same weights.
+ */
+import * as tf from "@tensorflow/tfjs";
+import { Rng } from "../rng.ts";
+import { countParams, type ModelConfig, validateModelConfig } from "./config.ts";
+
+/** Keys and values of one block for the positions seen so far: each (B, H, S, D). */
+export interface LayerCache {
+  k: tf.Tensor4D;
+  v: tf.Tensor4D;
+}
+
+export interface ForwardInput {
+  /** (B, T) int32 token ids. */
+  tokens: tf.Tensor2D;
+  /** (B, T) int32 positions into the learned table (per row, so left-padded rows start at 0). */
+  positions: tf.Tensor2D;
+  /** (B, 1, T, S) additive attention bias: 0 where a query may attend a key, -1e9 elsewhere. */
+  attnBias: tf.Tensor4D;
+  /** Keys/values of earlier positions (S - T of them), one entry per block. */
+  past?: LayerCache[];
+  /** Only compute logits for the last position (prefill for sampling). */
+  lastOnly?: boolean;
+}
+
+export interface ForwardOutput {
+  /** (B, T, V) logits, or (B, 1, V) with lastOnly. */
+  logits: tf.Tensor3D;
+  /** Keys/values including this call's positions, one entry per block. */
+  present: LayerCache[];
+}
+
+/** Standard-normal draws from the seeded Rng (Box-Muller), so initial weights are identical on every backend. */
+function normals(rng: Rng, n: number, std: number): Float32Array {
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i += 2) {
+    const u = 1 - rng.next();
+    const r = Math.sqrt(-2 * Math.log(u)) * std;
+    const a = 2 * Math.PI * rng.next();
+    out[i] = r * Math.cos(a);
+    if (i + 1 < n) out[i + 1] = r * Math.sin(a);
+  }
+  return out;
+}
+
+/** Name -> shape of every parameter, in a fixed order (the checkpoint order). */
+export function parameterShapes(cfg: ModelConfig): [string, number[]][] {
+  const c = cfg.dModel;
+  const shapes: [string, number[]][] = [
+    ["wte", [cfg.vocab, c]],
+    ["wpe", [cfg.context, c]],
+  ];
+  for (let l = 0; l < cfg.layers; l++) {
+    shapes.push(
+      [`h${l}.ln1.g`, [c]], [`h${l}.ln1.b`, [c]],
+      [`h${l}.attn.qkv.w`, [c, 3 * c]], [`h${l}.attn.qkv.b`, [3 * c]],
+      [`h${l}.attn.proj.w`, [c, c]], [`h${l}.attn.proj.b`, [c]],
+      [`h${l}.ln2.g`, [c]], [`h${l}.ln2.b`, [c]],
+      [`h${l}.mlp.fc.w`, [c, 4 * c]], [`h${l}.mlp.fc.b`, [4 * c]],
+      [`h${l}.mlp.proj.w`, [4 * c, c]], [`h${l}.mlp.proj.b`, [c]],
+    );
+  }
+  shapes.push(["lnf.g", [c]], ["lnf.b", [c]]);
+  if (!cfg.tiedHead) shapes.push(["head.w", [c, cfg.vocab]]);
+  return shapes;
+}
+
+export class GptModel {
+  readonly config: ModelConfig;
+  /** Trainable parameters by name, in `parameterShapes` order. */
+  readonly params: Map<string, tf.Variable>;
+
+  private constructor(config: ModelConfig, params: Map<string, tf.Variable>) {
+    this.config = config;
+    this.params = params;
+  }
+
+  /**
+   * GPT-2 initialisation: N(0, 0.02) weights, residual projections scaled by 1/sqrt(2 * layers),
+   * zero biases, unit LayerNorm gains. Draws come from `rng` in parameter order.
+   */
+  static init(config: ModelConfig, rng: Rng, trainable = true): GptModel {
+    validateModelConfig(config);
+    const params = new Map<string, tf.Variable>();
+    const residualStd = 0.02 / Math.sqrt(2 * config.layers);
+    for (const [name, shape] of parameterShapes(config)) {
+      const n = shape.reduce((a, b) => a * b, 1);
+      let values: Float32Array;
+      if (name.endsWith(".g")) values = new Float32Array(n).fill(1);
+      else if (name.endsWith(".b")) values = new Float32Array(n);
+      else values = normals(rng, n, name.endsWith("proj.w") ? residualStd : 0.02);
+      params.set(name, makeVariable(values, shape, trainable, name));
+    }
+    return new GptModel(config, params);
+  }
+
+  /** A model with the given weights (checkpoint order), e.g. a frozen reference copy. */
+  static fromWeights(config: ModelConfig, weights: Float32Array[], trainable = true): GptModel {
+    validateModelConfig(config);
+    const shapes = parameterShapes(config);
+    if (weights.length !== shapes.length) {
+      throw new Error(`expected ${shapes.length} weight arrays for this config, got ${weights.length}`);
+    }
+    const params = new Map<string, tf.Variable>();
+    shapes.forEach(([name, shape], i) => {
+      const n = shape.reduce((a, b) => a * b, 1);
+      if (weights[i].length !== n) throw new Error(`weight ${name}: expected ${n} values, got ${weights[i].length}`);
+      params.set(name, makeVariable(weights[i], shape, trainable, name));
+    });
+    return new GptModel(config, params);
+  }
+
+  get numParams(): number {
+    return countParams(this.config);
+  }
+
+  /** Copies of all weights, in checkpoint order (one device read per parameter). */
+  async weights(): Promise<Float32Array[]> {
+    return Promise.all([...this.params.values()].map(async (p) => new Float32Array(await p.data())));
+  }
+
+  /** Overwrite all weights in place (same config). */
+  assign(weights: Float32Array[]): void {
+    const entries = [...this.params.values()];
+    if (weights.length !== entries.length) throw new Error(`expected ${entries.length} weight arrays, got ${weights.length}`);
+    tf.tidy(() => entries.forEach((p, i) => p.assign(tf.tensor(weights[i], p.shape, "float32"))));
+  }
+
+  private p(name: string): tf.Variable {
+    const v = this.params.get(name);
+    if (!v) throw new Error(`missing parameter ${name}`);
+    return v;
+  }
+
+  /** Run the decoder. Call inside tf.tidy (or dispose the outputs). */
+  forward(input: ForwardInput): ForwardOutput {
+    const { layers, heads, dModel: C, context: P, vocab: V } = this.config;
+    const [B, T] = input.tokens.shape;
+    const D = C / heads;
+    // (B*T, V) @ (V, C) + (B*T, P) @ (P, C) -> (B*T, C)
+    const tokEmb = linear(tf.oneHot(tf.reshape(input.tokens, [B * T]), V), this.p("wte"));
+    const posEmb = linear(tf.oneHot(tf.reshape(input.positions, [B * T]), P), this.p("wpe"));
+    let x: tf.Tensor2D = tf.add(tokEmb, posEmb); // (B*T, C)
+    const present: LayerCache[] = [];
+    for (let l = 0; l < layers; l++) {
+      // Attention: pre-LN, qkv projection, split heads.
+      const h = layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`));
+      const qkv = tf.add(linear(h, this.p(`h${l}.attn.qkv.w`)), this.p(`h${l}.attn.qkv.b`)); // (B*T, 3C)
+      const [q, kNew, vNew] = tf.split(qkv, 3, 1).map(
+        (t) => tf.transpose(tf.reshape(t, [B, T, heads, D]), [0, 2, 1, 3]) as tf.Tensor4D, // (B, H, T, D)
+      );
+      const past = input.past?.[l];
+      const k = past ? tf.concat([past.k, kNew], 2) : kNew; // (B, H, S, D)
+      const v = past ? tf.concat([past.v, vNew], 2) : vNew;
+      present.push({ k, v });
+      const S = k.shape[2];
+      // (B*H, T, D) @ (B*H, D, S) -> (B, H, T, S), scaled by 1/sqrt(D), masked, softmax over keys.
+      let att = tf.matMul(tf.reshape(q, [B * heads, T, D]), tf.reshape(k, [B * heads, S, D]), false, true);
+      att = tf.add(tf.mul(tf.reshape(att, [B, heads, T, S]), 1 / Math.sqrt(D)), input.attnBias);
+      const probs = tf.softmax(att, -1);
+      // (B*H, T, S) @ (B*H, S, D) -> (B, T, H, D) -> (B*T, C)
+      const y = tf.matMul(tf.reshape(probs, [B * heads, T, S]), tf.reshape(v, [B * heads, S, D]));
+      const merged = tf.reshape(tf.transpose(tf.reshape(y, [B, heads, T, D]), [0, 2, 1, 3]), [B * T, C]);
+      x = tf.add(x, tf.add(linear(merged, this.p(`h${l}.attn.proj.w`)), this.p(`h${l}.attn.proj.b`)));
+      // MLP: pre-LN, C -> 4C -> C with GELU.
+      const h2 = layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`));
+      const fc = gelu(tf.add(linear(h2, this.p(`h${l}.mlp.fc.w`)), this.p(`h${l}.mlp.fc.b`))); // (B*T, 4C)
+      x = tf.add(x, tf.add(linear(fc, this.p(`h${l}.mlp.proj.w`)), this.p(`h${l}.mlp.proj.b`)));
+    }
+    let rows = T;
+    if (input.lastOnly && T > 1) {
+      x = tf.reshape(tf.slice(tf.reshape(x, [B, T, C]), [0, T - 1, 0], [B, 1, C]), [B, C]);
+      rows = 1;
+    }
+    const hf = layerNorm(x, this.p("lnf.g"), this.p("lnf.b"));
+    const logits = this.config.tiedHead ? linear(hf, tf.transpose(this.p("wte"))) : linear(hf, this.p("head.w"));
+    return { logits: tf.reshape(logits, [B, rows, V]), present };
+  }
+
+  dispose(): void {
+    for (const p of this.params.values()) p.dispose();
+  }
+}
+
+let nextId = 0;
+
+/** A variable holding a copy of `values`; tidy frees the temporary the variable was built from. */
+function makeVariable(values: Float32Array, shape: number[], trainable: boolean, name: string): tf.Variable {
+  return tf.tidy(() => tf.variable(tf.tensor(values, shape, "float32"), trainable, `${name}_${nextId++}`));
+}
+
+/**
+ * x (N, K) @ w (K, M) with a gradient that transposes explicitly: (dy @ w^T, x^T @ dy). The wasm
+ * backend's matMul with a transpose flag takes a slow loop (10x slower than transpose + matMul,
+ * measured on (7744, 256) x (7744, 64)); on webgpu both forms are fast.
+ */
+const linearGrad = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: tf.GradSaveFunc) => {
+  save([x, w]);
+  return {
+    value: tf.matMul(x, w),
+    gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor2D[]) => [
+      tf.matMul(dy, tf.transpose(saved[1])),
+      tf.matMul(tf.transpose(saved[0]), dy),
+    ],
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]);
+const linear = (x: tf.Tensor, w: tf.Tensor): tf.Tensor2D => linearGrad(x, w) as tf.Tensor2D;
+
+/** LayerNorm over the last axis, eps 1e-5 (GPT-2). x: (N, C). */
+function layerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
+  const { mean, variance } = tf.moments(x, -1, true);
+  return tf.add(tf.mul(tf.div(tf.sub(x, mean), tf.sqrt(tf.add(variance, 1e-5))), g), b);
+}
+
+/** GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2): 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))). */
+function gelu(x: tf.Tensor2D): tf.Tensor2D {
+  const inner = tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), Math.sqrt(2 / Math.PI));
+  return tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(inner), 1));
+}
+
+/**
+ * Additive attention bias (B, 1, T, S) for rows left-padded by `pad[b]` tokens, where the T queries
+ * are the last T of S positions: a query sees keys at or before itself that are not padding.
+ */
+export function attentionBias(pad: readonly number[], T: number, S: number): tf.Tensor4D {
+  const B = pad.length;
+  const bias = new Float32Array(B * T * S);
+  for (let b = 0; b < B; b++) {
+    for (let t = 0; t < T; t++) {
+      const q = S - T + t; // absolute position of this query
+      for (let s = 0; s < S; s++) if (s > q || s < pad[b]) bias[(b * T + t) * S + s] = -1e9;
+    }
+  }
+  return tf.tensor4d(bias, [B, 1, T, S]);
+}

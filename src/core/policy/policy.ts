@@ -1,0 +1,266 @@
+/**
+ * A player: a GptModel with its AdamW state and a frozen reference copy, able to sample
+ * constrained sequences, take GRPO updates and next-token-prediction (pretraining) steps, and
+ * save/load itself. The same class runs in-thread in Node and inside a Web Worker (workers/).
+ *
+ * The backend is whatever tf.getBackend() is when the policy is created: pick it first with
+ * selectBackend (backend.ts) or src/node/tf-backend.ts.
+ */
+import * as tf from "@tensorflow/tfjs";
+import type { TokenConstraint } from "../decoding.ts";
+import { Rng } from "../rng.ts";
+import { type ModelConfig, type ModelSize, modelConfig } from "./config.ts";
+import { attentionBias, GptModel } from "./model.ts";
+import { sampleBatch, type Rollout, type SampleOptions } from "./sampler.ts";
+import { type GrpoSample, type HostBatch, buildBatch, grpoRows } from "./batch.ts";
+import { grpoLoss, tokenLogProbs } from "./grpo.ts";
+import { AdamW } from "./optimizer.ts";
+import { type TrainConfig, trainConfig } from "./train-config.ts";
+import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
+
+export interface CreatePolicyOptions {
+  /** Named size, or explicit shape fields on top of it (`model`). */
+  size?: ModelSize;
+  model?: Partial<ModelConfig>;
+  vocab: number;
+  /** Seed of the initial weights. */
+  seed: number | string;
+  train?: Partial<TrainConfig>;
+  /** Keep a frozen copy of the initial weights for the KL term (default: when klCoef > 0). */
+  reference?: boolean;
+}
+
+/** Averages over the mini-batches of one update call. */
+export interface UpdateMetrics {
+  loss: number;
+  pgLoss: number;
+  clipFraction: number;
+  dualClipFraction: number;
+  kl: number;
+  entropy: number;
+  /** Global gradient norm before clipping. */
+  gradNorm: number;
+  /** Learning rate of the last optimizer step. */
+  lr: number;
+  /** Optimizer steps taken. */
+  steps: number;
+  /** Completion tokens scored. */
+  tokens: number;
+}
+
+export class Policy {
+  readonly config: ModelConfig;
+  readonly train: TrainConfig;
+  private readonly model: GptModel;
+  private reference: GptModel | null;
+  private readonly optimizer: AdamW;
+
+  private constructor(model: GptModel, train: TrainConfig, reference: GptModel | null) {
+    this.config = model.config;
+    this.train = train;
+    this.model = model;
+    this.reference = reference;
+    this.optimizer = new AdamW(model.params, train);
+  }
+
+  static create(opts: CreatePolicyOptions): Policy {
+    const config = modelConfig({ ...(opts.size ? { size: opts.size } : {}), ...opts.model }, opts.vocab);
+    const train = trainConfig(opts.train);
+    const model = GptModel.init(config, new Rng(opts.seed).fork("policy-init"));
+    const wantRef = opts.reference ?? train.klCoef > 0;
+    const reference = wantRef ? GptModel.init(config, new Rng(opts.seed).fork("policy-init"), false) : null;
+    return new Policy(model, train, reference);
+  }
+
+  /** Restore a policy saved with `save()`: weights, optimizer moments and step, reference. */
+  static load(buf: ArrayBuffer, trainOverrides?: Partial<TrainConfig>): Policy {
+    const d = decodeCheckpoint(buf);
+    const train = trainOverrides ? trainConfig({ ...d.train, ...trainOverrides }) : d.train;
+    const model = GptModel.fromWeights(d.config, d.weights);
+    const reference = d.reference ? GptModel.fromWeights(d.config, d.reference, false) : null;
+    const policy = new Policy(model, train, reference);
+    policy.optimizer.restore(d.optimizerStep, d.m, d.v);
+    return policy;
+  }
+
+  get numParams(): number {
+    return this.model.numParams;
+  }
+
+  get optimizerStep(): number {
+    return this.optimizer.step;
+  }
+
+  get hasReference(): boolean {
+    return this.reference !== null;
+  }
+
+  /** Batched constrained sampling (sampler.ts). */
+  sample<S>(prompts: readonly (readonly number[])[], constraint: TokenConstraint<S>, opts: SampleOptions): Promise<Rollout> {
+    return sampleBatch(this.model, prompts, constraint, opts);
+  }
+
+  /** Freeze the current weights as the KL reference (e.g. after pretraining, before RL). */
+  async setReference(): Promise<void> {
+    const weights = await this.model.weights();
+    this.reference?.dispose();
+    this.reference = GptModel.fromWeights(this.config, weights, false);
+  }
+
+  /**
+   * One GRPO update: `epochs` passes over the samples in shuffled mini-batches of
+   * `miniBatchSize`, each an AdamW step on grpoLoss. One device read per mini-batch (the metrics).
+   */
+  async update(samples: readonly GrpoSample[], rng: Rng): Promise<UpdateMetrics> {
+    const live = samples.filter((s) => s.completion.length > 0);
+    if (live.length === 0) throw new RangeError("update needs at least one sample with a non-empty completion");
+    const temperature = live[0].temperature;
+    if (live.some((s) => s.temperature !== temperature)) throw new RangeError("all samples of one update must share their sampling temperature");
+    const cfg = this.train;
+    if (cfg.klCoef > 0 && !this.reference) throw new RangeError("klCoef > 0 but this policy has no reference: call setReference() or create it with reference: true");
+    const rows = grpoRows(live, this.config.vocab);
+    const sums = new Float64Array(7);
+    let steps = 0;
+    let tokens = 0;
+    let lr = 0;
+    for (let epoch = 0; epoch < cfg.epochs; epoch++) {
+      const order = rng.shuffle(rows.map((_, i) => i));
+      for (let start = 0; start < order.length; start += cfg.miniBatchSize) {
+        const batch = buildBatch(order.slice(start, start + cfg.miniBatchSize).map((i) => rows[i]), this.config.vocab, this.config.context);
+        const result = this.grpoStep(batch, temperature);
+        lr = result.lr;
+        const values = await result.metrics.data();
+        result.metrics.dispose();
+        values.forEach((v, i) => (sums[i] += v));
+        steps += 1;
+        if (epoch === 0) tokens += batch.lossMask.reduce((a, b) => a + b, 0);
+      }
+    }
+    const [loss, pgLoss, clipFraction, dualClipFraction, kl, entropy, gradNorm] = Array.from(sums, (s) => s / steps);
+    return { loss, pgLoss, clipFraction, dualClipFraction, kl, entropy, gradNorm, lr, steps, tokens };
+  }
+
+  /** One AdamW step on the GRPO loss of a host batch; returns the stacked metrics tensor (7). */
+  private grpoStep(batch: HostBatch, temperature: number): { metrics: tf.Tensor1D; lr: number } {
+    const cfg = this.train;
+    const t = this.tensors(batch);
+    try {
+      const refLogp = cfg.klCoef > 0 && this.reference
+        ? tf.tidy(() => tokenLogProbs(this.logits(this.reference!, t), t.targets, temperature, t.maskBias).logp)
+        : null;
+      let kept: tf.Scalar[] = [];
+      const { value, grads } = tf.variableGrads(() => {
+        const logits = this.logits(this.model, t);
+        const { logp, entropy } = tokenLogProbs(logits, t.targets, temperature, t.maskBias);
+        const out = grpoLoss({ logp, oldLogp: t.oldLogp, refLogp, advantages: t.advantages, mask: t.lossMask, entropy }, cfg);
+        const m = out.metrics;
+        kept = [out.loss, m.pgLoss, m.clipFraction, m.dualClipFraction, m.kl, m.entropy].map((x) => tf.keep(x.clone()));
+        return out.loss;
+      }, [...this.model.params.values()]);
+      refLogp?.dispose();
+      value.dispose();
+      const { gradNorm, lr } = this.optimizer.apply(this.namedGrads(grads));
+      const metrics = tf.tidy(() => tf.stack([...kept, gradNorm]) as tf.Tensor1D);
+      for (const x of [...kept, gradNorm, ...Object.values(grads)]) x.dispose();
+      return { metrics, lr };
+    } finally {
+      for (const x of Object.values(t)) (x as tf.Tensor | null)?.dispose();
+    }
+  }
+
+  /**
+   * One next-token-prediction (cross-entropy) step on whole sequences, for base-model pretraining:
+   * the loss is the token-mean over positions from `completionStart` on (default 1: every token
+   * after the first). No grammar mask, temperature 1.
+   */
+  async pretrainStep(sequences: readonly (readonly number[])[], completionStart?: readonly number[]): Promise<{ loss: number; gradNorm: number; lr: number }> {
+    const batch = buildBatch(
+      sequences.map((s, i) => ({ sequence: s, completionStart: Math.max(1, completionStart?.[i] ?? 1) })),
+      this.config.vocab,
+      this.config.context,
+    );
+    const t = this.tensors(batch);
+    try {
+      let kept: tf.Scalar | null = null;
+      const { value, grads } = tf.variableGrads(() => {
+        const { logp } = tokenLogProbs(this.logits(this.model, t), t.targets, 1, null);
+        const loss = tf.neg(tf.div(tf.sum(tf.mul(logp, t.lossMask)), tf.maximum(tf.sum(t.lossMask), 1))) as tf.Scalar;
+        kept = tf.keep(loss.clone());
+        return loss;
+      }, [...this.model.params.values()]);
+      value.dispose();
+      const { gradNorm, lr } = this.optimizer.apply(this.namedGrads(grads));
+      const both = tf.tidy(() => tf.stack([kept!, gradNorm]));
+      const [loss, norm] = await both.data();
+      for (const x of [both, kept!, gradNorm, ...Object.values(grads)]) x.dispose();
+      return { loss, gradNorm: norm, lr };
+    } finally {
+      for (const x of Object.values(t)) (x as tf.Tensor | null)?.dispose();
+    }
+  }
+
+  /**
+   * log pi of every completion token of each sample under the CURRENT weights and the sample's
+   * own temperature and allowed sets (the quantity the update's ratio uses). For tests and evaluation.
+   */
+  async completionLogProbs(samples: readonly GrpoSample[]): Promise<Float32Array[]> {
+    const rows = grpoRows(samples, this.config.vocab);
+    const out: Float32Array[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const batch = buildBatch([rows[i]], this.config.vocab, this.config.context);
+      const t = this.tensors(batch);
+      const logpT = tf.tidy(() => tokenLogProbs(this.logits(this.model, t), t.targets, samples[i].temperature, t.maskBias).logp);
+      const logp = await logpT.data();
+      logpT.dispose();
+      for (const x of Object.values(t)) (x as tf.Tensor | null)?.dispose();
+      const start = samples[i].prompt.length - 1;
+      out.push(Float32Array.from(logp.subarray(start, start + samples[i].completion.length)));
+    }
+    return out;
+  }
+
+  /** Weights, optimizer state and reference as one ArrayBuffer (checkpoint.ts). */
+  async save(): Promise<ArrayBuffer> {
+    const { m, v } = await this.optimizer.moments();
+    return encodeCheckpoint({
+      config: this.config,
+      train: this.train,
+      optimizerStep: this.optimizer.step,
+      weights: await this.model.weights(),
+      m,
+      v,
+      reference: this.reference ? await this.reference.weights() : null,
+    });
+  }
+
+  dispose(): void {
+    this.model.dispose();
+    this.reference?.dispose();
+    this.optimizer.dispose();
+  }
+
+  private tensors(b: HostBatch) {
+    const V = this.config.vocab;
+    return {
+      tokens: tf.tensor2d(b.tokens, [b.N, b.T], "int32"),
+      targets: tf.tensor2d(b.targets, [b.N, b.T], "int32"),
+      positions: tf.tensor2d(b.positions, [b.N, b.T], "int32"),
+      lossMask: tf.tensor2d(b.lossMask, [b.N, b.T]),
+      oldLogp: tf.tensor2d(b.oldLogp, [b.N, b.T]),
+      advantages: tf.tensor1d(b.advantages),
+      maskBias: b.maskBias ? tf.tensor3d(b.maskBias, [b.N, b.T, V]) : null,
+      attnBias: attentionBias([0], b.T, b.T), // causal only (right padding), broadcast over rows
+    };
+  }
+
+  private logits(model: GptModel, t: ReturnType<Policy["tensors"]>): tf.Tensor3D {
+    return model.forward({ tokens: t.tokens, positions: t.positions, attnBias: t.attnBias }).logits;
+  }
+
+  private namedGrads(grads: tf.NamedTensorMap): tf.NamedTensorMap {
+    // variableGrads keys gradients by variable name; the optimizer keys by parameter name.
+    const out: tf.NamedTensorMap = {};
+    for (const [name, p] of this.model.params) out[name] = grads[p.name];
+    return out;
+  }
+}

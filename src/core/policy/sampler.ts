@@ -1,0 +1,215 @@
+/**
+ * Batched, grammar-constrained sampling from a GptModel.
+ *
+ * All rows decode together. Prompts of different lengths are LEFT-padded to the longest one; each
+ * row's positions start at 0 at its first real token and padded keys are masked out of attention,
+ * so a row's logits do not depend on its padding. A KV cache keeps each block's keys/values, so
+ * a step feeds one token per row (set `kvCache: false` to recompute the whole prefix, for checks).
+ *
+ * Per step there is exactly ONE device-to-host read: the (B, V) logits of the new position. The
+ * grammar mask, temperature, top-p and the draw happen on the host with the seeded Rng.
+ *
+ * The sampling distribution, which the PPO ratio in grpo.ts uses on both sides:
+ *   pi(a | s) = softmax(logits / temperature) restricted to the stored allowed set A(s),
+ * where A(s) is the grammar's allowed set intersected with the top-p nucleus chosen at sampling time.
+ * With top_p = 1 (the paper's training setting) A(s) is the grammar mask. The rollout stores A(s)
+ * for every generated token and the update re-applies exactly that set and temperature, so the old
+ * log-probs returned here and the new ones computed in the update are of the same distribution.
+ */
+import * as tf from "@tensorflow/tfjs";
+import type { TokenConstraint } from "../decoding.ts";
+import type { Rng } from "../rng.ts";
+import { attentionBias, type GptModel, type LayerCache } from "./model.ts";
+
+export interface SampleOptions {
+  /** Most tokens generated per row; rows stop earlier when their constraint is done. */
+  maxNewTokens: number;
+  /** Softmax temperature (> 0). Paper: 1.0 for training, 0.7 for evaluation. */
+  temperature?: number;
+  /** Nucleus mass in (0, 1]; 1 keeps every grammar-allowed token. */
+  topP?: number;
+  /** Seeded generator; draws one number per live row per step, rows in order. */
+  rng: Rng;
+  /** Reuse attention keys/values across steps (default true; see the policy benchmark). */
+  kvCache?: boolean;
+}
+
+/** What one batched sampling call produced; plain arrays, so it crosses worker boundaries. */
+export interface Rollout {
+  prompts: number[][];
+  /** Generated tokens per row (the end token included when the constraint finished). */
+  completions: number[][];
+  /** log pi(token) per generated token, under the distribution described above. */
+  logProbs: Float32Array[];
+  /** Allowed set A(s) per generated token, packed bits: token j's set at bytes [j*W, (j+1)*W), W = ceil(V/8). */
+  masks: Uint8Array[];
+  /** True when the row's constraint completed; false when maxNewTokens cut it. */
+  done: boolean[];
+  temperature: number;
+  vocab: number;
+}
+
+export class SamplingError extends Error {
+  override name = "SamplingError";
+}
+
+/** Bytes per packed mask of a vocabulary. */
+export function maskBytes(vocab: number): number {
+  return Math.ceil(vocab / 8);
+}
+
+export async function sampleBatch<S>(
+  model: GptModel,
+  prompts: readonly (readonly number[])[],
+  constraint: TokenConstraint<S>,
+  opts: SampleOptions,
+): Promise<Rollout> {
+  const { vocab: V, context } = model.config;
+  const temperature = opts.temperature ?? 1;
+  const topP = opts.topP ?? 1;
+  const kvCache = opts.kvCache ?? true;
+  const B = prompts.length;
+  if (B === 0) throw new SamplingError("sample needs at least one prompt");
+  if (constraint.vocabSize !== V) {
+    throw new SamplingError(`constraint vocabulary ${constraint.vocabSize} differs from the model's ${V}`);
+  }
+  if (!(temperature > 0)) throw new SamplingError(`temperature must be > 0, got ${temperature}`);
+  if (!(topP > 0 && topP <= 1)) throw new SamplingError(`topP must be in (0, 1], got ${topP}`);
+  if (!Number.isInteger(opts.maxNewTokens) || opts.maxNewTokens < 1) {
+    throw new SamplingError(`maxNewTokens must be a positive integer, got ${opts.maxNewTokens}`);
+  }
+  prompts.forEach((p, b) => {
+    if (p.length === 0) throw new SamplingError(`prompt ${b} is empty: start every prompt with a BOS token`);
+    for (const t of p) if (!Number.isInteger(t) || t < 0 || t >= V) throw new SamplingError(`prompt ${b} has token ${t} outside [0, ${V})`);
+  });
+  const P = Math.max(...prompts.map((p) => p.length));
+  if (P + opts.maxNewTokens > context) {
+    throw new SamplingError(`longest prompt ${P} + maxNewTokens ${opts.maxNewTokens} exceeds the model context ${context}`);
+  }
+
+  const W = maskBytes(V);
+  const pad = prompts.map((p) => P - p.length);
+  const states = prompts.map(() => constraint.start());
+  const done = prompts.map(() => false);
+  const completions: number[][] = prompts.map(() => []);
+  const logProbs = prompts.map(() => new Float32Array(opts.maxNewTokens));
+  const masks = prompts.map(() => new Uint8Array(opts.maxNewTokens * W));
+  const scratch = { allowed: new Uint8Array(V), weight: new Float64Array(V), order: new Int32Array(V) };
+  states.forEach((s, b) => (done[b] = constraint.isDone(s)));
+
+  // (B, P) left-padded prompt tokens and per-row positions; `history` grows as tokens are drawn.
+  const history: number[][] = prompts.map((p, b) => [...new Array<number>(pad[b]).fill(0), ...p]);
+  let cache: LayerCache[] | undefined;
+  const step = (newTokens: number[][], first: boolean): tf.Tensor3D =>
+    tf.tidy(() => {
+      const S = history[0].length;
+      const T = first || !kvCache ? S : 1;
+      const toks = newTokens.map((row) => row.slice(row.length - T));
+      const pos = pad.map((pd) => Array.from({ length: T }, (_, t) => Math.max(0, S - T + t - pd)));
+      const out = model.forward({
+        tokens: tf.tensor2d(toks, [B, T], "int32"),
+        positions: tf.tensor2d(pos, [B, T], "int32"),
+        attnBias: attentionBias(pad, T, S),
+        past: kvCache && !first ? cache : undefined,
+        lastOnly: true,
+      });
+      if (kvCache) {
+        const old = cache;
+        cache = out.present.map((c) => ({ k: tf.keep(c.k), v: tf.keep(c.v) }));
+        old?.forEach((c) => { c.k.dispose(); c.v.dispose(); });
+      }
+      return out.logits;
+    });
+
+  try {
+    for (let i = 0; i < opts.maxNewTokens; i++) {
+      if (done.every(Boolean)) break;
+      const logitsT = step(history, i === 0);
+      const logits = (await logitsT.data()) as Float32Array; // the one device->host read of this step
+      logitsT.dispose();
+      for (let b = 0; b < B; b++) {
+        if (done[b]) {
+          history[b].push(0); // finished rows keep the batch rectangular; their outputs are ignored
+          continue;
+        }
+        const j = completions[b].length;
+        const { token, logProb } = drawToken(logits.subarray(b * V, (b + 1) * V), constraint, states[b], temperature, topP, opts.rng, scratch, masks[b].subarray(j * W, (j + 1) * W), b);
+        states[b] = constraint.advance(states[b], token);
+        completions[b].push(token);
+        logProbs[b][j] = logProb;
+        history[b].push(token);
+        done[b] = constraint.isDone(states[b]);
+      }
+    }
+  } finally {
+    cache?.forEach((c) => { c.k.dispose(); c.v.dispose(); });
+  }
+  return {
+    prompts: prompts.map((p) => [...p]),
+    completions,
+    logProbs: logProbs.map((lp, b) => lp.slice(0, completions[b].length)),
+    masks: masks.map((m, b) => m.slice(0, completions[b].length * W)),
+    done,
+    temperature,
+    vocab: V,
+  };
+}
+
+/**
+ * One draw from softmax(logits / T) restricted to the grammar mask and the top-p nucleus; writes the
+ * final allowed set into `packed` and returns the token and its log-probability under that set.
+ */
+function drawToken<S>(
+  logits: Float32Array,
+  constraint: TokenConstraint<S>,
+  state: S,
+  temperature: number,
+  topP: number,
+  rng: Rng,
+  scratch: { allowed: Uint8Array; weight: Float64Array; order: Int32Array },
+  packed: Uint8Array,
+  row: number,
+): { token: number; logProb: number } {
+  const V = logits.length;
+  const { allowed, weight, order } = scratch;
+  allowed.fill(0);
+  constraint.allowed(state, allowed);
+  let max = -Infinity;
+  let n = 0;
+  for (let t = 0; t < V; t++) {
+    if (allowed[t]) {
+      order[n++] = t;
+      if (logits[t] / temperature > max) max = logits[t] / temperature;
+    }
+  }
+  if (n === 0) throw new SamplingError(`row ${row}: the constraint allows no token but is not done (grammar bug)`);
+  if (!Number.isFinite(max)) throw new SamplingError(`row ${row}: logits are not finite (diverged weights?)`);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const t = order[i];
+    weight[t] = Math.exp(logits[t] / temperature - max);
+    total += weight[t];
+  }
+  if (topP < 1) {
+    // Smallest set of most likely tokens whose mass reaches topP (ties broken by token id).
+    const sorted = Array.from(order.subarray(0, n)).sort((a, c) => weight[c] - weight[a] || a - c);
+    let kept = 0;
+    let mass = 0;
+    while (kept < n && mass < topP * total) mass += weight[sorted[kept++]];
+    n = kept;
+    for (let i = 0; i < n; i++) order[i] = sorted[i];
+    order.subarray(0, n).sort();
+    total = mass;
+  }
+  let u = rng.next() * total;
+  let token = order[n - 1];
+  for (let i = 0; i < n; i++) {
+    u -= weight[order[i]];
+    if (u < 0) {
+      token = order[i];
+      break;
+    }
+  }
+  for (let i = 0; i < n; i++) packed[order[i] >> 3] |= 1 << (order[i] & 7);
+  return { token, logProb: Math.log(weight[token] / total) };
+}

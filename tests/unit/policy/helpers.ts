@@ -1,0 +1,20 @@
+import { useNodeBackend } from "../../../src/node/tf-backend.ts";
+import { Policy, type CreatePolicyOptions } from "../../../src/core/policy/policy.ts";
+import type { TrainConfig } from "../../../src/core/policy/train-config.ts";
+
+/** Unit tests run real tfjs math on the wasm backend (the Node default). */
+export async function setupBackend(): Promise<void> {
+  const choice = await useNodeBackend("wasm");
+  if (choice.backend !== "wasm") throw new Error(`expected the wasm backend in tests, got ${choice.reason}`);
+}
+
+/** A policy small enough for fast tests: 1 block, 32 wide, context 48. */
+export function smallPolicy(vocab: number, seed: number | string, train: Partial<TrainConfig> = {}, extra: Partial<CreatePolicyOptions> = {}): Policy {
+  return Policy.create({
+    model: { layers: 1, heads: 2, dModel: 32, context: 48, tiedHead: true },
+    vocab,
+    seed,
+    train: { warmupSteps: 0, ...train },
+    ...extra,
+  });
+}

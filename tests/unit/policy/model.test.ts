@@ -1,0 +1,93 @@
+import * as tf from "@tensorflow/tfjs";
+import { beforeAll, describe, expect, it } from "vitest";
+import { countParams, MODEL_SIZES, modelConfig } from "../../../src/core/policy/config.ts";
+import { GptModel, parameterShapes } from "../../../src/core/policy/model.ts";
+import { decodeCheckpoint } from "../../../src/core/policy/checkpoint.ts";
+import { Policy } from "../../../src/core/policy/policy.ts";
+import { Rng } from "../../../src/core/rng.ts";
+import { setupBackend } from "./helpers.ts";
+
+beforeAll(setupBackend);
+
+describe("model config", () => {
+  it("has tiny at 0.1-0.3M and small at 1-3M parameters, counted exactly", () => {
+    for (const vocab of [128, 256, 512]) {
+      const tiny = modelConfig("tiny", vocab);
+      const small = modelConfig("small", vocab);
+      expect(countParams(tiny)).toBeGreaterThanOrEqual(100_000);
+      expect(countParams(tiny)).toBeLessThanOrEqual(300_000);
+      expect(countParams(small)).toBeGreaterThanOrEqual(1_000_000);
+      expect(countParams(small)).toBeLessThanOrEqual(3_000_000);
+      for (const cfg of [tiny, small, { ...tiny, tiedHead: false }]) {
+        const counted = parameterShapes(cfg).reduce((a, [, s]) => a + s.reduce((x, y) => x * y, 1), 0);
+        expect(counted).toBe(countParams(cfg));
+      }
+    }
+  });
+
+  it("rejects unknown keys and impossible shapes", () => {
+    expect(() => modelConfig({ ...MODEL_SIZES.tiny, vocab: 64, dropout: 0.1 } as never)).toThrow(/unknown model config key "dropout"/);
+    expect(() => modelConfig({ ...MODEL_SIZES.tiny, heads: 3 }, 64)).toThrow(/dModel 64 is not divisible by heads 3/);
+    expect(() => modelConfig("huge" as never, 64)).toThrow(/unknown model size "huge"/);
+    expect(() => modelConfig("tiny")).toThrow(/vocab must be a positive integer/);
+  });
+});
+
+describe("GptModel", () => {
+  it("initialises identically from the same seed, differently from another", async () => {
+    const cfg = modelConfig("tiny", 64);
+    const [a, b, c] = [GptModel.init(cfg, new Rng(1)), GptModel.init(cfg, new Rng(1)), GptModel.init(cfg, new Rng(2))];
+    const [wa, wb, wc] = await Promise.all([a.weights(), b.weights(), c.weights()]);
+    expect(wb).toEqual(wa);
+    expect(wc[0]).not.toEqual(wa[0]);
+    [a, b, c].forEach((m) => m.dispose());
+  });
+
+  it("is causal: logits at a position do not depend on later tokens", async () => {
+    const cfg = modelConfig({ layers: 2, heads: 2, dModel: 16, context: 8, tiedHead: false }, 10);
+    const m = GptModel.init(cfg, new Rng(3));
+    const run = (tokens: number[]) =>
+      tf.tidy(() => {
+        const T = tokens.length;
+        const bias = tf.tensor4d(Array.from({ length: T * T }, (_, i) => (i % T > Math.floor(i / T) ? -1e9 : 0)), [1, 1, T, T]);
+        return m.forward({ tokens: tf.tensor2d([tokens], undefined, "int32"), positions: tf.tensor2d([tokens.map((_, i) => i)], undefined, "int32"), attnBias: bias }).logits.arraySync()[0];
+      });
+    const x = run([1, 2, 3, 4, 5]);
+    const y = run([1, 2, 3, 9, 0]);
+    for (let t = 0; t < 3; t++) x[t].forEach((v, i) => expect(Math.abs(v - y[t][i])).toBeLessThan(1e-6));
+    expect(Math.abs(x[3][0] - y[3][0])).toBeGreaterThan(1e-6);
+    m.dispose();
+  });
+
+  it("keeps two policies independent: training one leaves the other's weights untouched", async () => {
+    const codePolicy = Policy.create({ size: "tiny", vocab: 32, seed: "code" });
+    const testPolicy = Policy.create({ size: "tiny", vocab: 32, seed: "test" });
+    const before = decodeCheckpoint(await testPolicy.save()).weights;
+    await codePolicy.pretrainStep([[1, 5, 6, 7, 2]]);
+    expect(decodeCheckpoint(await testPolicy.save()).weights).toEqual(before);
+    codePolicy.dispose();
+    testPolicy.dispose();
+  });
+
+  it("trains deterministically: same seed and data give bit-identical weights", async () => {
+    const weightsAfter = async () => {
+      const p = Policy.create({ size: "tiny", vocab: 32, seed: 11, train: { lr: 1e-3 } });
+      for (let i = 0; i < 3; i++) await p.pretrainStep([[1, 5, 6, 7, 2], [1, 8, 9, 2]]);
+      const w = decodeCheckpoint(await p.save()).weights;
+      p.dispose();
+      return w;
+    };
+    expect(await weightsAfter()).toEqual(await weightsAfter());
+  });
+
+  it("lowers the cross-entropy with pretrainStep", async () => {
+    const p = Policy.create({ size: "tiny", vocab: 32, seed: 12, train: { lr: 3e-3, warmupSteps: 0 } });
+    const data = [[1, 5, 6, 7, 8, 2], [1, 9, 10, 11, 2]];
+    const first = (await p.pretrainStep(data)).loss;
+    let last = first;
+    for (let i = 0; i < 30; i++) last = (await p.pretrainStep(data)).loss;
+    expect(first).toBeGreaterThan(3); // about ln(32) at initialisation
+    expect(last).toBeLessThan(first / 2);
+    p.dispose();
+  });
+});

@@ -1,0 +1,85 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { rolloutSamples } from "../../../src/core/policy/batch.ts";
+import { maskBytes } from "../../../src/core/policy/sampler.ts";
+import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
+import { Rng } from "../../../src/core/rng.ts";
+import { setupBackend, smallPolicy } from "./helpers.ts";
+
+beforeAll(setupBackend);
+
+const V = 20;
+const grammar = new ToyConstraint(V, 2, 6);
+// Prompts of different lengths in one batch (left-padded by the sampler).
+const prompts = [[TOY_BOS], [TOY_BOS, 5, 6, 7, 8], [TOY_BOS, 9], [TOY_BOS, 3, 4, 3, 4, 3, 4, 3]];
+
+describe("sampleBatch", () => {
+  it("returns grammatical completions, reproducible from the seed", async () => {
+    const policy = smallPolicy(V, 1);
+    const a = await policy.sample(prompts, grammar, { maxNewTokens: 10, rng: new Rng(5) });
+    const b = await policy.sample(prompts, grammar, { maxNewTokens: 10, rng: new Rng(5) });
+    const c = await policy.sample(prompts, grammar, { maxNewTokens: 10, rng: new Rng(6) });
+    expect(a.completions).toEqual(b.completions);
+    expect(a.completions).not.toEqual(c.completions);
+    expect(a.done).toEqual([true, true, true, true]);
+    for (const completion of a.completions) expect(grammar.accepts(completion)).toBe(true);
+    policy.dispose();
+  });
+
+  it("gives the same tokens and log-probs with and without the KV cache", async () => {
+    const policy = smallPolicy(V, 2);
+    const cached = await policy.sample(prompts, grammar, { maxNewTokens: 10, rng: new Rng(7), temperature: 0.8 });
+    const full = await policy.sample(prompts, grammar, { maxNewTokens: 10, rng: new Rng(7), temperature: 0.8, kvCache: false });
+    expect(cached.completions).toEqual(full.completions);
+    cached.logProbs.forEach((lp, b) => lp.forEach((x, j) => expect(Math.abs(x - full.logProbs[b][j])).toBeLessThan(1e-4)));
+    policy.dispose();
+  });
+
+  it("returns log-probs equal to the update's recomputation (same distribution, padding has no effect)", async () => {
+    const policy = smallPolicy(V, 3);
+    const rollout = await policy.sample(prompts, grammar, { maxNewTokens: 10, rng: new Rng(8), temperature: 0.7, topP: 0.9 });
+    // completionLogProbs runs each sample alone, unpadded, teacher-forced, with the stored allowed sets.
+    const recomputed = await policy.completionLogProbs(rolloutSamples(rollout, [0, 0, 0, 0]));
+    rollout.logProbs.forEach((lp, b) => lp.forEach((x, j) => expect(Math.abs(x - recomputed[b][j])).toBeLessThan(1e-4)));
+    policy.dispose();
+  });
+
+  it("stores the grammar mask as the allowed set at top-p 1, and a non-empty subset of it under top-p", async () => {
+    const policy = smallPolicy(V, 4);
+    const W = maskBytes(V);
+    for (const topP of [1, 0.5]) {
+      const rollout = await policy.sample(prompts, grammar, { maxNewTokens: 10, rng: new Rng(9), topP });
+      rollout.completions.forEach((completion, b) => {
+        let state = grammar.start();
+        const mask = new Uint8Array(V);
+        completion.forEach((token, j) => {
+          grammar.allowed(state, mask);
+          const stored = Array.from({ length: V }, (_, t) => (rollout.masks[b][j * W + (t >> 3)] >> (t & 7)) & 1);
+          expect(stored[token]).toBe(1);
+          if (topP === 1) expect(stored).toEqual(Array.from(mask));
+          else stored.forEach((bit, t) => expect(bit <= mask[t]).toBe(true));
+          state = grammar.advance(state, token);
+        });
+      });
+    }
+    policy.dispose();
+  });
+
+  it("rejects bad input with specific errors", async () => {
+    const policy = smallPolicy(V, 5);
+    const rng = new Rng(1);
+    await expect(policy.sample([[]], grammar, { maxNewTokens: 4, rng })).rejects.toThrow(/empty: start every prompt with a BOS/);
+    await expect(policy.sample([[TOY_BOS]], grammar, { maxNewTokens: 48, rng })).rejects.toThrow(/exceeds the model context 48/);
+    await expect(policy.sample([[TOY_BOS]], new ToyConstraint(V + 1), { maxNewTokens: 4, rng })).rejects.toThrow(/vocabulary 21 differs/);
+    await expect(policy.sample([[TOY_BOS, V]], grammar, { maxNewTokens: 4, rng })).rejects.toThrow(/outside \[0, 20\)/);
+    await expect(policy.sample([[TOY_BOS]], grammar, { maxNewTokens: 4, rng, temperature: 0 })).rejects.toThrow(/temperature/);
+    policy.dispose();
+  });
+
+  it("reports rows cut by maxNewTokens as not done", async () => {
+    const policy = smallPolicy(V, 6);
+    const rollout = await policy.sample([[TOY_BOS]], new ToyConstraint(V, 5, 9), { maxNewTokens: 3, rng: new Rng(2) });
+    expect(rollout.done).toEqual([false]);
+    expect(rollout.completions[0]).toHaveLength(3);
+    policy.dispose();
+  });
+});
