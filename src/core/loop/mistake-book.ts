@@ -46,31 +46,40 @@ export interface MistakeBookOutcome {
   passed: string[];
 }
 
-/** One loaded or unloaded candidate of a task, as graded this step (input of mistakeBookOutcome). */
+/** One candidate of a task as graded this step (input of mistakeBookOutcome). */
 export interface GradedCandidate {
   code: string;
   /** Only codes that loaded ("ok") update the book, as in the reference. */
   loaded: boolean;
-  /** Every line of every suite written for this code, with its reference-corrected text. */
-  newTests: { corrected: string; line: LineResult }[];
-  /** The Mistake Book tests shown this step, with this code's verdicts. */
-  bookTests: { test: string; line: LineResult }[];
+  /** The graded suites written for this code; executable lines carry `corrected`. */
+  suites: readonly (readonly LineResult[])[];
+  /** This code's verdicts on the Mistake Book tests shown this step (same order as those tests). */
+  bookLines: readonly LineResult[];
 }
 
 /**
  * Adapter from graded results to a MistakeBookOutcome: executable new lines (valid or
- * reference-corrected) that a loaded code did not pass are failures; stored tests it passed are
- * passes. Invalid lines never enter the book.
+ * reference-corrected) that a loaded code did not pass are failures, stored under their corrected
+ * text; Mistake Book tests it passed are passes. Invalid lines never enter the book.
+ *
+ * bookTests: the tests shown this step (topMistakes), shared by every candidate of the task.
  */
-export function mistakeBookOutcome(candidates: readonly GradedCandidate[]): MistakeBookOutcome {
+export function mistakeBookOutcome(bookTests: readonly string[], candidates: readonly GradedCandidate[]): MistakeBookOutcome {
   const failed: MistakeBookOutcome["failed"] = [];
   const passed: string[] = [];
   for (const c of candidates) {
     if (!c.loaded) continue;
-    for (const t of c.newTests) {
-      if (t.line.validity !== "invalid" && t.line.verdict !== "pass") failed.push({ test: t.corrected, code: c.code });
+    for (const line of c.suites.flat()) {
+      if (line.validity === "invalid" || line.verdict === "pass") continue;
+      if (line.corrected === undefined) throw new TypeError("grader contract: an executable line has no `corrected` text");
+      failed.push({ test: line.corrected, code: c.code });
     }
-    for (const t of c.bookTests) if (t.line.verdict === "pass") passed.push(t.test);
+    if (c.bookLines.length !== bookTests.length) {
+      throw new RangeError(`${c.bookLines.length} Mistake Book verdicts for ${bookTests.length} Mistake Book tests`);
+    }
+    c.bookLines.forEach((line, i) => {
+      if (line.verdict === "pass") passed.push(bookTests[i]);
+    });
   }
   return { failed, passed };
 }

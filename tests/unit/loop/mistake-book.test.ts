@@ -94,22 +94,29 @@ describe("Mistake Book updates", () => {
   });
 
   it("adapter: only loaded codes, only executable lines, corrected text is the key", () => {
-    const l = (validity: LineResult["validity"], verdict: LineResult["verdict"]): LineResult => ({ validity, verdict, reason: "" });
-    const outcome = mistakeBookOutcome([
-      {
-        code: "c1",
-        loaded: true,
-        newTests: [
-          { corrected: T(1), line: l("valid", "fail") },
-          { corrected: T(2), line: l("wrong-answer", "timeout") },
-          { corrected: "junk", line: l("invalid", "skipped") },
-          { corrected: T(4), line: l("valid", "pass") },
-        ],
-        bookTests: [{ test: T(7), line: l("valid", "pass") }, { test: T(8), line: l("valid", "fail") }],
-      },
-      { code: "c2", loaded: false, newTests: [{ corrected: T(5), line: l("valid", "skipped") }], bookTests: [] },
-    ]);
-    expect(outcome).toEqual({ failed: [{ test: T(1), code: "c1" }, { test: T(2), code: "c1" }], passed: [T(7)] });
+    const l = (validity: LineResult["validity"], verdict: LineResult["verdict"], corrected?: string): LineResult => ({ validity, verdict, reason: "", corrected });
+    const outcome = mistakeBookOutcome(
+      [T(7), T(8)],
+      [
+        {
+          code: "c1",
+          loaded: true,
+          suites: [
+            [l("valid", "fail", T(1)), l("wrong-answer", "timeout", T(2)), l("invalid", "skipped")],
+            [l("valid", "pass", T(4)), l("valid", "error", T(1))],
+          ],
+          bookLines: [l("valid", "pass"), l("valid", "fail")],
+        },
+        { code: "c2", loaded: false, suites: [[l("valid", "skipped", T(5))]], bookLines: [l("valid", "skipped"), l("valid", "skipped")] },
+        { code: "c3", loaded: true, suites: [], bookLines: [l("valid", "pass"), l("valid", "pass")] },
+      ],
+    );
+    expect(outcome).toEqual({
+      failed: [{ test: T(1), code: "c1" }, { test: T(2), code: "c1" }, { test: T(1), code: "c1" }],
+      passed: [T(7), T(7), T(8)],
+    });
+    expect(() => mistakeBookOutcome([], [{ code: "c", loaded: true, suites: [[l("valid", "fail")]], bookLines: [] }])).toThrow(/corrected/);
+    expect(() => mistakeBookOutcome([T(1)], [{ code: "c", loaded: true, suites: [], bookLines: [] }])).toThrow(/0 Mistake Book verdicts for 1/);
   });
 
   it("validation names the bad field", () => {
