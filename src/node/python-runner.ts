@@ -3,6 +3,7 @@
  * program in a fresh globals dict. Used by plus-test building and mutant generation, which run
  * trusted code (references, mutate.py); untrusted code goes through the grader instead.
  */
+import { readFileSync } from "node:fs";
 import { loadPyodide, type PyodideInterface } from "pyodide";
 import type { RunPython } from "../core/arena/plus.ts";
 
@@ -22,4 +23,9 @@ export function createNodeRunPython(): RunPython {
       globals.destroy();
     }
   };
+}
+
+/** The source of src/core/arena/mutate.py, for generateMutants / prepareBench. */
+export function mutateSource(): string {
+  return readFileSync(new URL("../core/arena/mutate.py", import.meta.url), "utf8");
 }

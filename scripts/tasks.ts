@@ -1,0 +1,104 @@
+/**
+ * `npm run tasks -- <command>`: the task suite's command line.
+ *
+ *   check [--tasks FILE] [--lenient] [--seed N]
+ *       Runs every invariant (docs/TASKS.md, "Invariants") through the real grader and ends with ONE
+ *       JSON line {tasks, train, heldout, weak_golden, violations}. Exit code 1 when violations exist.
+ *       --lenient: imported files (no size floors, no weak-golden share, variants optional).
+ *   import mbpp|humaneval IN.jsonl --out FILE [--split train|heldout] [--name NAME]
+ *       Converts MBPP- or HumanEval-style JSONL into a task file (all or nothing); prints a summary.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { checkSummary, checkTasks } from "../src/core/arena/task-check.ts";
+import { arenaV1 } from "../src/core/arena/task-suite.ts";
+import { validateTaskFile, type TaskFile } from "../src/core/arena/task.ts";
+import { importJsonl, ImportError, type ImportFormat } from "../src/core/arena/import.ts";
+import { createNodeGrader } from "../src/node/grader.ts";
+import { createNodeRunPython } from "../src/node/python-runner.ts";
+import { loadRoundTrip } from "../src/core/arena/task-round-trip.ts";
+
+const USAGE = `usage:
+  npm run tasks -- check [--tasks FILE] [--lenient] [--seed N]
+  npm run tasks -- import mbpp|humaneval IN.jsonl --out FILE [--split train|heldout] [--name NAME]`;
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const v = args[i + 1];
+  if (v === undefined || v.startsWith("--")) fail(`${name} needs a value`);
+  args.splice(i, 2);
+  return v;
+}
+
+function fail(message: string): never {
+  console.error(`tasks: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+function loadFile(path: string | undefined, strict: boolean): TaskFile {
+  if (path === undefined) return arenaV1();
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    fail(`cannot read task file ${path}: ${(e as Error).message}`);
+  }
+  return validateTaskFile(raw, { strict });
+}
+
+async function check(args: string[]): Promise<void> {
+  const path = flag(args, "--tasks");
+  const seed = Number(flag(args, "--seed") ?? "0");
+  const lenient = args.includes("--lenient");
+  const rest = args.filter((a) => a !== "--lenient");
+  if (rest.length > 0) fail(`unknown arguments: ${rest.join(" ")}`);
+  if (!Number.isInteger(seed)) fail("--seed must be an integer");
+  const file = loadFile(path, !lenient);
+  const grader = await createNodeGrader();
+  try {
+    const roundTrip = await loadRoundTrip();
+    if (!roundTrip) console.error("check: the arena tokenizer is not available yet; round-trip check skipped");
+    const report = await checkTasks(
+      file,
+      { grader, runPython: createNodeRunPython(), roundTrip: roundTrip ?? undefined },
+      { strict: !lenient, seed, onProgress: (text) => process.stderr.isTTY && process.stderr.write(`\r${text.padEnd(60)}`) },
+    );
+    if (process.stderr.isTTY) process.stderr.write("\n");
+    for (const v of report.violations) console.error(`violation: ${v}`);
+    console.log(JSON.stringify(checkSummary(report)));
+    if (report.violations.length > 0) process.exitCode = 1;
+  } finally {
+    await grader.close();
+  }
+}
+
+function runImport(args: string[]): void {
+  const out = flag(args, "--out");
+  const split = flag(args, "--split") ?? "heldout";
+  const name = flag(args, "--name");
+  const [format, input, ...rest] = args;
+  if (format !== "mbpp" && format !== "humaneval") fail("import needs a format: mbpp or humaneval");
+  if (!input || rest.length > 0) fail("import needs exactly one input file");
+  if (!out) fail("import needs --out FILE");
+  if (split !== "train" && split !== "heldout") fail("--split must be train or heldout");
+  try {
+    const { file, outside } = importJsonl(readFileSync(input, "utf8"), format as ImportFormat, {
+      split,
+      name: name ?? `import-${format}`,
+    });
+    writeFileSync(out, JSON.stringify(file, null, 2) + "\n");
+    console.log(JSON.stringify({ imported: file.tasks.length, outside_arena: outside.length, out }));
+    for (const o of outside) console.error(`outside arena-Python: ${o.id}: ${o.reason}`);
+  } catch (e) {
+    if (e instanceof ImportError) {
+      console.error(`tasks: ${e.message}`);
+      process.exit(1);
+    }
+    throw e;
+  }
+}
+
+const [command, ...args] = process.argv.slice(2);
+if (command === "check") await check(args);
+else if (command === "import") runImport(args);
+else fail(command ? `unknown command '${command}'` : "missing command");

@@ -1,0 +1,184 @@
+/**
+ * Bring your own tasks: MBPP-style JSONL (`task_id`, `text`, `code`, `test_list`) and
+ * HumanEval-style JSONL (`task_id`, `prompt`, `canonical_solution`, `test`, `entry_point`) into the
+ * task format (task.ts). Parameter and return types are inferred from the golden tests' literals;
+ * no input_spec is invented, so plus inputs come from type-aware mutation of the golden inputs
+ * (plus.ts, as EvalPlus does). Tasks the policies cannot write in arena-Python are kept and flagged
+ * with `outside_arena` (why), usable for play and evaluation. All or nothing: any bad line makes the
+ * whole import fail with every problem listed as `line N: field: message`.
+ */
+import { formatArgs, formatLiteral, LiteralSyntaxError, literalType, parseAssert, unifyTypes, type ParsedAssert } from "./task-literals.ts";
+import type { RoundTrip } from "./task-round-trip.ts";
+import type { ArenaType } from "./types.ts";
+import { PARAM_POOL, taskProblems, type Split, type Task, type TaskFile, type TaskParam } from "./task.ts";
+
+export type ImportFormat = "mbpp" | "humaneval";
+
+export class ImportError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`import failed, nothing imported: ${problems.length} problem(s):\n  ${problems.join("\n  ")}`);
+    this.name = "ImportError";
+  }
+}
+
+export interface ImportOptions {
+  split?: Split;
+  name?: string;
+  /** Optional arena-Python check of a reference (decode(encode(code)) === code); throws when outside. */
+  roundTrip?: RoundTrip;
+}
+
+export interface ImportResult {
+  file: TaskFile;
+  outside: { id: string; reason: string }[];
+}
+
+/** Converts a whole JSONL text; throws ImportError naming line and field for any bad record. */
+export function importJsonl(text: string, format: ImportFormat, opts: ImportOptions = {}): ImportResult {
+  const problems: string[] = [];
+  const tasks: Task[] = [];
+  const ids = new Map<string, number>();
+  text.split("\n").forEach((raw, i) => {
+    const line = i + 1;
+    if (raw.trim() === "") return;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(raw);
+    } catch (e) {
+      problems.push(`line ${line}: not valid JSON (${(e as Error).message})`);
+      return;
+    }
+    try {
+      const task = format === "mbpp" ? fromMbpp(rec, opts) : fromHumanEval(rec, opts);
+      const prev = ids.get(task.id);
+      if (prev !== undefined) throw new FieldError("task_id", `duplicate of line ${prev} (id '${task.id}')`);
+      ids.set(task.id, line);
+      for (const p of taskProblems(task, { strict: false })) problems.push(`line ${line}: ${p}`);
+      tasks.push(task);
+    } catch (e) {
+      if (e instanceof FieldError) problems.push(`line ${line}: field ${e.field}: ${e.message}`);
+      else throw e;
+    }
+  });
+  if (problems.length === 0 && tasks.length === 0) problems.push("file: no records");
+  if (problems.length > 0) throw new ImportError(problems);
+  return {
+    file: { version: 1, name: opts.name ?? `import-${format}`, tasks },
+    outside: tasks.filter((t) => t.outside_arena).map((t) => ({ id: t.id, reason: t.outside_arena! })),
+  };
+}
+
+class FieldError extends Error {
+  constructor(readonly field: string, message: string) {
+    super(message);
+  }
+}
+
+function field(rec: Record<string, unknown>, name: string, kind: "string" | "string[]"): unknown {
+  const v = rec[name];
+  if (kind === "string" && (typeof v !== "string" || v.trim() === "")) throw new FieldError(name, "missing or not a non-empty string");
+  if (kind === "string[]" && (!Array.isArray(v) || v.length === 0 || v.some((s) => typeof s !== "string"))) {
+    throw new FieldError(name, "missing or not a non-empty list of strings");
+  }
+  return v;
+}
+
+function asRecord(rec: unknown): Record<string, unknown> {
+  if (typeof rec !== "object" || rec === null || Array.isArray(rec)) throw new FieldError("(record)", "must be a JSON object");
+  return rec as Record<string, unknown>;
+}
+
+function fromMbpp(raw: unknown, opts: ImportOptions): Task {
+  const rec = asRecord(raw);
+  const idRaw = rec.task_id;
+  if (typeof idRaw !== "number" && typeof idRaw !== "string") throw new FieldError("task_id", "missing (number or string)");
+  const text = field(rec, "text", "string") as string;
+  const code = normalise(field(rec, "code", "string") as string);
+  const tests = field(rec, "test_list", "string[]") as string[];
+  const m = /^\s*assert\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/.exec(tests[0]);
+  if (!m) throw new FieldError("test_list[0]", "must start with 'assert NAME(' to name the entry point");
+  return build(`mbpp-${idRaw}`, text, m[1], code, tests, "test_list", opts);
+}
+
+function fromHumanEval(raw: unknown, opts: ImportOptions): Task {
+  const rec = asRecord(raw);
+  const idRaw = field(rec, "task_id", "string") as string;
+  const prompt = normalise(field(rec, "prompt", "string") as string);
+  const body = normalise(field(rec, "canonical_solution", "string") as string);
+  const test = normalise(field(rec, "test", "string") as string);
+  const entry = field(rec, "entry_point", "string") as string;
+  // `def check(candidate):` with `assert candidate(ARGS) == ANSWER` lines: keep those, under the entry point's name.
+  const tests = test
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => /^assert\s+candidate\s*\(/.test(l))
+    .map((l) => l.replace(/^assert\s+candidate\s*\(/, `assert ${entry}(`));
+  if (tests.length === 0) throw new FieldError("test", "has no 'assert candidate(...)' line");
+  const doc = /("""|''')([\s\S]*?)\1/.exec(prompt)?.[2] ?? "";
+  const sentence = doc.trim().split(/\n\s*\n/)[0].replace(/\s+/g, " ").trim() || `Implement ${entry}.`;
+  return build(idRaw, sentence, entry, prompt + body, tests, "test", opts);
+}
+
+function build(rawId: string, prompt: string, entry: string, reference: string, testLines: string[], testField: string, opts: ImportOptions): Task {
+  const id = rawId.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  const def = new RegExp(`def\\s+${entry}\\s*\\(([^)]*)\\)`).exec(reference);
+  if (!def) throw new FieldError("code", `does not define ${entry}(...) (the function the tests call)`);
+  const names = def[1]
+    .split(",")
+    .map((p) => p.split(/[:=]/)[0].trim())
+    .filter((p) => p !== "" && !p.startsWith("*"));
+
+  // Golden tests: the lines of the form `assert ENTRY(LITERALS) == LITERAL`, rewritten canonically.
+  const parsed: ParsedAssert[] = [];
+  const skipped: string[] = [];
+  testLines.forEach((l, i) => {
+    try {
+      const p = parseAssert(l, entry);
+      if (p.args.length !== names.length) {
+        throw new FieldError(`${testField}[${i}]`, `calls ${entry} with ${p.args.length} arguments but it takes ${names.length}`);
+      }
+      parsed.push(p);
+    } catch (e) {
+      if (e instanceof LiteralSyntaxError) skipped.push(`${testField}[${i}]`);
+      else throw e;
+    }
+  });
+  if (parsed.length === 0) {
+    throw new FieldError(testField, `no test of the form 'assert ${entry}(LITERALS) == LITERAL' (e.g. float tolerances are not supported)`);
+  }
+  const params: TaskParam[] = names.map((name, i) => ({ name, type: unifyTypes(parsed.map((p) => literalType(p.args[i]))) }));
+  const returns = unifyTypes(parsed.map((p) => literalType(p.expected)));
+
+  const reasons: string[] = [];
+  const other = [...params.filter((p) => p.type === "other").map((p) => p.name), ...(returns === "other" ? ["return value"] : [])];
+  if (other.length > 0) reasons.push(`types outside int/bool/str/list[int]/list[str]: ${other.join(", ")}`);
+  if (entry !== "f") reasons.push(`entry point '${entry}' (arena programs define f)`);
+  const outPool = names.filter((n) => !(PARAM_POOL as readonly string[]).includes(n));
+  if (outPool.length > 0) reasons.push(`parameter names outside the pool: ${outPool.join(", ")}`);
+  if (opts.roundTrip && reasons.length === 0) {
+    try {
+      const sig = { entry_point: entry, params: params as { name: string; type: ArenaType }[], returns: returns as ArenaType };
+      if (opts.roundTrip(reference, sig) !== reference) reasons.push("reference is not in canonical arena-Python formatting");
+    } catch (e) {
+      reasons.push(`reference is not arena-Python: ${(e as Error).message}`);
+    }
+  }
+  return {
+    id,
+    title: entry.replace(/_/g, " "),
+    prompt: prompt.trim(),
+    entry_point: entry,
+    params,
+    returns,
+    reference,
+    golden_tests: parsed.map((p) => `assert ${entry}(${formatArgs(p.args)}) == ${formatLiteral(p.expected)}`),
+    buggy_variants: [],
+    split: opts.split ?? "heldout",
+    tags: ["imported", ...(skipped.length > 0 ? [`skipped-tests:${skipped.length}`] : [])],
+    ...(reasons.length > 0 ? { outside_arena: reasons.join("; ") } : {}),
+  };
+}
+
+function normalise(code: string): string {
+  return code.replace(/\r\n?/g, "\n").replace(/\t/g, "    ");
+}

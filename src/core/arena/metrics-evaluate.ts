@@ -1,0 +1,239 @@
+/**
+ * Evaluation by real execution through the grader: the API the training loop, `npm run eval` and
+ * the UI call. Everything runs in grader batches (Pyodide); metrics.ts turns the results into
+ * numbers.
+ *
+ *   const bench = await prepareBench(grader, runPython, mutateSource, tasks);   // plus tests + mutants, once
+ *   const codes = await evaluateCodes(grader, bench, { "sum-positive": [code1, code2] });
+ *   const tests = await evaluateSuites(grader, bench, { "sum-positive": [suite1, suite2] }, { k: 5 });
+ */
+import type { CodeResult, GradeCode, GradeRequest, GradeSuite, Grader, LineResult } from "../grader/types.ts";
+import {
+  bugDetectionRate, catches, meanBySplit, mutAtK, mul, passAtK, passesAll, percent, suiteValid, validityRate,
+  type BySplit,
+} from "./metrics.ts";
+import type { Mutant } from "./mutants.ts";
+import type { PlusTests } from "./plus.ts";
+import type { Split, Task } from "./task.ts";
+
+/** Progress of a long evaluation: a typed event, as everywhere in the app. */
+export interface EvalProgress {
+  phase: "plus" | "mutants" | "codes" | "suites";
+  done: number;
+  total: number;
+  text: string;
+}
+export type OnEvalProgress = (p: EvalProgress) => void;
+
+/** What evaluation needs per task, built once (prepareBench in mutants.ts) and reused. */
+export interface Bench {
+  tasks: Task[];
+  plus: Map<string, PlusTests>;
+  mutants: Map<string, Mutant[]>;
+}
+
+/** One code to run, with test sets: `suites` are reference-corrected, `golden` run as written. */
+export interface Job {
+  task: string;
+  code: string;
+  suites?: string[][];
+  golden?: string[][];
+}
+
+export interface JobResult {
+  code: CodeResult;
+  suites: LineResult[][];
+  golden: LineResult[][];
+}
+
+export interface RunOptions {
+  /** Codes per grader request: bounds request size and gives progress granularity. Default 64. */
+  batch?: number;
+  /** Per-line limit in ms (grader default when absent). */
+  testMs?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Runs jobs through the grader in batches; results in job order. */
+export async function runJobs(grader: Grader, tasks: Task[], jobs: Job[], opts: RunOptions = {}): Promise<JobResult[]> {
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  const batch = opts.batch ?? 64;
+  const out: JobResult[] = [];
+  for (let start = 0; start < jobs.length; start += batch) {
+    const part = jobs.slice(start, start + batch);
+    const taskIds = [...new Set(part.map((j) => j.task))];
+    const codes: GradeCode[] = part.map((j) => ({ task: j.task, code: j.code }));
+    const suites: GradeSuite[] = [];
+    const golden: GradeSuite[] = [];
+    let maxLines = 8;
+    part.forEach((j, i) => {
+      for (const s of j.suites ?? []) suites.push({ code: i, text: s.join("\n") });
+      for (const g of j.golden ?? []) golden.push({ code: i, text: g.join("\n") });
+      for (const s of [...(j.suites ?? []), ...(j.golden ?? [])]) maxLines = Math.max(maxLines, s.length);
+    });
+    const request: GradeRequest = {
+      tasks: taskIds.map((id) => {
+        const t = byId.get(id);
+        if (!t) throw new Error(`job for unknown task '${id}'`);
+        return { id, entry_point: t.entry_point, reference: t.reference };
+      }),
+      codes,
+      suites,
+      golden,
+      limits: { max_lines: maxLines, ...(opts.testMs ? { test_ms: opts.testMs } : {}) },
+    };
+    const result = await grader.grade(request);
+    let si = 0;
+    let gi = 0;
+    part.forEach((j, i) => {
+      const js = (j.suites ?? []).map(() => result.suites[si++]);
+      const jg = (j.golden ?? []).map(() => result.golden[gi++]);
+      out.push({ code: result.codes[i], suites: js, golden: jg });
+    });
+    opts.onProgress?.(Math.min(start + batch, jobs.length), jobs.length);
+  }
+  return out;
+}
+
+function plusOf(bench: Bench, task: string): string[] {
+  const p = bench.plus.get(task);
+  if (!p) throw new Error(`no plus tests for task '${task}': build them with prepareBench`);
+  return p.lines;
+}
+
+export interface CodeEvaluation {
+  perTask: { task: string; split: Split; plusPass: boolean[]; goldenPass: boolean[] }[];
+  /** Mean over tasks of the share of samples passing all plus tests. */
+  plusPass1: BySplit;
+  /** Mean over tasks of the share of samples passing all golden tests. */
+  goldenPass1: BySplit;
+}
+
+/**
+ * Code metrics for n sampled codes per task (e.g. 8 at temperature 0.7): every code is run on its
+ * task's plus tests and golden tests. Tasks missing from `codesPerTask` are skipped.
+ */
+export async function evaluateCodes(
+  grader: Grader,
+  bench: Bench,
+  codesPerTask: Record<string, string[]>,
+  opts: { onProgress?: OnEvalProgress; batch?: number } = {},
+): Promise<CodeEvaluation> {
+  const tasks = bench.tasks.filter((t) => codesPerTask[t.id]?.length);
+  for (const id of Object.keys(codesPerTask)) {
+    if (!bench.tasks.some((t) => t.id === id)) throw new Error(`evaluateCodes: unknown task '${id}'`);
+  }
+  const jobs: Job[] = tasks.flatMap((t) =>
+    codesPerTask[t.id].map((code) => ({ task: t.id, code, suites: [plusOf(bench, t.id)], golden: [t.golden_tests] })),
+  );
+  const results = await runJobs(grader, bench.tasks, jobs, {
+    batch: opts.batch,
+    onProgress: (done, total) => opts.onProgress?.({ phase: "codes", done, total, text: `graded ${done}/${total} codes` }),
+  });
+  let i = 0;
+  const perTask = tasks.map((t) => {
+    const rs = codesPerTask[t.id].map(() => results[i++]);
+    return {
+      task: t.id,
+      split: t.split,
+      plusPass: rs.map((r) => passesAll(r.code, r.suites[0])),
+      goldenPass: rs.map((r) => passesAll(r.code, r.golden[0])),
+    };
+  });
+  return {
+    perTask,
+    plusPass1: meanBySplit(perTask.map((p) => ({ split: p.split, value: percent(p.plusPass) }))),
+    goldenPass1: meanBySplit(perTask.map((p) => ({ split: p.split, value: percent(p.goldenPass) }))),
+  };
+}
+
+export interface SuiteTaskEvaluation {
+  task: string;
+  split: Split;
+  /** Per suite: every line valid on the reference. */
+  valid: boolean[];
+  /** kills[suite][mutant]. */
+  kills: boolean[][];
+  /** caught[suite][variant]. */
+  caught: boolean[][];
+  validity: number;
+  passK: number;
+  mutK: number;
+  bugDetection: number;
+}
+
+export interface SuiteEvaluation {
+  k: number;
+  perTask: SuiteTaskEvaluation[];
+  /** Share of all suite lines that are valid. */
+  validity: BySplit;
+  passK: BySplit;
+  mutK: BySplit;
+  /** pass@k x mut@k / 100 of the means (as the paper reports it). */
+  mul: BySplit;
+  bugDetection: BySplit;
+}
+
+/**
+ * Test metrics for n generated suites per task (each a list of `assert f(...) == ...` lines): the
+ * suites run against the reference (validity), every surviving mutant (mut@k) and every buggy
+ * variant (bug detection), reference-corrected as in training.
+ */
+export async function evaluateSuites(
+  grader: Grader,
+  bench: Bench,
+  suitesPerTask: Record<string, string[][]>,
+  opts: { k?: number; onProgress?: OnEvalProgress; batch?: number } = {},
+): Promise<SuiteEvaluation> {
+  const k = opts.k ?? 5;
+  for (const id of Object.keys(suitesPerTask)) {
+    if (!bench.tasks.some((t) => t.id === id)) throw new Error(`evaluateSuites: unknown task '${id}'`);
+  }
+  const tasks = bench.tasks.filter((t) => suitesPerTask[t.id]?.length);
+  const jobs: Job[] = tasks.flatMap((t) => {
+    const suites = suitesPerTask[t.id];
+    const mutants = bench.mutants.get(t.id) ?? [];
+    return [t.reference, ...mutants.map((m) => m.code), ...t.buggy_variants.map((v) => v.code)].map((code) => ({
+      task: t.id,
+      code,
+      suites,
+    }));
+  });
+  const results = await runJobs(grader, bench.tasks, jobs, {
+    batch: opts.batch,
+    onProgress: (done, total) => opts.onProgress?.({ phase: "suites", done, total, text: `graded ${done}/${total} codes` }),
+  });
+  let i = 0;
+  const perTask = tasks.map((t): SuiteTaskEvaluation => {
+    const suites = suitesPerTask[t.id];
+    const ref = results[i++];
+    const mutants = (bench.mutants.get(t.id) ?? []).map(() => results[i++]);
+    const variants = t.buggy_variants.map(() => results[i++]);
+    const valid = ref.suites.map(suiteValid);
+    const kills = suites.map((_, s) => mutants.map((m) => catches(m.code, m.suites[s])));
+    const caught = suites.map((_, s) => variants.map((v) => catches(v.code, v.suites[s])));
+    return {
+      task: t.id,
+      split: t.split,
+      valid,
+      kills,
+      caught,
+      validity: validityRate(ref.suites),
+      passK: passAtK(valid.length, valid.filter(Boolean).length, k),
+      mutK: mutAtK(kills, mutants.length, k),
+      bugDetection: bugDetectionRate(caught),
+    };
+  });
+  const by = (f: (p: SuiteTaskEvaluation) => number) => meanBySplit(perTask.map((p) => ({ split: p.split, value: f(p) })));
+  const passK = by((p) => p.passK);
+  const mutK = by((p) => p.mutK);
+  return {
+    k,
+    perTask,
+    validity: by((p) => p.validity),
+    passK,
+    mutK,
+    mul: { all: mul(passK.all, mutK.all), train: mul(passK.train, mutK.train), heldout: mul(passK.heldout, mutK.heldout) },
+    bugDetection: by((p) => p.bugDetection),
+  };
+}

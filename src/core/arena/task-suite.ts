@@ -1,0 +1,20 @@
+/**
+ * The built-in task suite, validated once at import: `arenaV1()` is what the training loop, the CLI
+ * and the UI use unless a task file is given. The data lives in tasks/arena-v1.json (format:
+ * docs/TASKS.md); its invariants are checked by `npm run tasks -- check` and the unit tests.
+ */
+import raw from "./tasks/arena-v1.json";
+import { validateTaskFile, type Split, type Task, type TaskFile } from "./task.ts";
+
+let cached: TaskFile | null = null;
+
+/** The arena-v1 suite (63 tasks: 47 train, 16 heldout). Throws TaskValidationError if the JSON was broken by an edit. */
+export function arenaV1(): TaskFile {
+  cached ??= validateTaskFile(raw);
+  return cached;
+}
+
+/** Tasks of one split, in file order. */
+export function tasksOfSplit(file: TaskFile, split: Split): Task[] {
+  return file.tasks.filter((t) => t.split === split);
+}
