@@ -161,7 +161,7 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
       const slack = thr - this.cost[t] - weight[t];
       const r = role[this.match[t]];
       // Tokens that pay off committed tokens (return, a comprehension's `for` and `,`) are checked with that refund.
-      if (slack < 0 && r !== "return" && r !== "compFor" && r !== "compComma") continue;
+      if (slack < 0 && r !== "return" && r !== "compFor" && r !== "compComma" && r !== "elemEnd") continue;
       if (r === "plain" || this.check(s, r, t, slack)) mask[t] = 1;
     }
   }
@@ -200,8 +200,8 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
     return false;
   }
 
-  private elementFrame(s: CodeState): CompFrame | undefined {
-    for (let i = s.frames.length - 1; i >= 0; i--) if (s.frames[i].phase === Phase.Element) return s.frames[i];
+  private elementFrame(s: CodeState, from = s.frames.length - 1): CompFrame | undefined {
+    for (let i = from; i >= 0; i--) if (s.frames[i].phase === Phase.Element) return s.frames[i];
     return undefined;
   }
 
@@ -222,7 +222,15 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
         if (r === "return") return slack + (!s.hasReturn && !s.needFirstStmt ? 3 : 0) >= 0;
         return !s.needFirstStmt || s.hasReturn || slack >= 3;
       case "needBound": return s.stmtName >= 0 && s.bound[s.stmtName] === 1;
-      case "elemEnd": return this.top(s).pending.length === 0;
+      case "elemEnd": {
+        // Not a comprehension after all: its promised names pass to the enclosing element, if any.
+        const f = this.top(s);
+        if (f.pending.length === 0) return slack >= 0;
+        const g = this.elementFrame(s, s.frames.length - 2);
+        if (!g) return false;
+        const merged = new Set([...g.pending, ...f.pending]).size;
+        return merged <= 2 && slack - ((merged === 1 ? 4 : 6) - g.extra - f.extra) >= 0;
+      }
       case "compFor": { const f = this.top(s); return slack + f.extra - (f.pending.length === 2 ? 2 : 0) >= 0; }
       case "compComma": return slack + this.top(s).extra >= 0;
       case "compName1": {
@@ -308,6 +316,16 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
         f.mustComma = uncovered.length > 0;
         f.forced = uncovered.length > 0 ? uncovered[0] : -1;
         this.setExtra(s, f, uncovered.length > 0 ? 2 : 0);
+        return;
+      }
+      case "elemEnd": {
+        const f = this.top(s);
+        if (f.pending.length === 0) return;
+        const g = this.elementFrame(s, s.frames.length - 2)!;
+        for (const p of f.pending) if (!g.pending.includes(p)) g.pending.push(p);
+        this.setExtra(s, g, g.pending.length === 1 ? 4 : 6);
+        f.pending = [];
+        this.setExtra(s, f, 0);
         return;
       }
       case "compComma": { const f = this.top(s); f.mustComma = false; this.setExtra(s, f, 0); return; }

@@ -108,9 +108,9 @@ function lexLine(vocab: Vocabulary, text: string, line: number, start: number, o
       continue;
     }
     if (ch === '"') throw new ArenaSyntaxError(line, i + 1, "double-quoted string: arena-Python strings use single quotes");
-    if (ch === "/") throw new ArenaSyntaxError(line, i + 1, "'/' is float division: arena-Python has only '//'");
     if (ch === "#") throw new ArenaSyntaxError(line, i + 1, "comments are not arena-Python");
     const op = OPS_BY_LENGTH.find((o) => text.startsWith(o, i));
+    if (!op && ch === "/") throw new ArenaSyntaxError(line, i + 1, "'/' is float division: arena-Python has only '//'");
     if (!op) throw new ArenaSyntaxError(line, i + 1, `unexpected character ${JSON.stringify(ch)}`);
     push(vocab.codeToken(op), i);
     i += op.length;
