@@ -1,0 +1,134 @@
+/**
+ * One Policy behind a message boundary: what workers/policy.worker.ts exposes with comlink, and what
+ * Node code can use in-thread through the same interface (one interface, two hosts).
+ *
+ * Everything crossing the boundary is structured-clonable: grammars are named by a ConstraintSpec and
+ * built on this side from a registry (a grammar object cannot cross threads, and calling back into
+ * the main thread per token would dominate sampling); random streams travel as RngState and come
+ * back advanced, so a run's randomness stays reproducible whichever side samples.
+ */
+import type { TokenConstraint } from "../decoding.ts";
+import { Rng, type RngState } from "../rng.ts";
+import { type BackendChoice, type BackendName, selectBackend } from "./backend.ts";
+import type { GrpoSample } from "./batch.ts";
+import { type CreatePolicyOptions, Policy, type UpdateMetrics } from "./policy.ts";
+import type { Rollout } from "./sampler.ts";
+import { ToyConstraint } from "./toy-constraint.ts";
+import type { TrainConfig } from "./train-config.ts";
+import type { ModelConfig } from "./config.ts";
+
+/** A grammar by name plus its parameters, built by the registry on the policy's side. */
+export interface ConstraintSpec {
+  kind: string;
+  params?: Record<string, unknown>;
+}
+
+/** Builds a constraint from its parameters; the arena registers "code" and "suite" here. */
+export type ConstraintFactory = (params: Record<string, unknown>) => TokenConstraint<unknown>;
+
+/** The grammars every host knows: the toy grammar of tests and benchmarks. */
+export const BUILTIN_CONSTRAINTS: Record<string, ConstraintFactory> = {
+  toy: (p) => new ToyConstraint(Number(p.vocab), p.minLength === undefined ? 1 : Number(p.minLength), p.maxLength === undefined ? 8 : Number(p.maxLength)),
+};
+
+export interface ServiceSampleOptions {
+  maxNewTokens: number;
+  temperature?: number;
+  topP?: number;
+  kvCache?: boolean;
+  /** Random stream to draw from; the advanced state comes back with the rollout. */
+  rngState: RngState;
+}
+
+export interface PolicyInfo {
+  config: ModelConfig;
+  train: TrainConfig;
+  numParams: number;
+  optimizerStep: number;
+  backend: string;
+}
+
+export class PolicyNotReadyError extends Error {
+  override name = "PolicyNotReadyError";
+}
+
+export class PolicyService {
+  private policy: Policy | null = null;
+  private backendChoice: BackendChoice | null = null;
+  private readonly constraints: Record<string, ConstraintFactory>;
+
+  constructor(constraints: Record<string, ConstraintFactory> = {}) {
+    this.constraints = { ...BUILTIN_CONSTRAINTS, ...constraints };
+  }
+
+  /** Pick the tfjs backend (first that works of `order`); call once before create/load. */
+  async init(order: BackendName[] = ["webgpu", "wasm", "cpu"]): Promise<BackendChoice> {
+    this.backendChoice = await selectBackend(order);
+    return this.backendChoice;
+  }
+
+  async create(opts: CreatePolicyOptions): Promise<PolicyInfo> {
+    this.requireBackend();
+    this.policy?.dispose();
+    this.policy = Policy.create(opts);
+    return this.info();
+  }
+
+  async load(checkpoint: ArrayBuffer, trainOverrides?: Partial<TrainConfig>): Promise<PolicyInfo> {
+    this.requireBackend();
+    this.policy?.dispose();
+    this.policy = Policy.load(checkpoint, trainOverrides);
+    return this.info();
+  }
+
+  info(): PolicyInfo {
+    const p = this.require();
+    return { config: p.config, train: p.train, numParams: p.numParams, optimizerStep: p.optimizerStep, backend: this.backendChoice!.backend };
+  }
+
+  async sample(prompts: number[][], constraint: ConstraintSpec, opts: ServiceSampleOptions): Promise<{ rollout: Rollout; rngState: RngState }> {
+    const factory = this.constraints[constraint.kind];
+    if (!factory) {
+      throw new RangeError(`unknown constraint kind "${constraint.kind}": this host knows ${Object.keys(this.constraints).join(", ")}`);
+    }
+    const rng = Rng.fromState(opts.rngState);
+    const rollout = await this.require().sample(prompts, factory(constraint.params ?? {}), { ...opts, rng });
+    return { rollout, rngState: rng.state() };
+  }
+
+  async update(samples: GrpoSample[], rngState: RngState): Promise<{ metrics: UpdateMetrics; rngState: RngState }> {
+    const rng = Rng.fromState(rngState);
+    const metrics = await this.require().update(samples, rng);
+    return { metrics, rngState: rng.state() };
+  }
+
+  pretrainStep(sequences: number[][], completionStart?: number[]): Promise<{ loss: number; gradNorm: number; lr: number }> {
+    return this.require().pretrainStep(sequences, completionStart);
+  }
+
+  completionLogProbs(samples: GrpoSample[]): Promise<Float32Array[]> {
+    return this.require().completionLogProbs(samples);
+  }
+
+  setReference(): Promise<void> {
+    return this.require().setReference();
+  }
+
+  save(): Promise<ArrayBuffer> {
+    return this.require().save();
+  }
+
+  dispose(): void {
+    this.policy?.dispose();
+    this.policy = null;
+  }
+
+  private requireBackend(): void {
+    if (!this.backendChoice) throw new PolicyNotReadyError("call init() to choose a tfjs backend before creating or loading a policy");
+  }
+
+  private require(): Policy {
+    if (!this.policy) throw new PolicyNotReadyError("no policy yet: call create() or load() first");
+    return this.policy;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * A policy in a real module Web Worker in Chromium: chooses webgpu (SwiftShader adapter) when the
+ * browser offers it and falls back to wasm when it does not; either way it samples grammatical
+ * sequences and a GRPO update moves it towards the rewarded ones.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { chromium, type Browser } from "playwright-core";
+import { createServer, type ViteDevServer } from "vite";
+import { CHROMIUM_FLAGS, findChromium, launchBrowser, watchErrors } from "./browser.ts";
+import { ToyConstraint } from "../../src/core/policy/toy-constraint.ts";
+import type { DuelResult } from "./policy-harness.ts";
+
+const VOCAB = 24;
+let server: ViteDevServer;
+let origin: string;
+
+/** The dev server serves the worker and core modules from source, as `npm run dev` does. */
+beforeAll(async () => {
+  server = await createServer({
+    server: { port: 0, host: "127.0.0.1" },
+    logLevel: "warn",
+    optimizeDeps: { include: ["@tensorflow/tfjs", "@tensorflow/tfjs-backend-webgpu", "@tensorflow/tfjs-backend-wasm", "comlink"] },
+  });
+  await server.listen();
+  origin = server.resolvedUrls!.local[0];
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** Runs the duel of policy-harness.ts in a fresh page of `browser`. */
+async function runInPage(browser: Browser): Promise<{ result: DuelResult; errors: string[] }> {
+  const page = await browser.newPage();
+  const errors = watchErrors(page);
+  await page.goto(origin);
+  // A string, so the test runner leaves the browser-side import alone.
+  const result = (await page.evaluate(`import("/tests/e2e/policy-harness.ts").then((m) => m.runDuel(${VOCAB}))`)) as DuelResult;
+  await page.close();
+  return { result, errors };
+}
+
+function expectWorkingPolicy(result: DuelResult): void {
+  const grammar = new ToyConstraint(VOCAB, 1, 6);
+  expect(result.completions).toHaveLength(8);
+  for (const c of result.completions) expect(grammar.accepts(c)).toBe(true);
+  expect(result.done.every(Boolean)).toBe(true);
+  expect(result.advantages.some((a) => a !== 0)).toBe(true);
+  expect(result.moved).toBeGreaterThan(0);
+  expect(result.clipFraction).toBe(0); // first mini-batch of a fresh rollout: ratio 1 everywhere
+  expect(result.checkpointBytes).toBeGreaterThan(100_000 * 4 * 3);
+}
+
+it("samples and updates on webgpu in a worker when an adapter exists", async () => {
+  const browser = await launchBrowser();
+  try {
+    const { result, errors } = await runInPage(browser);
+    expect(result.backend).toBe("webgpu");
+    expect(result.reason).toMatch(/first choice/);
+    expectWorkingPolicy(result);
+    expect(errors).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+});
+
+it("falls back to wasm, and says why, when WebGPU is unavailable", async () => {
+  const flags = CHROMIUM_FLAGS.filter((f) => f !== "--enable-unsafe-webgpu");
+  const browser = await chromium.launch({ executablePath: findChromium(), args: [...flags, "--disable-features=WebGPU"], headless: true });
+  try {
+    const { result, errors } = await runInPage(browser);
+    expect(result.backend).toBe("wasm");
+    expect(result.reason).toMatch(/webgpu is unavailable/);
+    expectWorkingPolicy(result);
+    expect(errors).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+});
