@@ -83,7 +83,7 @@ it("one tab drives a run (Web Locks), the other sees it read-only and takes over
   expect(b.errors).toEqual([]);
 });
 
-it("in real IndexedDB, a failed step leaves nothing half-written and a repeated step is refused", async () => {
+it("in real IndexedDB, a failed step leaves nothing half-written, a repeated step is refused, a reload finds the run", async () => {
   const { page, errors } = await openPage();
   const result = await page.evaluate(async () => {
     const s = window.arenaStorage;
@@ -103,5 +103,10 @@ it("in real IndexedDB, a failed step leaves nothing half-written and a repeated 
   expect(result.failures).toEqual(["DataCloneError", "StepOrderError"]);
   expect(result.view.step).toBe(2);
   expect(result.view.metrics).toEqual([1, 2]);
+  // A reload finds the run where it was.
+  await page.reload();
+  await page.addScriptTag({ content: harness, type: "module" });
+  await page.waitForFunction(() => !!window.arenaStorage);
+  expect(await page.evaluate(() => window.arenaStorage.view("r2"))).toEqual({ runs: ["r2", "r1"], step: 2, metrics: [1, 2] }) // most recently updated first;
   expect(errors).toEqual([]);
 });
