@@ -5,7 +5,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { loadPyodide } from "pyodide";
-import { startSandbox, stripGlobalScope, type HarnessCall, type SandboxRuntime } from "../core/grader/sandbox.ts";
+import { STRIPPED_GLOBALS, startSandbox, stripGlobalScope, type HarnessCall, type SandboxRuntime } from "../core/grader/sandbox.ts";
 import type { ParentMessage, WorkerMessage } from "./grader.ts";
 
 const port = parentPort;
@@ -22,7 +22,9 @@ port.on("message", async (m: ParentMessage) => {
     if (m.type === "init") {
       const pyodide = await loadPyodide();
       runtime = startSandbox(pyodide, m.harness, { ctl: m.ctl, interrupt: m.interrupt });
-      stripGlobalScope(globalThis);
+      // Node's `process` reaches the file system and child processes: gone too, once Pyodide is up.
+      const failed = stripGlobalScope(globalThis, [...STRIPPED_GLOBALS, "process"]);
+      if (failed.length) throw new Error(`could not strip worker globals: ${failed.join(", ")}`);
       send({ type: "ready" });
     } else if (m.type === "grade") {
       if (!runtime) throw new Error("grade before init");

@@ -41,7 +41,11 @@ _MAX_DEPTH = 100          # canonical form: deeper nesting is a non-builtin resu
 _REASON_CHARS = 160       # reasons are one short line
 _FLOAT_TOL = 1e-9
 
+import gc as _gc
+import os as _os
+
 _perf = _time.perf_counter
+_gc_collect = _gc.collect
 _parse_flags = _ast_module.PyCF_ONLY_AST
 _A = _ast_module
 _loads = _json_module.JSONDecoder().decode
@@ -73,7 +77,7 @@ def setup():
     _state["public"] = public
     # Module dicts restored after every candidate: the builtins module, the allowed modules, and the
     # Python-level modules the harness itself calls into (json decoding, ast).
-    guarded = ["builtins", "json", "json.decoder", "json.scanner", "ast"] + list(ALLOWED_IMPORTS)
+    guarded = ["builtins", "json", "json.decoder", "json.scanner", "ast", "gc", "os", "posix"] + list(ALLOWED_IMPORTS)
     _state["restore"] = [(vars(mods[n]), dict(vars(mods[n]))) for n in guarded if n in mods]
     # Heap classes the harness reads attributes of; a candidate that patches one taints the
     # interpreter, which `grade` detects and refuses (the supervisor then starts a fresh one).
@@ -88,11 +92,42 @@ def setup():
     # Pyodide's bridges to JavaScript: drop the modules and the import finder that recreates them, so
     # `import js` has nothing to find even if the audit hook were bypassed.
     for name in list(mods):
-        if name in ("js", "pyodide_js") or name.split(".")[0] in ("pyodide", "pyodide_js", "_pyodide", "micropip"):
+        if name in ("js", "pyodide_js") or name.split(".")[0] in ("pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "micropip"):
             del mods[name]
     _sys.meta_path[:] = [f for f in _sys.meta_path if "Js" not in type(f).__name__ and "Pyodide" not in type(f).__name__]
+    # pyodide.ffi.JsException(name, message) builds a real JS Error, and from any JS object
+    # `.constructor.constructor` is JavaScript's Function: no candidate may construct one.
+    for cls in _all_classes():
+        if cls.__name__ == "JsException":
+            type.__setattr__(cls, "__new__", staticmethod(_refused))
+    # Process-level kill switches that raise no audit event: replace them, in os and posix alike.
+    for m in (mods.get("os"), mods.get("posix")):
+        for name in _OS_DENIED:
+            if m is not None and name in vars(m):
+                vars(m)[name] = _refused
+    # Automatic collection could run a candidate's __del__ in the middle of harness code; the
+    # cleanup step after each candidate collects instead.
+    _gc.disable()
     _sys.addaudithook(_audit)
     _state["ready"] = True
+
+
+_OS_DENIED = ("_exit", "abort", "kill", "killpg", "system", "fork", "forkpty", "popen", "execv", "execve",
+              "spawnv", "spawnve", "posix_spawn", "posix_spawnp", "register_at_fork")
+
+
+def _all_classes():
+    seen, todo = set(), [object]
+    while todo:
+        for sub in type.__subclasses__(todo.pop()):
+            if sub not in seen:
+                seen.add(sub)
+                todo.append(sub)
+    return seen
+
+
+def _refused(*args, **kwargs):
+    raise RuntimeError("blocked by the grader sandbox")
 
 
 def _audit(event, args):
@@ -124,6 +159,7 @@ def _restore_world():
         live.update(snap)
     _sys.stdout = _sys.stderr = _state["sink"]
     _sys.setrecursionlimit(_state["recursion"])
+    _gc.disable()
 
 
 def _tainted():
@@ -308,39 +344,31 @@ def _split_lines(text, max_lines):
 
 
 def _run_step(ctl, forced, step, is_load, limit_s, fn, arg):
-    """Run fn(arg) as step `step`: -> (outcome, value) with outcome "ok", "error", "timeout" or
-    "crash"; value is the result, or a reason."""
+    """Run fn(arg) as step `step` -> (outcome, value): ("ok", result) or (outcome, reason) with
+    outcome "error", "syntax", "load", "nonbuiltin", "timeout" or "crash". The candidate's
+    exception is reduced to text inside the except clause, so no candidate object (or its
+    traceback) outlives the step and runs a __del__ later in harness code."""
     f = forced.get(step)
     if f is not None:
         return f, ("killed after exceeding the time limit" if f == "timeout" else "the sandbox crashed (e.g. stack overflow)")
     ctl[0] = step * 2 + is_load
     t0 = _perf()
+    interrupted = False
     try:
-        value = fn(arg)
-        outcome = "ok"
+        value, outcome = fn(arg), "ok"
     except NonBuiltin as e:
         value, outcome = "returned a non-builtin value: " + str(e.args[0]), "nonbuiltin"
+    except _SyntaxProblem as e:
+        value, outcome = e.args[0], "syntax"
+    except _LoadProblem as e:
+        value, outcome = e.args[0], "load"
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here
-        value, outcome = e, "error"
+        interrupted = type(e) is KeyboardInterrupt
+        value, outcome = "raised " + _exc_reason(e), "error"
     elapsed = _perf() - t0
-    if elapsed > limit_s or (outcome == "error" and type(value) is KeyboardInterrupt and ctl[2] == step):
+    if elapsed > limit_s or (interrupted and ctl[2] == step):
         return "timeout", "exceeded %d ms" % round(limit_s * 1000)
-    return outcome, value  # "error": the exception object itself
-
-
-def _loader(entry):
-    def load(source):
-        try:
-            code = compile(source, "<candidate>", "exec")
-        except (SyntaxError, ValueError) as e:
-            raise _SyntaxProblem("syntax error: " + (e.msg if type(e) is SyntaxError and type(e.msg) is str else type(e).__name__))
-        ns = _fresh_namespace()
-        exec(code, ns)
-        fn = ns.get(entry)
-        if fn is None or not callable(fn):
-            raise _LoadProblem("does not define a function %s" % entry)
-        return fn
-    return load
+    return outcome, value
 
 
 class _SyntaxProblem(Exception):
@@ -351,13 +379,55 @@ class _LoadProblem(Exception):
     pass
 
 
+def _loader(entry, holder):
+    """Step body: compile and run a module body in a fresh namespace, keep [fn, ns] in holder."""
+    def load(source):
+        try:
+            code = compile(source, "<candidate>", "exec")
+        except SyntaxError as e:
+            raise _SyntaxProblem("syntax error: " + (e.msg if type(e.msg) is str else "?"))
+        except ValueError as e:  # e.g. null bytes
+            raise _SyntaxProblem("cannot compile: " + _exc_reason(e))
+        ns = _fresh_namespace()
+        holder.append(ns)
+        exec(code, ns)
+        fn = ns.get(entry)
+        if fn is None or not callable(fn):
+            raise _LoadProblem("does not define a function %s" % entry)
+        holder.append(fn)
+        return fn
+    return load
+
+
 def _caller(fn):
     def call(args_code):
         return _canon(fn(*eval(args_code, _LITERAL_NS)))
     return call
 
 
+def _cleanup(holder):
+    """Step body after a candidate's last line: undo its changes to shared modules, free its
+    objects (their __del__ runs here, inside its own time limit) and collect its cycles."""
+    _restore_world()
+    holder.clear()
+    _gc_collect(0)
+
+
 def grade(request_json, start_code, forced_json, ctl, report):
+    """Run _grade; return "" on success or a one-line error. Exceptions must not escape: turning a
+    traceback into text reads source files, which the audit hook refuses."""
+    try:
+        _grade(request_json, start_code, forced_json, ctl, report)
+        return ""
+    except BaseException as e:
+        tb, where = e.__traceback__, ""
+        while tb is not None:
+            where = " (harness.py line %d)" % tb.tb_lineno
+            tb = tb.tb_next
+        return "grader harness failed: " + _exc_reason(e) + where
+
+
+def _grade(request_json, start_code, forced_json, ctl, report):
     """Grade one batch. Calls report(code_index, json_text) once per code from start_code on, in
     order; json_text is [status, reason, [[kind, suite_index, [[validity, reason, verdict]...]]...]]
     with kind "s" (generated suite) or "g" (golden). forced_json maps step numbers to "timeout" or
@@ -406,15 +476,17 @@ def grade(request_json, start_code, forced_json, ctl, report):
     by_code = [[] for _ in codes]
     for g in groups:
         by_code[g[2]].append(g)
-    code_load_step = []
+    code_steps = []  # (load step, cleanup step)
     for c in range(len(codes)):
-        code_load_step.append(step)
+        load_step = step
         step += 1
         for g in by_code[c]:
             for ln in g[3]:
                 if ln.args_code is not None:
                     ln.run_step = step
                     step += 1
+        code_steps.append((load_step, step))
+        step += 1
     ctl[3] = step
 
     # 2. References first, before any candidate runs: expected outputs of every generated line.
@@ -428,8 +500,8 @@ def grade(request_json, start_code, forced_json, ctl, report):
             if ln.validity == "invalid":
                 continue
             if tid not in ref_fn:
-                out, val = _run_step(ctl, forced, ref_load_step[tid], 1, load_s, _loader(task["entry_point"]), task["reference"])
-                ref_fn[tid] = (out, val if out == "ok" else "reference failed to load: " + _reason_of(out, val))
+                out, val = _run_step(ctl, forced, ref_load_step[tid], 1, load_s, _loader(task["entry_point"], []), task["reference"])
+                ref_fn[tid] = (out, val if out == "ok" else "reference failed to load: " + val)
             out, fn = ref_fn[tid]
             if out != "ok":
                 ln.validity, ln.reason = "invalid", fn
@@ -439,56 +511,55 @@ def grade(request_json, start_code, forced_json, ctl, report):
                 ref_cache[key] = _run_step(ctl, forced, ln.ref_step, 0, test_s, _caller(fn), ln.args_code)
             out, ref = ref_cache[key]
             if out != "ok":
-                ln.validity, ln.reason = "invalid", "reference " + _reason_of(out, ref)
+                ln.validity, ln.reason = "invalid", "reference " + ref
             elif not _same(ln.expected, ref):
                 ln.validity = "wrong-answer"
                 ln.reason = "answer %s, reference output %s" % (_show(ln.expected, 30), _show(ref, 30))
                 ln.expected = ref
-    ctl[0] = -1
+    ref_fn = ref_cache = fn = None
 
-    # 3. Candidates, each in a fresh namespace; the world is restored after each.
+    # 3. Candidates, each in a fresh namespace, with the world restored after each. ctl[0] keeps
+    # the last step between steps, so harness work that a candidate's objects slow down is
+    # charged to that candidate.
     for c in range(start_code, len(codes)):
         code = codes[c]
         entry = task_by_id[code["task"]]["entry_point"]
-        out, val = _run_step(ctl, forced, code_load_step[c], 1, load_s, _loader(entry), code["code"])
+        load_step, cleanup_step = code_steps[c]
+        holder = []
+        out, reason = _run_step(ctl, forced, load_step, 1, load_s, _loader(entry, holder), code["code"])
+        call = None
         if out == "ok":
-            status, reason, fn = "ok", "", val
+            status, reason, call = "ok", "", _caller(reason)
+        elif out == "syntax":
+            status = "syntax-error"
         else:
             status = "timeout" if out == "timeout" else "load-error"
-            if type(val) is _SyntaxProblem or type(val) is _LoadProblem:
-                status = "syntax-error" if type(val) is _SyntaxProblem else status
-                reason = val.args[0]
-            else:
-                reason = _reason_of(out, val)
-            fn = None
         parts = []
         for kind, i, _, lines in by_code[c]:
             texts = []
             for ln in lines:
                 verdict, why = "skipped", ln.reason
-                if fn is not None and ln.validity != "invalid":
-                    res, got = _run_step(ctl, forced, ln.run_step, 0, test_s, _caller(fn), ln.args_code)
+                if call is not None and ln.validity != "invalid":
+                    res, got = _run_step(ctl, forced, ln.run_step, 0, test_s, call, ln.args_code)
                     if res == "ok":
                         verdict = "pass" if _same(ln.expected, got) else "fail"
                         if verdict == "fail":
                             why = _join(why, "expected %s, got %s" % (_show(ln.expected, 30), _show(got, 30)))
-                    elif res == "nonbuiltin":
-                        verdict, why = "fail", _join(why, got)
-                    else:  # error, crash (an error too), timeout
-                        verdict = "timeout" if res == "timeout" else "error"
-                        why = _join(why, _reason_of(res, got))
+                    else:
+                        verdict = {"nonbuiltin": "fail", "timeout": "timeout"}.get(res, "error")
+                        why = _join(why, got)
+                    got = None
                 texts.append(_line_json(ln.validity, why, verdict))
             parts.append("[" + _q(kind) + "," + str(i) + ",[" + ",".join(texts) + "]]")
-        _restore_world()
-        ctl[0] = -1
+        call = None
+        if _run_step(ctl, forced, cleanup_step, 1, load_s, _cleanup, holder)[0] != "ok":
+            _leaked.append(holder)  # never freed: a hostile __del__ must not run again
         report(c, "[" + _q(status) + "," + _q(reason) + ",[" + ",".join(parts) + "]]")
+    _restore_world()
     ctl[0] = -1
 
 
-def _reason_of(outcome, value):
-    if outcome == "error":
-        return "raised " + _exc_reason(value)
-    return value if type(value) is str else outcome
+_leaked = []
 
 
 def _join(a, b):

@@ -61,7 +61,8 @@ export function startSandbox(pyodide: PyodideAPI, harnessSource: string, control
   return {
     grade(call, report) {
       Atomics.store(control.interrupt, 0, 0);
-      grade(call.request, call.startCode, JSON.stringify(call.forced), control.ctl, report);
+      const error = grade(call.request, call.startCode, JSON.stringify(call.forced), control.ctl, report);
+      if (error) throw new Error(String(error));
     },
   };
 }
@@ -93,6 +94,13 @@ export function stripGlobalScope(scope: object = globalThis, names: readonly str
   const chain: object[] = [];
   for (let o: object | null = scope; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) chain.push(o);
   for (const name of names) for (const obj of chain) lock(obj, name);
+  // Any JS object a candidate might still reach leads to `.constructor.constructor`, i.e. Function
+  // (an eval): cut that edge for every function kind, as SES-style lockdowns do. The global
+  // `Function` itself stays (Pyodide's FFI uses it per call); reaching it needs globalThis, which
+  // needs Function or eval first.
+  const kinds = [function () {}, async function () {}, function* () {}, async function* () {}];
+  for (const fn of kinds) lock(Object.getPrototypeOf(fn) as object, "constructor");
+  for (const obj of chain) lock(obj, "eval");
   const nav = (scope as { navigator?: object }).navigator;
   if (nav) {
     for (let o: object | null = nav; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) lock(o, "storage");

@@ -74,6 +74,7 @@ export function createSupervisedGrader(spawn: SpawnSandbox, options: SupervisorO
     const killGrace = (limit: number) => options.killGraceMs ?? Math.max(200, limit);
     const builder = new ResultBuilder(req);
     const call: HarnessCall = { request: JSON.stringify(req), startCode: 0, forced: {} };
+    const idleLimit = Math.max(10_000, 4 * load_ms);
     const tick = Math.max(2, Math.min(25, Math.floor(Math.min(test_ms, load_ms) / 4)));
     let restarts = 0;
     let taintRetry = false;
@@ -97,7 +98,16 @@ export function createSupervisedGrader(spawn: SpawnSandbox, options: SupervisorO
           if (v >= 0) onProgress?.({ phase: "grade", done: v >> 1, total: Atomics.load(ctl, 3), text: "grading" });
           return;
         }
-        if (v < 0 || killed) return;
+        if (killed) return;
+        if (v < 0) {
+          // Harness work outside any step (parsing, references done, reporting) is short; a long
+          // stall here means something hostile ran where no step could be blamed.
+          if (now - since > idleLimit) {
+            killed = { step: -1 };
+            void discard();
+          }
+          return;
+        }
         const limit = v & 1 ? load_ms : test_ms;
         if (!interruptedAt && now - since > limit) {
           Atomics.store(ctl, 2, v >> 1);
@@ -123,11 +133,8 @@ export function createSupervisedGrader(spawn: SpawnSandbox, options: SupervisorO
           throw e;
         }
         const v = Atomics.load(ctl, 0);
-        const culprit: { step: number; outcome: "timeout" | "crash" } | null = killed
-          ? { step: (killed as { step: number }).step, outcome: "timeout" }
-          : v >= 0
-            ? { step: v >> 1, outcome: "crash" }
-            : null;
+        const killedStep = killed ? (killed as { step: number }).step : v >= 0 ? v >> 1 : -1;
+        const culprit = killedStep >= 0 ? { step: killedStep, outcome: killed ? ("timeout" as const) : ("crash" as const) } : null;
         await discard();
         if (!culprit) throw new SandboxDiedError(`the Python sandbox died outside any step: ${(e as Error).message}`);
         if (++restarts > maxRestarts) throw new SandboxDiedError(`gave up after ${maxRestarts} sandbox restarts in one batch`);
