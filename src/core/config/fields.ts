@@ -184,7 +184,7 @@ export const CONFIG_FIELDS = {
     when: "Rarely; the paper used 0.28.",
   },
   dual_clip: {
-    kind: "number", default: 10, min: 1, max: 1000, group: "optimisation",
+    kind: "number", default: 10, min: 1, max: 1000, exclusiveMin: true, group: "optimisation",
     effect: "Dual-clip c: bounds the loss of negative-advantage tokens at c times the advantage.",
     when: "Rarely; the paper used 10.",
   },
