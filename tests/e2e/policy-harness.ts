@@ -5,8 +5,7 @@
 import { startPolicyWorker } from "../../src/policy-client.ts";
 import { groupAdvantages } from "../../src/core/policy/grpo.ts";
 import { rolloutSamples } from "../../src/core/policy/batch.ts";
-import type { BackendName } from "../../src/core/policy/backend.ts";
-import type { ModelSize } from "../../src/core/policy/config.ts";
+import { type PolicyBenchOptions, type PolicyBenchResult, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
 
 export interface DuelResult {
   backend: string;
@@ -52,65 +51,12 @@ export async function runDuel(vocab: number): Promise<DuelResult> {
   }
 }
 
-export interface BrowserBenchOptions {
-  backend: BackendName;
-  size: ModelSize;
-  vocab: number;
-  reps: number;
-}
-
-/** The policy benchmark's browser half (see scripts/bench/policy.ts for the workload). */
-export async function benchPolicy(o: BrowserBenchOptions): Promise<{ backend: string; sampleTokPerS: number; updateMs: number }> {
+/** The policy benchmark's browser half: the shared timing loop against a policy worker. */
+export async function benchPolicy(o: PolicyBenchOptions): Promise<PolicyBenchResult> {
   const { policy, close } = startPolicyWorker("bench-policy");
   try {
-    const choice = await policy.init([o.backend]);
-    await policy.create({ size: o.size, vocab: o.vocab, seed: 1 });
-    const w = benchWorkload(o.vocab);
-    let rngState: [number, number, number, number] = [1, 2, 3, 4];
-    const sampleRates: number[] = [];
-    const updateMs: number[] = [];
-    for (let rep = 0; rep <= o.reps; rep++) {
-      let t0 = performance.now();
-      const sampled = await policy.sample(w.samplePrompts, w.spec, { maxNewTokens: w.newTokens, rngState });
-      const tokens = sampled.rollout.completions.reduce((a, c) => a + c.length, 0);
-      const sampleS = (performance.now() - t0) / 1000;
-      const long = await policy.sample(w.updatePrompts, w.spec, { maxNewTokens: w.newTokens, rngState: sampled.rngState });
-      const samples = rolloutSamples(long.rollout, groupAdvantages(long.rollout.completions.map((_, i) => i % 2), 8));
-      t0 = performance.now();
-      await policy.update(samples, long.rngState);
-      const ms = performance.now() - t0;
-      rngState = long.rngState as [number, number, number, number];
-      if (rep > 0) {
-        // rep 0 warms up: shader compilation and kernel caches
-        sampleRates.push(tokens / sampleS);
-        updateMs.push(ms);
-      }
-    }
-    return { backend: choice.backend, sampleTokPerS: median(sampleRates), updateMs: median(updateMs) };
+    return await runPolicyBench(policy, o);
   } finally {
     close();
   }
 }
-
-/**
- * The benchmark workload, shared by Node and the browser: 64 prompts of 24-72 tokens (mean 48)
- * with 48 new constrained tokens each for sampling; 64 sequences of 80 + 48 = 128 tokens per update.
- */
-export function benchWorkload(vocab: number) {
-  const newTokens = 48;
-  const prompt = (len: number, i: number) => [1, ...Array.from({ length: len - 1 }, (_, j) => 3 + ((i * 7 + j * 3) % (vocab - 3)))];
-  return {
-    newTokens,
-    // 47 symbols then EOS: every row generates exactly 48 tokens, every one through the grammar mask.
-    spec: { kind: "toy", params: { vocab, minLength: newTokens - 1, maxLength: newTokens - 1 } },
-    samplePrompts: Array.from({ length: 64 }, (_, i) => prompt(24 + ((i * 13) % 49), i)),
-    updatePrompts: Array.from({ length: 64 }, (_, i) => prompt(80, i)),
-  };
-}
-
-export function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-(globalThis as unknown as { policyHarness: unknown }).policyHarness = { runDuel, benchPolicy };

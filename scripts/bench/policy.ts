@@ -1,0 +1,149 @@
+/**
+ * `npm run bench -- policy [--json] [--sizes tiny,small] [--backends cpu,wasm,webgpu,chromium-wasm] [--reps N]`
+ *
+ * Sampled tokens/s (batch 64, 48 new constrained tokens) and ms per GRPO update (64 sequences of
+ * 128 tokens) for each model size and backend: Node cpu and wasm in-thread, and Chromium webgpu and
+ * wasm in a policy worker (headless, the e2e launcher, a vite dev server). The workload and timing
+ * loop are src/core/policy/bench-workload.ts, identical on both sides.
+ * Keys: `<size>_<backend>_sample_tok_per_s`, `<size>_<backend>_update_ms` with backend one of
+ * cpu, wasm (Node), webgpu, chromium-wasm (Chromium); null when a backend could not run or timed out.
+ * PyTorch is not installed on these machines, so there is no PyTorch comparison.
+ */
+import { createServer, type ViteDevServer } from "vite";
+import { type BackendName } from "../../src/core/policy/backend.ts";
+import { type PolicyBenchResult, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
+import type { ModelSize } from "../../src/core/policy/config.ts";
+import { PolicyService } from "../../src/core/policy/policy-service.ts";
+import { useNodeBackend } from "../../src/node/tf-backend.ts";
+import { launchBrowser } from "../../tests/e2e/browser.ts";
+
+type BenchBackend = "cpu" | "wasm" | "webgpu" | "chromium-wasm";
+const ALL_BACKENDS: BenchBackend[] = ["cpu", "wasm", "webgpu", "chromium-wasm"];
+/** The arena's vocabulary is a few hundred words; 256 stands in for it until it is fixed. */
+const VOCAB = 256;
+/** A measurement that takes longer than this is reported as null (SwiftShader's small model can). */
+const BROWSER_TIMEOUT_MS = 240_000;
+
+interface Args {
+  json: boolean;
+  sizes: ModelSize[];
+  backends: BenchBackend[];
+  reps: number;
+}
+
+function parseArgs(args: string[]): Args {
+  const out: Args = { json: false, sizes: ["tiny", "small"], backends: ALL_BACKENDS, reps: 3 };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const value = () => {
+      const v = args[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === "--json") out.json = true;
+    else if (a === "--sizes") out.sizes = value().split(",") as ModelSize[];
+    else if (a === "--backends") out.backends = value().split(",") as BenchBackend[];
+    else if (a === "--reps") out.reps = Number(value());
+    else throw new Error(`unknown option ${a}: use --json, --sizes tiny,small, --backends ${ALL_BACKENDS.join(",")}, --reps N`);
+  }
+  for (const s of out.sizes) if (s !== "tiny" && s !== "small") throw new Error(`unknown size ${s}: use tiny, small`);
+  for (const b of out.backends) if (!ALL_BACKENDS.includes(b)) throw new Error(`unknown backend ${b}: use ${ALL_BACKENDS.join(", ")}`);
+  if (!Number.isInteger(out.reps) || out.reps < 1) throw new Error(`--reps must be a positive integer, got ${out.reps}`);
+  return out;
+}
+
+async function nodeBench(backend: "cpu" | "wasm", size: ModelSize, reps: number): Promise<PolicyBenchResult> {
+  const choice = await useNodeBackend(backend);
+  if (choice.backend !== backend) throw new Error(`Node backend ${backend} unavailable: ${choice.reason}`);
+  const service = new PolicyService();
+  try {
+    // The pure-JS cpu backend is slow: one timed repetition is enough to see it.
+    return await runPolicyBench(service, { backend, size, vocab: VOCAB, reps: backend === "cpu" ? 1 : reps });
+  } finally {
+    service.dispose();
+  }
+}
+
+async function startDevServer(): Promise<{ server: ViteDevServer; origin: string }> {
+  const server = await createServer({
+    server: { port: 0, host: "127.0.0.1" },
+    logLevel: "warn",
+    optimizeDeps: { include: ["@tensorflow/tfjs", "@tensorflow/tfjs-backend-webgpu", "@tensorflow/tfjs-backend-wasm", "comlink"] },
+  });
+  await server.listen();
+  const origin = server.resolvedUrls?.local[0];
+  if (!origin) throw new Error("vite dev server did not report a URL");
+  return { server, origin };
+}
+
+async function browserBench(origin: string, backend: BackendName, size: ModelSize, reps: number): Promise<PolicyBenchResult> {
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage();
+    await page.goto(origin);
+    const opts = JSON.stringify({ backend, size, vocab: VOCAB, reps });
+    const run = page.evaluate(`import("/tests/e2e/policy-harness.ts").then((m) => m.benchPolicy(${opts}))`) as Promise<PolicyBenchResult>;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${BROWSER_TIMEOUT_MS / 1000} s`)), BROWSER_TIMEOUT_MS);
+    });
+    try {
+      const result = await Promise.race([run, timeout]);
+      if (result.backend !== backend) throw new Error(`asked for ${backend}, the worker chose ${result.backend}`);
+      return result;
+    } finally {
+      clearTimeout(timer);
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const args = parseArgs(argv);
+  const figures: Record<string, number | null> = {};
+  const notes: string[] = [];
+  const log = (line: string) => {
+    if (!args.json) console.log(line);
+  };
+  const record = (size: ModelSize, backend: BenchBackend, r: PolicyBenchResult | null, error?: string) => {
+    figures[`${size}_${backend}_sample_tok_per_s`] = r ? Math.round(r.sampleTokPerS) : null;
+    figures[`${size}_${backend}_update_ms`] = r ? Math.round(r.updateMs) : null;
+    if (r) log(`${size.padEnd(5)} ${backend.padEnd(13)} ${Math.round(r.sampleTokPerS).toString().padStart(7)} tok/s sampled   ${Math.round(r.updateMs).toString().padStart(7)} ms/update`);
+    else {
+      notes.push(`${size} ${backend}: ${error}`);
+      log(`${size.padEnd(5)} ${backend.padEnd(13)} unavailable: ${error}`);
+    }
+  };
+  log(`policy benchmark: batch 64 x 48 new constrained tokens; GRPO update on 64 x 128 tokens; vocab ${VOCAB}; median of ${args.reps}`);
+  for (const backend of args.backends.filter((b): b is "cpu" | "wasm" => b === "cpu" || b === "wasm")) {
+    for (const size of args.sizes) {
+      try {
+        record(size, backend, await nodeBench(backend, size, args.reps));
+      } catch (e) {
+        record(size, backend, null, (e as Error).message);
+      }
+    }
+  }
+  const browserBackends = args.backends.filter((b) => b === "webgpu" || b === "chromium-wasm");
+  if (browserBackends.length) {
+    const { server, origin } = await startDevServer();
+    try {
+      for (const backend of browserBackends) {
+        for (const size of args.sizes) {
+          try {
+            // SwiftShader WebGPU is slow: one timed repetition after the warm-up.
+            const reps = backend === "webgpu" ? 1 : args.reps;
+            record(size, backend, await browserBench(origin, backend === "webgpu" ? "webgpu" : "wasm", size, reps));
+          } catch (e) {
+            record(size, backend, null, (e as Error).message.split("\n")[0]);
+          }
+        }
+      }
+    } finally {
+      await server.close();
+    }
+  }
+  log("PyTorch: not installed on this machine, no comparison.");
+  if (args.json) console.log(JSON.stringify({ ...figures, notes }));
+}

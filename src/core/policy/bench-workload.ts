@@ -1,0 +1,74 @@
+/**
+ * The policy benchmark's workload and timing loop, shared by Node (in-thread PolicyService) and the
+ * browser (PolicyService in a worker), so both measure exactly the same thing:
+ *   sampling: 64 prompts of 24-72 tokens (mean 48), 48 new grammar-constrained tokens each;
+ *   update:   64 sequences of 80 prompt + 48 generated = 128 tokens, one GRPO update (one mini-batch).
+ */
+import type { BackendName } from "./backend.ts";
+import { rolloutSamples } from "./batch.ts";
+import type { ModelSize } from "./config.ts";
+import { groupAdvantages } from "./grpo.ts";
+import type { PolicyService } from "./policy-service.ts";
+import type { RngState } from "../rng.ts";
+
+/** What the benchmark needs of a policy host: a PolicyService, or its comlink proxy. */
+export type PolicyHost = Pick<PolicyService, "init" | "create" | "sample" | "update">;
+
+export interface PolicyBenchOptions {
+  backend: BackendName;
+  size: ModelSize;
+  vocab: number;
+  /** Timed repetitions after one warm-up (shader compilation, kernel caches). */
+  reps: number;
+}
+
+export interface PolicyBenchResult {
+  backend: string;
+  sampleTokPerS: number;
+  updateMs: number;
+}
+
+export function benchWorkload(vocab: number) {
+  const newTokens = 48;
+  const prompt = (len: number, i: number) => [1, ...Array.from({ length: len - 1 }, (_, j) => 3 + ((i * 7 + j * 3) % (vocab - 3)))];
+  return {
+    newTokens,
+    // 47 symbols then EOS: every row generates exactly 48 tokens, each one through the grammar mask.
+    spec: { kind: "toy", params: { vocab, minLength: newTokens - 1, maxLength: newTokens - 1 } },
+    samplePrompts: Array.from({ length: 64 }, (_, i) => prompt(24 + ((i * 13) % 49), i)),
+    updatePrompts: Array.from({ length: 64 }, (_, i) => prompt(80, i)),
+  };
+}
+
+/** Median sampled tokens/s and ms per update over `reps` timed repetitions. */
+export async function runPolicyBench(host: PolicyHost, o: PolicyBenchOptions): Promise<PolicyBenchResult> {
+  const choice = await host.init([o.backend]);
+  await host.create({ size: o.size, vocab: o.vocab, seed: 1, train: { miniBatchSize: 64, epochs: 1 } });
+  const w = benchWorkload(o.vocab);
+  let rngState: RngState = [1, 2, 3, 4];
+  const rates: number[] = [];
+  const updateMs: number[] = [];
+  for (let rep = 0; rep <= o.reps; rep++) {
+    let t0 = performance.now();
+    const sampled = await host.sample(w.samplePrompts, w.spec, { maxNewTokens: w.newTokens, rngState });
+    const seconds = (performance.now() - t0) / 1000;
+    const tokens = sampled.rollout.completions.reduce((a, c) => a + c.length, 0);
+    const long = await host.sample(w.updatePrompts, w.spec, { maxNewTokens: w.newTokens, rngState: sampled.rngState });
+    const samples = rolloutSamples(long.rollout, groupAdvantages(long.rollout.completions.map((_, i) => i % 2), 8));
+    t0 = performance.now();
+    const { rngState: next } = await host.update(samples, long.rngState);
+    const ms = performance.now() - t0;
+    rngState = next;
+    if (rep > 0) {
+      rates.push(tokens / seconds);
+      updateMs.push(ms);
+    }
+  }
+  return { backend: choice.backend, sampleTokPerS: median(rates), updateMs: median(updateMs) };
+}
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) throw new RangeError("median of nothing");
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
