@@ -1,0 +1,55 @@
+/**
+ * How the two players see the world: the shared vocabulary, the token contexts each policy is
+ * conditioned on, and the grammars (by name) its samples are constrained by.
+ *
+ *   Code policy context:  <bos> PROMPT <sep>                         -> program tokens ... <eos>
+ *   Test policy context:  <bos> PROMPT <sep> PROGRAM <sep>  (white-box)
+ *                         <bos> PROMPT <sep> <sep>          (black-box) -> suite tokens ... <eos>
+ *
+ * PROMPT is encodePrompt (the task sentence, a newline, the typed signature); PROGRAM is the
+ * candidate's tokens without its <eos>. Both policies share one vocabulary, so the Test policy reads
+ * code in the same tokens the Code policy writes it.
+ */
+import { buildVocabulary, promptWords, type Vocabulary } from "../arena/vocab.ts";
+import { encodePrompt } from "../arena/tokenizer.ts";
+import { codeConstraint } from "../arena/code-grammar.ts";
+import { suiteConstraint } from "../arena/suite-grammar.ts";
+import { taskSignature, type Task, type TaskFile } from "../arena/task.ts";
+import type { Signature } from "../arena/types.ts";
+import type { ConstraintFactory, ConstraintSpec } from "../policy/policy-service.ts";
+
+/** Token budgets of one sample (header and end token included). */
+export const CODE_MAX_TOKENS = 96;
+// Test context (<= 44 prompt + 95 program + 2) + 112 stays inside the models' 256-token context.
+export const SUITE_MAX_TOKENS = 112;
+
+/** The vocabulary of a task set: fixed code tokens plus every prompt word of the set, sorted. */
+export function taskVocabulary(file: TaskFile): Vocabulary {
+  return buildVocabulary(file.tasks.flatMap((t) => promptWords(t.prompt)));
+}
+
+export function codeContext(vocab: Vocabulary, task: Task): number[] {
+  return [vocab.bos, ...encodePrompt(vocab, task.prompt, taskSignature(task)), vocab.sep];
+}
+
+/** `program` as sampled (its trailing <eos>, if any, is dropped); null for black-box. */
+export function testContext(vocab: Vocabulary, task: Task, program: readonly number[] | null): number[] {
+  const body = program ? program.filter((t) => t !== vocab.eos) : [];
+  return [...codeContext(vocab, task), ...body, vocab.sep];
+}
+
+export function codeSpec(task: Task, maxTokens = CODE_MAX_TOKENS): ConstraintSpec {
+  return { kind: "code", params: { signature: taskSignature(task), maxTokens } };
+}
+
+export function suiteSpec(task: Task, maxLines: number, maxTokens = SUITE_MAX_TOKENS): ConstraintSpec {
+  return { kind: "suite", params: { signature: taskSignature(task), maxLines, maxTokens } };
+}
+
+/** The arena grammars for a PolicyService host (worker or in-thread), keyed by ConstraintSpec.kind. */
+export function arenaConstraints(vocab: Vocabulary): Record<string, ConstraintFactory> {
+  return {
+    code: (p) => codeConstraint(vocab, p.signature as Signature, { maxTokens: Number(p.maxTokens) }),
+    suite: (p) => suiteConstraint(vocab, p.signature as Signature, { maxLines: Number(p.maxLines), maxTokens: Number(p.maxTokens) }),
+  };
+}
