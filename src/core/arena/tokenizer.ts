@@ -72,7 +72,7 @@ export function describeExpected(vocab: Vocabulary, mask: Uint8Array): string {
     else if (k === "digit") groups.add("a digit");
     else if (k === "char") groups.add("a string character");
     else if (k === "builtin") groups.add("a builtin");
-    else if (k === "method") groups.add("a method");
+    else if (k === "method") groups.add("an expression method");
     else if (t === vocab.newline) singles.push("end of line");
     else if (t === vocab.dedent) singles.push("end of block");
     else if (t === vocab.eos) singles.push("end of input");

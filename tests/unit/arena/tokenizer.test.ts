@@ -159,7 +159,7 @@ describe("encodeCode / decodeCode", () => {
     expect(err("def f(xs, k):\n    return 07").message).toBe("line 2, column 12: leading zero in '07'");
     expect(err("def f(xs, k):\n    return 1 +").message).toBe("line 2, column 15: expected a builtin, a name, a digit, 'True', 'False', 'None', '(', '[', '-' or ''', found end of line");
     expect(err("def f(xs, k):\n    return len(xs, k)").message).toMatch(/^line 2, column 18: expected .*'\)'.*found ','$/);
-    expect(err("def f(xs, k):\n    xs.append(1)\n    return xs.append(1)").message).toMatch(/^line 3, column 19: expected a method, found 'append'$/);
+    expect(err("def f(xs, k):\n    xs.append(1)\n    return xs.append(1)").message).toMatch(/^line 3, column 15: expected an expression method, found 'append'$/);
     expect(err("def f(xs, k):\n    return 1\ndef g(xs):\n    return 2").message).toBe("line 3, column 1: only one function: this line is outside the body of f");
     expect(err("def f(xs, k):\n    if k:\n    return 1").message).toBe("line 3, column 5: expected an indented block after ':'");
   });
