@@ -53,8 +53,9 @@ const CANONICAL: Array<[Signature, string]> = [
   [XS_K, `def f(xs, k):
     ys = sorted(xs, key=abs, reverse=True)
     lo = min(xs, key=abs)
-    hi = max(xs[1:], default_key_placeholder)
-    return 0`.replace(", default_key_placeholder", "")],
+    hi = max(xs[1:])
+    xs[0] = sorted(xs, key=len, reverse=False)[0]
+    return 0`],
   [XS_K, `def f(xs, k):
     best = [v * 2 for v in xs if v > k]
     res = [a + b for a, b in zip(xs, xs[::-1])]
@@ -63,9 +64,9 @@ const CANONICAL: Array<[Signature, string]> = [
     cur = list(reversed(xs))[k:] + xs[:k] + xs[1:k] + xs[1:k:2] + xs[-1:] + list(range(k)) + list(range(1, k, 2))
     mid = (len(xs) - 1) // 2
     m = abs(-k) + max(1, 2, 3) + min(4, 5) + len(str(k)) + bool(xs) - -1
-    if k in xs and k not in best or prev is_placeholder:
+    if k in xs and k not in best or prev:
         return None
-    return mid + m`.replace(" is_placeholder", "")],
+    return mid + m`],
   [sig(["words", "list[str]"]), `def f(words):
     out = [w for w in words if len(w) > 2]
     seen = set(words)
