@@ -135,7 +135,7 @@ export interface PairScores {
   counts: SuiteCounts;
 }
 
-/** R_val, R_adv and R_T of one pair straight from the grader's results. */
+/** R_val, R_adv and R_T of one pair straight from the grader's results (R_adv and R_T are 0 when the code does not load). */
 export function scorePair(args: {
   suite: readonly LineResult[];
   mistakeBook: readonly LineResult[];
@@ -145,9 +145,11 @@ export function scorePair(args: {
 }): PairScores {
   const n = args.n ?? DEFAULT_TESTS_PER_SUITE;
   const counts = suiteCounts(args.suite, n);
+  const codeRuns = args.codeStatus === "ok";
   const r_val = rVal(counts, n);
-  const r_adv = rAdv(counts, passCounts(args.mistakeBook), n);
-  return { r_val, r_adv, reward: testReward({ alpha: args.alpha, rVal: r_val, rAdv: r_adv, codeRuns: args.codeStatus === "ok" }), counts };
+  // Against code that never ran there is nothing to expose: R_adv is reported as 0, like R_T.
+  const r_adv = codeRuns ? rAdv(counts, passCounts(args.mistakeBook), n) : 0;
+  return { r_val, r_adv, reward: testReward({ alpha: args.alpha, rVal: r_val, rAdv: r_adv, codeRuns }), counts };
 }
 
 /** Pass_new of one suite: passed / unique executable tests; 0 when the suite has none. */

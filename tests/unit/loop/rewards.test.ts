@@ -85,7 +85,7 @@ describe("R_T", () => {
     expect(s.r_val).toBe(0.625);
     expect(s.r_adv).toBe(0.3125);
     expect(s.reward).toBe(0.46875);
-    expect(scorePair({ suite, mistakeBook: book, codeStatus: "load-error", alpha: 0.5 }).reward).toBe(0);
+    expect(scorePair({ suite, mistakeBook: book, codeStatus: "load-error", alpha: 0.5 })).toMatchObject({ r_val: 0.625, r_adv: 0, reward: 0 });
   });
 });
 
