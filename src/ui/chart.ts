@@ -1,0 +1,87 @@
+/**
+ * Line charts with uPlot: one wrapper so every chart shares the palette (colour-blind safe,
+ * Okabe-Ito), theme-aware axis colours, point markers on sparse (eval-only) series, and resizing.
+ */
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+import type { ChartUnit } from "./series.ts";
+import { formatMs, formatNumber } from "./format.ts";
+
+/** Okabe & Ito (2008), readable for the common colour-vision deficiencies. */
+export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8a7a00", "#777777"];
+
+export interface LineChartOptions {
+  labels: string[];
+  unit: ChartUnit;
+  height: number;
+  /** Fill between stacked bands (time split). */
+  stacked?: boolean;
+  /** Accessible description of the chart. */
+  ariaLabel: string;
+}
+
+export interface LineChart {
+  setData(data: (number | null)[][]): void;
+  destroy(): void;
+}
+
+function tickFormat(unit: ChartUnit): (v: number) => string {
+  if (unit === "ms") return formatMs;
+  if (unit === "count") return (v) => (Number.isInteger(v) ? String(v) : "");
+  return (v) => formatNumber(v, 2);
+}
+
+function themeColours(el: HTMLElement): { axis: string; grid: string } {
+  const cs = getComputedStyle(el);
+  return { axis: cs.getPropertyValue("--fg-muted").trim() || "#555", grid: cs.getPropertyValue("--grid").trim() || "#ddd" };
+}
+
+export function createLineChart(container: HTMLElement, data: (number | null)[][], o: LineChartOptions): LineChart {
+  container.setAttribute("role", "img");
+  container.setAttribute("aria-label", o.ariaLabel);
+  const { axis, grid } = themeColours(container);
+  const fmt = tickFormat(o.unit);
+  const font = getComputedStyle(container).fontSize;
+  const axisFont = `${font} system-ui, sans-serif`;
+  const width = () => Math.max(240, Math.floor(container.clientWidth || 480));
+  const opts: uPlot.Options = {
+    width: width(),
+    height: o.height,
+    scales: { x: { time: false } },
+    legend: { show: true, live: true },
+    cursor: { drag: { x: false, y: false } },
+    axes: [
+      { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, font: axisFont, label: "step", labelFont: axisFont, values: (_u, vs) => vs.map((v) => (Number.isInteger(v) ? String(v) : "")) },
+      { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, font: axisFont, size: 64, values: (_u, vs) => vs.map(fmt) },
+    ],
+    series: [
+      { label: "step", value: (_u, v) => (v === null ? "–" : String(v)) },
+      ...o.labels.map((label, i) => ({
+        label,
+        stroke: PALETTE[i % PALETTE.length],
+        width: 2,
+        spanGaps: true,
+        points: { show: (u: uPlot, si: number) => sparse(u.data[si] as (number | null)[]), size: 7 },
+        fill: o.stacked ? `${PALETTE[i % PALETTE.length]}33` : undefined,
+        value: (_u: uPlot, v: number | null) => (v === null ? "–" : fmt(v)),
+      })),
+    ],
+  };
+  const plot = new uPlot(opts, data as uPlot.AlignedData, container);
+  const ro = new ResizeObserver(() => plot.setSize({ width: width(), height: o.height }));
+  ro.observe(container);
+  return {
+    setData: (d) => plot.setData(d as uPlot.AlignedData),
+    destroy: () => {
+      ro.disconnect();
+      plot.destroy();
+    },
+  };
+}
+
+/** Eval metrics have a value every few steps: draw markers so lone points show. */
+function sparse(col: readonly (number | null)[] | undefined): boolean {
+  if (!col) return false;
+  const n = col.filter((v) => v !== null).length;
+  return n > 0 && n <= Math.max(20, col.length / 3);
+}

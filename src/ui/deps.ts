@@ -1,0 +1,71 @@
+/**
+ * What the app needs from the rest of the system, passed in by main.ts (and by tests): each piece
+ * may be missing (null) in a build or a browser that lacks it, and the views say so instead of
+ * failing. This is where the orchestrator, storage, bundles, grader and policies plug in.
+ */
+import type { Config } from "../core/config/index.ts";
+import type { Task } from "../core/arena/task.ts";
+import type { TrainerControl } from "../core/loop/events.ts";
+import type { MistakeBook } from "../core/loop/mistake-book.ts";
+import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
+import type { Grader } from "../core/grader/types.ts";
+
+export interface RunSummary {
+  id: string;
+  name: string;
+  config: Config;
+  status: "created" | "running" | "paused" | "done" | "failed" | "stopped";
+  /** Last complete step. */
+  step: number;
+  /** Epoch ms. */
+  updated: number;
+}
+
+export interface RunData {
+  run: RunSummary;
+  metrics: StepMetrics[];
+  duels: DuelRecord[];
+  mistakeBook: MistakeBook;
+}
+
+/** Stored runs (IndexedDB in the browser: run-store.ts). */
+export interface RunStore {
+  list(): Promise<RunSummary[]>;
+  load(runId: string): Promise<RunData>;
+  delete(runId: string): Promise<void>;
+}
+
+/** .a1run files (src/core/bundle.ts behind it). */
+export interface BundleIO {
+  exportRun(runId: string): Promise<{ blob: Blob; fileName: string }>;
+  /** Store the bundle's run; resolves with its new id. */
+  importRun(file: File): Promise<string>;
+}
+
+/** The trained policies, for Play (policy workers behind it). */
+export interface PlayPolicies {
+  /** The Test policy's suites for `code` (white-box), `count` of them. */
+  attackSuites(task: Task, code: string, count: number): Promise<string[]>;
+  /** The Code policy's programs for `task`. */
+  samplePrograms(task: Task, count: number): Promise<string[]>;
+}
+
+export interface AppDeps {
+  /** Connect to the training orchestrator; null when this build has none. */
+  trainer: (() => Promise<TrainerControl>) | null;
+  runs: RunStore | null;
+  bundles: BundleIO | null;
+  /** The task suite (Play and the duel view's prompts). */
+  tasks: () => Promise<Task[]>;
+  /** A grader for Play; null when this build has none. */
+  grader: (() => Promise<Grader>) | null;
+  policies: PlayPolicies | null;
+  /** WebGPU probe before the trainer reports its backend. */
+  probeGpu: () => Promise<{ adapter: string | null; reason: string }>;
+  /** The page URL (query: config + flags). */
+  url: URL;
+  /** Replace the address bar's URL (share state), without navigation. */
+  replaceUrl: (url: string) => void;
+  storage: Storage | null;
+  prefersDark: () => boolean;
+}

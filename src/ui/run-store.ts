@@ -1,0 +1,29 @@
+/** RunStore over IndexedDB (src/storage): what the views read about stored runs. */
+import type { ArenaDatabase, RunRecord } from "../storage/db.ts";
+import { deleteRun, getRun, listRuns, loadDuels, loadMetrics, loadMistakeBook } from "../storage/runs.ts";
+import type { RunStore, RunSummary } from "./deps.ts";
+
+function summary(r: RunRecord): RunSummary {
+  return { id: r.id, name: r.name, config: r.config, status: r.status, step: r.step, updated: r.updated };
+}
+
+export function indexedDbRunStore(open: () => Promise<ArenaDatabase>): RunStore {
+  let db: Promise<ArenaDatabase> | null = null;
+  const conn = () => (db ??= open().catch((e) => {
+    db = null; // let a later call retry (e.g. after the user closes a blocking tab)
+    throw e;
+  }));
+  return {
+    async list() {
+      return (await listRuns(await conn())).map(summary);
+    },
+    async load(runId) {
+      const d = await conn();
+      const [run, metrics, duels, mistakeBook] = await Promise.all([getRun(d, runId), loadMetrics(d, runId), loadDuels(d, runId), loadMistakeBook(d, runId)]);
+      return { run: summary(run), metrics, duels: duels.flatMap((r) => r.records), mistakeBook };
+    },
+    async delete(runId) {
+      await deleteRun(await conn(), runId);
+    },
+  };
+}

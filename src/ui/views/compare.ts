@@ -1,0 +1,156 @@
+/**
+ * Runs & Compare: the stored runs (open, export, delete, import), an overlay of several runs'
+ * metrics on shared axes, and one button that queues the paper's comparison with one seed.
+ */
+import { h, replace } from "../dom.ts";
+import { createLineChart, type LineChart } from "../chart.ts";
+import { CHARTS, overlayData, type MetricKey, type RunSeries } from "../series.ts";
+import { PAPER_COMPARISON } from "../compare-plan.ts";
+import type { RunData } from "../deps.ts";
+import type { AppState, View, ViewContext } from "../app-types.ts";
+
+const METRICS: { key: MetricKey; label: string }[] = CHARTS.flatMap((c) => c.series.map((s) => ({ key: s.key, label: `${s.label} (${c.title})` })));
+const DEFAULT_METRICS: MetricKey[] = ["code_reward", "plus_pass_heldout", "test_validity", "mul"];
+
+export function compareView(root: HTMLElement, ctx: ViewContext): View {
+  const { actions, deps } = ctx;
+  const selected = new Set<string>();
+  const metrics = new Set<MetricKey>(DEFAULT_METRICS);
+  const loaded = new Map<string, RunData>();
+  const runsPanel = h("section", { class: "panel" });
+  const queuePanel = h("section", { class: "panel" });
+  const chartsPanel = h("section", { class: "panel" });
+  root.append(queuePanel, runsPanel, chartsPanel);
+  let charts: LineChart[] = [];
+  let state: Readonly<AppState> | null = null;
+  let lastRuns: unknown = null;
+
+  async function toggleRun(id: string, on: boolean) {
+    if (on) {
+      selected.add(id);
+      if (!loaded.has(id) && deps.runs) {
+        try {
+          loaded.set(id, await deps.runs.load(id));
+        } catch (e) {
+          selected.delete(id);
+          actions.notify("error", `Could not load run ${id}: ${(e as Error).message}`);
+        }
+      }
+    } else selected.delete(id);
+    renderCharts();
+  }
+
+  function renderQueue(s: Readonly<AppState>) {
+    const q = s.queue;
+    replace(
+      queuePanel,
+      h("h2", {}, "The paper's comparison"),
+      h("p", {}, `Queue ${PAPER_COMPARISON.join(", ")} with the current settings and seed ${s.config.seed}; they train one after another, then tick them below to overlay their curves.`),
+      h("button", { class: "primary", id: "queue-comparison", onclick: () => actions.queueComparison(), disabled: !s.trainerReady || q.current !== null }, "Queue base, golden-tests, self-play, code-a1"),
+      q.current || q.pending.length || q.started.length
+        ? h("p", { class: "muted", id: "queue-status" }, `running: ${q.current ?? "none"} · waiting: ${q.pending.map((c) => c.mode).join(", ") || "none"} · started: ${q.started.join(", ") || "none"}`)
+        : null,
+      q.error ? h("p", { class: "error" }, q.error) : null,
+      !s.trainerReady ? h("p", { class: "warn" }, s.trainerMissing ?? "Connecting to the training engine…") : null,
+    );
+  }
+
+  function renderRuns(s: Readonly<AppState>) {
+    const bundles = deps.bundles;
+    const importInput = h("input", {
+      type: "file", accept: ".a1run", id: "import-file", class: "visually-hidden",
+      onchange: (e: Event) => {
+        const f = (e.target as HTMLInputElement).files?.[0];
+        if (f) actions.importRun(f);
+      },
+    });
+    replace(
+      runsPanel,
+      h("h2", {}, "Stored runs"),
+      h(
+        "div",
+        { class: "buttons" },
+        importInput,
+        h("button", { onclick: () => importInput.click(), disabled: !bundles, title: bundles ? "Import a run bundle" : "Run bundles are not available in this build" }, "Import .a1run…"),
+      ),
+      s.runs.length === 0
+        ? h("p", { class: "muted" }, deps.runs ? "No stored runs yet." : "Storage is unavailable in this browser (IndexedDB).")
+        : h(
+            "table",
+            { class: "data runs" },
+            h("thead", {}, h("tr", {}, ["compare", "run", "mode", "seed", "steps", "status", "updated", ""].map((c) => h("th", { scope: "col" }, c)))),
+            h(
+              "tbody",
+              {},
+              s.runs.map((r) =>
+                h(
+                  "tr",
+                  { class: r.id === s.run.runId ? "current" : "" },
+                  h("td", {}, h("input", { type: "checkbox", "aria-label": `compare ${r.id}`, checked: selected.has(r.id), onchange: (e: Event) => void toggleRun(r.id, (e.target as HTMLInputElement).checked) })),
+                  h("td", {}, r.name && r.name !== r.id ? `${r.name} (${r.id})` : r.id),
+                  h("td", {}, r.config.mode),
+                  h("td", { class: "num" }, String(r.config.seed)),
+                  h("td", { class: "num" }, `${r.step} / ${r.config.steps}`),
+                  h("td", {}, h("span", { class: `pill status-${r.status}` }, r.status)),
+                  h("td", {}, new Date(r.updated).toLocaleString()),
+                  h(
+                    "td",
+                    { class: "buttons" },
+                    h("button", { onclick: () => actions.openRun(r.id) }, "Open"),
+                    h("button", { onclick: () => actions.rerun(r.id), disabled: !s.trainerReady, title: "Train the same config and seed again; overlay both to check reproduction" }, "Re-run"),
+                    h("button", { onclick: () => actions.exportRun(r.id), disabled: !bundles }, "Export"),
+                    h("button", { class: "danger", onclick: () => confirm(`Delete run ${r.id} and all its data?`) && actions.deleteRun(r.id) }, "Delete"),
+                  ),
+                ),
+              ),
+            ),
+          ),
+    );
+  }
+
+  function renderCharts() {
+    for (const c of charts) c.destroy();
+    charts = [];
+    const runs: RunSeries[] = [...selected].flatMap((id) => {
+      const d = loaded.get(id);
+      return d ? [{ label: `${d.run.config.mode} · ${id}`, metrics: d.metrics }] : [];
+    });
+    const picker = h(
+      "fieldset",
+      { class: "metric-picker" },
+      h("legend", {}, "Metrics"),
+      METRICS.map((m) =>
+        h("label", { class: "check" }, h("input", { type: "checkbox", checked: metrics.has(m.key), onchange: (e: Event) => {
+          if ((e.target as HTMLInputElement).checked) metrics.add(m.key);
+          else metrics.delete(m.key);
+          renderCharts();
+        } }), ` ${m.label}`),
+      ),
+    );
+    const grid = h("div", { class: "chart-grid" });
+    replace(chartsPanel, h("h2", {}, "Overlay"), picker, runs.length ? grid : h("p", { class: "muted" }, "Tick runs above to overlay their metrics."));
+    if (!runs.length) return;
+    for (const key of METRICS.filter((m) => metrics.has(m.key))) {
+      const plot = h("div", { class: "chart" });
+      grid.append(h("figure", { class: "chart-card", "data-metric": key.key }, h("figcaption", {}, h("h3", {}, key.label)), plot));
+      const spec = CHARTS.find((c) => c.series.some((x) => x.key === key.key))!;
+      charts.push(createLineChart(plot, overlayData(runs, key.key), { labels: runs.map((r) => r.label), unit: spec.unit, height: state?.prefs.largeType ? 300 : 220, ariaLabel: `${key.label} of ${runs.length} runs` }));
+    }
+  }
+
+  return {
+    update(s) {
+      state = s;
+      renderQueue(s);
+      if (lastRuns !== s.runs || s.run.runId) {
+        lastRuns = s.runs;
+        renderRuns(s);
+      }
+      if (charts.length === 0 && chartsPanel.childElementCount === 0) renderCharts();
+    },
+    destroy() {
+      for (const c of charts) c.destroy();
+      root.replaceChildren();
+    },
+  };
+}
