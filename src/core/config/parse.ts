@@ -65,7 +65,6 @@ export function checkConsistency(c: Config): void {
   if (c.epsilon_high < c.epsilon) {
     throw new ConfigError("epsilon_high", `must be at least epsilon (${c.epsilon}), got ${c.epsilon_high}`);
   }
-  if (c.warmup_steps > c.steps) throw new ConfigError("warmup_steps", `must be at most steps (${c.steps}), got ${c.warmup_steps}`);
 }
 
 /**

@@ -138,3 +138,9 @@ describe("docs/CONFIG.md", () => {
     for (const k of CONFIG_KEYS) expect(doc.split(`| \`${k}\``).length - 1).toBe(1);
   });
 });
+
+describe("short runs", () => {
+  it("a 1-step run of any preset is valid (warm-up longer than the run is allowed)", () => {
+    for (const name of PRESET_NAMES) expect(presetConfig(name, { steps: 1 }).steps).toBe(1);
+  });
+});
