@@ -18,12 +18,13 @@ import { BUILTINS, LOCAL_NAMES, PARAM_NAMES } from "./vocab.ts";
  * - `load`: a name read: bound, a visible comprehension target, or promised to the innermost comprehension
  *   element (its target must then bind it);
  * - `stmt`: statement start: not after return/break/continue in the same block; `loop`: also inside a loop;
+ *   `header` (elif/else) and compound statements open a block whose first statement may be the return;
  * - `needBound`: `+=`, `NAME[...] =`, `NAME.append(...)` need the statement's name bound;
  * - `elemEnd`: a list/call element that promised names must continue with `for`;
  * - `compName1`/`compName2`/`inAfterTarget`: comprehension targets must bind every promised name;
  * - `eos`: the function has a return somewhere.
  */
-export type TerminalRole = "plain" | "load" | "stmt" | "loop" | "return" | "stmtName" | "forName" | "needBound"
+export type TerminalRole = "plain" | "load" | "stmt" | "header" | "loop" | "return" | "stmtName" | "forName" | "needBound"
   | "elemEnd" | "compFor" | "compName1" | "compComma" | "compName2" | "inAfterTarget" | "eos";
 
 export interface TerminalClass {
@@ -41,6 +42,8 @@ export const TERMINALS: Record<string, TerminalClass> = {
   DEDENT: { tokens: ["<dedent>"], role: "plain" },
   EOS: { tokens: ["<eos>"], role: "eos" },
   IF: { tokens: ["if"], role: "stmt" },
+  ELIF: { tokens: ["elif"], role: "header" },
+  ELSE: { tokens: ["else"], role: "header" },
   FOR: { tokens: ["for"], role: "stmt" },
   WHILE: { tokens: ["while"], role: "stmt" },
   RETURN: { tokens: ["return"], role: "return" },
@@ -95,7 +98,7 @@ export const RULES: Record<string, string[][]> = {
   ],
   block: [["NL", "stmt", "block_tail"]],
   block_tail: [["stmt", "block_tail"], ["DEDENT", "@close"]],
-  if_rest: [["'elif'", "E", "':'", "@openPlain", "block", "if_rest"], ["'else'", "':'", "@openPlain", "block"], []],
+  if_rest: [["ELIF", "E", "':'", "@openPlain", "block", "if_rest"], ["ELSE", "':'", "@openPlain", "block"], []],
   ftarget_rest: [["','", "FNAME"], []],
   simple: [["RETURN", "E"], ["BREAK"], ["CONTINUE"], ["SNAME", "sname_rest"]],
   sname_rest: [["'='", "E"], ["AUG", "E"], ["SSUB", "E", "']'", "'='", "E"], ["SDOT", "SMETHOD", "'('", "E", "')'"]],

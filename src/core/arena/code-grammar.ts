@@ -49,6 +49,8 @@ export interface CodeState {
   hasReturn: boolean;
   /** A block (or the body) was just opened and has no statement yet. */
   needFirstStmt: boolean;
+  /** A compound header (if/elif/else/for/while) was started and its block is not open yet. */
+  pendingBlock: boolean;
   /** The last statement of the current block was return/break/continue: only dedent/end may follow. */
   terminated: boolean;
   stmtName: number;
@@ -135,7 +137,7 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
     for (const i of this.paramIdx) bound[i] = 1;
     return {
       stack: [this.startSym], base: [0], used: 0, prefixPos: 0, done: false, bound, frames: [], blocks: [],
-      loopDepth: 0, hasReturn: false, needFirstStmt: true, terminated: false, stmtName: -1, stmtTerminates: false,
+      loopDepth: 0, hasReturn: false, needFirstStmt: true, pendingBlock: false, terminated: false, stmtName: -1, stmtTerminates: false,
       forTargets: [], frameExtra: 0,
     };
   }
@@ -144,9 +146,17 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
     return s.done;
   }
 
-  /** Tokens the context already commits beyond the grammar's cheapest completion. */
+  /**
+   * Tokens the context already commits beyond the grammar's cheapest completion: promised
+   * comprehension targets, and `return 0` (3) while the function has no return and no block is
+   * waiting for a first statement (which could be that return at no extra cost).
+   */
   private committed(s: CodeState): number {
-    return s.frameExtra + (!s.hasReturn && !s.needFirstStmt ? 3 : 0);
+    return s.frameExtra + this.returnDebt(s);
+  }
+
+  private returnDebt(s: CodeState): number {
+    return !s.hasReturn && !s.needFirstStmt && !s.pendingBlock ? 3 : 0;
   }
 
   allowed(s: CodeState, mask: Uint8Array): void {
@@ -161,7 +171,7 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
       const slack = thr - this.cost[t] - weight[t];
       const r = role[this.match[t]];
       // Tokens that pay off committed tokens (return, a comprehension's `for` and `,`) are checked with that refund.
-      if (slack < 0 && r !== "return" && r !== "compFor" && r !== "compComma" && r !== "elemEnd") continue;
+      if (slack < 0 && r !== "return" && r !== "header" && r !== "compFor" && r !== "compComma" && r !== "elemEnd") continue;
       if (r === "plain" || this.check(s, r, t, slack)) mask[t] = 1;
     }
   }
@@ -219,8 +229,10 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
       }
       case "stmt": case "loop": case "return": case "stmtName":
         if (s.terminated || (r === "loop" && s.loopDepth === 0)) return false;
-        if (r === "return") return slack + (!s.hasReturn && !s.needFirstStmt ? 3 : 0) >= 0;
-        return !s.needFirstStmt || s.hasReturn || slack >= 3;
+        if (r === "return") return slack + this.returnDebt(s) >= 0;
+        // if/for/while open a block that can hold the return; a simple statement pushes it later.
+        return r === "stmt" || !s.needFirstStmt || s.hasReturn || slack >= 3;
+      case "header": return slack + this.returnDebt(s) >= 0;
       case "needBound": return s.stmtName >= 0 && s.bound[s.stmtName] === 1;
       case "elemEnd": {
         // Not a comprehension after all: its promised names pass to the enclosing element, if any.
@@ -307,7 +319,9 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
         if (r === "return") s.hasReturn = true;
         if (r === "stmtName") s.stmtName = name;
         if (this.tables.names[x] === "FOR") s.forTargets = [];
+        if (r === "stmt") s.pendingBlock = true;
         return;
+      case "header": s.pendingBlock = true; return;
       case "forName": s.forTargets.push(name); return;
       case "compName1": {
         const f = this.top(s);
@@ -356,6 +370,7 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
       s.blocks.push(loop ? 1 : 0);
       if (loop) s.loopDepth++;
       s.needFirstStmt = true;
+      s.pendingBlock = false;
     }
   }
 

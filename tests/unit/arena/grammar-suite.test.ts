@@ -107,7 +107,8 @@ describe("suiteConstraint: uniformly sampled suites", () => {
     };
     expect(err("assert f([1], 12345) == True")).toBe("line 1, column 19: argument 2 ('k', int): integer literal longer than 4 digits");
     expect(err("assert f([1], 1) == 'a'")).toMatch(/^line 1, column 21: the expected answer \(bool\)/);
-    expect(err("assert f([01], 1) == True")).toMatch(/^line 1, column 12: argument 1 \('xs', list\[int\]\)/);
+    expect(err("assert f([01], 1) == True")).toBe("line 1, column 11: leading zero in '01'");
+    expect(err("assert f(['a'], 1) == True")).toBe("line 1, column 11: argument 1 ('xs', list[int]): not a list[int] literal as Python's repr writes it");
     expect(err("assert f([1, 2, 3, 4, 5, 6, 7, 8, 9], 1) == True")).toMatch(/list literal longer than 8 items/);
     expect(err("assert f([], 1) == True\nassert f([], 2) == False", { maxLines: 1 })).toBe("line 2, column 1: more than 1 test lines");
     expect(err("assert f([], -0) == True")).toMatch(/argument 2 \('k', int\)/);
