@@ -8,6 +8,7 @@
  *
  * With no correct codes the first case holds vacuously; with no wrong codes the share is 0.
  */
+import type { LineResult } from "../grader/types.ts";
 
 /** One test's outcome on every code of the task. */
 export interface TestOutcomes {
@@ -48,4 +49,21 @@ export function cureTestReward(test: TestOutcomes, correct: readonly boolean[]):
 export function cureSuiteReward(tests: readonly TestOutcomes[], correct: readonly boolean[]): number {
   if (tests.length === 0) return 0;
   return tests.reduce((a, t) => a + cureTestReward(t, correct), 0) / tests.length;
+}
+
+/**
+ * Adapter from the grader: one suite graded against every code of the task (lines[i] = the
+ * suite's LineResult[] for code i) -> one TestOutcomes per executable line (valid or
+ * reference-corrected; invalid lines are dropped, as everywhere else).
+ */
+export function cureOutcomes(lines: readonly (readonly LineResult[])[]): TestOutcomes[] {
+  if (lines.length === 0) return [];
+  const n = lines[0].length;
+  if (lines.some((l) => l.length !== n)) throw new RangeError("cureOutcomes: every code must be graded on the same suite");
+  const out: TestOutcomes[] = [];
+  for (let j = 0; j < n; j++) {
+    if (lines[0][j].validity === "invalid") continue;
+    out.push({ passes: lines.map((l) => l[j].verdict === "pass") });
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { populationStd, topVar } from "../../../src/core/loop/topvar.ts";
-import { cureSuiteReward, cureTestReward } from "../../../src/core/loop/cure.ts";
+import { cureOutcomes, cureSuiteReward, cureTestReward } from "../../../src/core/loop/cure.ts";
+import type { LineResult } from "../../../src/core/grader/types.ts";
 
 describe("TopVar", () => {
   it("uses the population std (divide by n)", () => {
@@ -39,5 +40,19 @@ describe("CURE tester reward", () => {
     const tests = [{ passes: [true, true, false, false, false] }, { passes: [true, false, true, true, true] }];
     expect(cureSuiteReward(tests, correct)).toBe((1 - 1) / 2);
     expect(cureSuiteReward([], correct)).toBe(0);
+  });
+});
+
+describe("CURE adapter", () => {
+  it("one outcome per executable line, a timeout is not a pass", () => {
+    const l = (validity: LineResult["validity"], verdict: LineResult["verdict"]): LineResult => ({ validity, verdict, reason: "" });
+    const outcomes = cureOutcomes([
+      [l("valid", "pass"), l("invalid", "skipped"), l("wrong-answer", "fail")],
+      [l("valid", "timeout"), l("invalid", "skipped"), l("wrong-answer", "pass")],
+    ]);
+    expect(outcomes).toEqual([{ passes: [true, false] }, { passes: [false, true] }]);
+    // code 0 correct, code 1 wrong: test 0 is passed by the correct code and failed by the wrong one
+    expect(cureSuiteReward(outcomes, [true, false])).toBe((1 + -1) / 2);
+    expect(() => cureOutcomes([[l("valid", "pass")], []])).toThrow(/same suite/);
   });
 });
