@@ -96,6 +96,16 @@ export interface CheckpointInput {
   kept: boolean;
 }
 
+/**
+ * Which checkpoint step `step` writes: kept every checkpoint_every steps and at the last step;
+ * otherwise a rolling one if `rolling` (then a reload resumes from the last complete step, at the
+ * cost of writing the weights every step), else none (resume from the last kept checkpoint).
+ */
+export function checkpointKind(config: Pick<Config, "checkpoint_every" | "steps">, step: number, rolling: boolean): "kept" | "rolling" | null {
+  if (step % config.checkpoint_every === 0 || step === config.steps) return "kept";
+  return rolling ? "rolling" : null;
+}
+
 /** Everything one training step writes. */
 export interface StepCommit {
   runId: string;

@@ -7,6 +7,7 @@ import { Rng } from "../../../src/core/rng.ts";
 import { DB_VERSION, openArenaDb, type ArenaDatabase } from "../../../src/storage/db.ts";
 import { StepOrderError, StorageBlockedError, StorageQuotaError, StorageVersionError } from "../../../src/storage/errors.ts";
 import {
+  checkpointKind,
   commitStep,
   createRun,
   deleteRun,
@@ -236,5 +237,13 @@ describe("opening and migrations", () => {
     const name = `new-${++dbCount}`;
     (await openDB(name, DB_VERSION + 3)).close();
     await expect(openArenaDb({ name })).rejects.toBeInstanceOf(StorageVersionError);
+  });
+});
+
+describe("checkpoint policy", () => {
+  it("kept every checkpoint_every steps and at the end, rolling or none in between", () => {
+    const c = { checkpoint_every: 10, steps: 25 };
+    expect([1, 9, 10, 20, 24, 25].map((s) => checkpointKind(c, s, true))).toEqual(["rolling", "rolling", "kept", "kept", "rolling", "kept"]);
+    expect([1, 10, 25].map((s) => checkpointKind(c, s, false))).toEqual([null, "kept", "kept"]);
   });
 });
