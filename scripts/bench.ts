@@ -4,6 +4,7 @@
  */
 const BENCHES: Record<string, () => Promise<{ main(args: string[]): Promise<void> }>> = {
   executor: () => import("./bench/executor.ts"),
+  grammar: () => import("./bench/grammar.ts"),
   policy: () => import("./bench/policy.ts"),
 };
 
