@@ -49,7 +49,10 @@ export class SuiteConstraint implements TokenConstraint<SuiteState> {
   private readonly lineRest: number[];
   private readonly t: Record<string, number>;
   private readonly digits: number[];
+  private readonly nonzero: number[];
   private readonly chars: number[];
+  /** Shared one-token groups, so `allowed` allocates little. */
+  private readonly one: number[][];
 
   constructor(readonly vocab: Vocabulary, sig: Signature, readonly opts: SuiteConstraintOptions) {
     this.vocabSize = vocab.size;
@@ -70,6 +73,8 @@ export class SuiteConstraint implements TokenConstraint<SuiteState> {
       this.lineRest[i] = this.lineRest[i + 1] + ("tok" in sl ? 1 : MIN_LEN[sl.type]);
     }
     this.digits = Array.from({ length: 10 }, (_, d) => vocab.digit(d));
+    this.nonzero = this.digits.slice(1);
+    this.one = Array.from({ length: vocab.codeSize }, (_, id) => [id]);
     this.chars = [];
     for (let id = 0; id < vocab.codeSize; id++) if (vocab.kind(id) === "char") this.chars.push(id);
     if (opts.maxTokens < this.lineRest[0] + 1) {
@@ -98,38 +103,38 @@ export class SuiteConstraint implements TokenConstraint<SuiteState> {
     const t = this.t;
     if (s.slot === 0) {
       const g: number[][] = [];
-      if (s.lines < this.opts.maxLines) g.push([t.assert]);
-      if (s.lines > 0) g.push([t.eos]);
+      if (s.lines < this.opts.maxLines) g.push(this.one[t.assert]);
+      if (s.lines > 0) g.push(this.one[t.eos]);
       return g;
     }
     const sl = this.slots[s.slot];
-    if ("tok" in sl) return [[sl.tok]];
+    if ("tok" in sl) return [this.one[sl.tok]];
     const lit = s.lit ?? newLit(sl.type);
     const g = this.litGroups(lit);
-    if (litCanEnd(lit)) g.push([(this.slots[s.slot + 1] as { tok: number }).tok]);
+    if (litCanEnd(lit)) g.push(this.one[(this.slots[s.slot + 1] as { tok: number }).tok]);
     return g;
   }
 
   private litGroups(l: Lit): number[][] {
-    const t = this.t, nz = this.digits.slice(1);
+    const t = this.t, one = this.one, nz = this.nonzero;
     switch (l.type) {
       case "int":
-        if (l.phase === 0) return [[t.minus], [this.digits[0]], nz];
+        if (l.phase === 0) return [one[t.minus], one[this.digits[0]], nz];
         if (l.phase === 1) return [nz];
         return !l.zero && l.count < SUITE_BOUNDS.intDigits ? [this.digits] : [];
-      case "bool": return l.phase === 0 ? [[t.True], [t.False]] : [];
+      case "bool": return l.phase === 0 ? [one[t.True], one[t.False]] : [];
       case "str":
-        if (l.phase === 0) return [[t.quote]];
-        if (l.phase === 1) return l.count < SUITE_BOUNDS.strLen ? [this.chars, [t.quote]] : [[t.quote]];
+        if (l.phase === 0) return [one[t.quote]];
+        if (l.phase === 1) return l.count < SUITE_BOUNDS.strLen ? [this.chars, one[t.quote]] : [one[t.quote]];
         return [];
       default: {
         const max = l.type === "list[int]" ? SUITE_BOUNDS.listIntItems : SUITE_BOUNDS.listStrItems;
-        if (l.phase === 0) return [[t.lb]];
-        if (l.phase === 1) return [[t.rb], ...this.litGroups(newLit(elemType(l.type)))];
+        if (l.phase === 0) return [one[t.lb]];
+        if (l.phase === 1) return [one[t.rb], ...this.litGroups(newLit(elemType(l.type)))];
         if (l.phase === 3) return this.litGroups(newLit(elemType(l.type)));
         if (l.phase === 2) {
           const g = this.litGroups(l.elem!);
-          if (litCanEnd(l.elem!)) { if (l.count + 1 < max) g.push([t.comma]); g.push([t.rb]); }
+          if (litCanEnd(l.elem!)) { if (l.count + 1 < max) g.push(one[t.comma]); g.push(one[t.rb]); }
           return g;
         }
         return [];
@@ -140,8 +145,9 @@ export class SuiteConstraint implements TokenConstraint<SuiteState> {
   allowed(s: SuiteState, mask: Uint8Array): void {
     mask.fill(0);
     for (const g of this.groups(s)) {
+      // Every token of a group leads to states with the same cheapest completion: try the first.
       const next = this.advance(cloneState(s), g[0]);
-      if (next.used + this.minRest(next) <= this.opts.maxTokens) for (const id of g) mask[id] = 1;
+      if (next.used + this.minRest(next) <= this.opts.maxTokens) for (let i = 0; i < g.length; i++) mask[g[i]] = 1;
     }
   }
 
