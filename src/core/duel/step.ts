@@ -1,0 +1,271 @@
+/**
+ * One training step of Code-A1 (../shared/spec/code-a1.md), and of the baselines that share its
+ * shape. Numbered as the method:
+ *
+ *   1. pick `tasks_per_step` train tasks (seeded; easy first with `curriculum`);
+ *   2. the Code policy writes G = num_generations programs per task;
+ *   3. the Test policy writes S = suites_per_code suites per program, reading it (white-box) or not;
+ *   4. the grader runs every (program, suite) pair reference-corrected, plus the task's Mistake Book
+ *      tests (top-k, the same list for every program of the task) and the golden tests;
+ *   5. rewards: R_T = alpha R_val + (1 - alpha) R_adv per pair, R_C per program (rewards.ts);
+ *   6. the Mistake Book takes the failed reference-corrected tests and forgets passed ones;
+ *   7. TopVar picks the program(s) whose suites train the Test policy;
+ *   8. GRPO: group-relative advantages, both policies updated concurrently.
+ *
+ * Modes change only steps 3, 5 and 8: `golden-tests` rewards programs by the golden tests and trains
+ * no Test policy; `self-play` (white-box) and `self-play-blackbox` use one shared policy for both
+ * roles; `cure` is one shared policy whose tests are rewarded by CURE's rule (loop/cure.ts), with
+ * correctness of each program decided by the golden tests; `base` does not train.
+ */
+import type { Config } from "../config/index.ts";
+import type { Task } from "../arena/task.ts";
+import type { Vocabulary } from "../arena/vocab.ts";
+import { decodeCode, decodeSuite } from "../arena/tokenizer.ts";
+import type { Grader, GradeRequest } from "../grader/types.ts";
+import { Rng, type RngState } from "../rng.ts";
+import { groupAdvantages } from "../policy/grpo.ts";
+import { rolloutSamples, type GrpoSample } from "../policy/batch.ts";
+import type { Rollout } from "../policy/sampler.ts";
+import type { UpdateMetrics } from "../policy/policy.ts";
+import type { ConstraintSpec, PolicyService, ServiceSampleOptions } from "../policy/policy-service.ts";
+import { goldenReward, passCounts } from "../loop/rewards.ts";
+import { mistakeBookSize, topMistakes, updateMistakeBook, type MistakeBook, type MistakeBookDelta } from "../loop/mistake-book.ts";
+import { cureOutcomes, cureSuiteReward } from "../loop/cure.ts";
+import { duelRecord, rolloutMetrics, scoreTask, type TaskGrading, type TaskScores } from "../loop/score-task.ts";
+import type { DuelRecord, StepMetricKey } from "../loop/types.ts";
+import { codeContext, codeSpec, suiteSpec, testContext } from "./contexts.ts";
+
+/** What a step needs from a policy: the async half of PolicyService (in-thread, or a comlink proxy of a worker's). */
+export type Player = Pick<PolicyService, "sample" | "update">;
+
+export interface DuelContext {
+  config: Readonly<Config>;
+  vocab: Vocabulary;
+  /** Train tasks the step draws from. */
+  tasks: readonly Task[];
+  code: Player;
+  /** The Test policy; the same object as `code` in the shared-policy modes. */
+  test: Player;
+  grader: Grader;
+  /** Reports the phase the step is in (sample / grade / update). */
+  onPhase?: (phase: "sample" | "grade" | "update", text: string) => void;
+}
+
+/** Everything a run carries from one step to the next; plain data, persisted with each step. */
+export interface DuelState {
+  /** Steps completed so far. */
+  step: number;
+  book: MistakeBook;
+  rng: RngState;
+}
+
+export type StepMetricsOnly = { [K in StepMetricKey]: number };
+
+export interface StepOutcome {
+  state: DuelState;
+  metrics: StepMetricsOnly;
+  duels: DuelRecord[];
+  deltas: MistakeBookDelta[];
+}
+
+const SHARED_POLICY_MODES = new Set(["self-play", "self-play-blackbox", "cure"]);
+
+export function usesSharedPolicy(mode: Config["mode"]): boolean {
+  return SHARED_POLICY_MODES.has(mode);
+}
+
+export function trainsTestPolicy(mode: Config["mode"]): boolean {
+  return mode !== "golden-tests" && mode !== "base";
+}
+
+/** Does the Test policy read the program? */
+export function isWhiteBox(c: Readonly<Config>): boolean {
+  if (c.mode === "self-play-blackbox" || c.mode === "cure") return false;
+  return c.white_box;
+}
+
+/** Step 1: the tasks of this step. With `curriculum`, the first half of the run draws from the shorter references. */
+export function pickTasks(tasks: readonly Task[], c: Readonly<Config>, step: number, rng: Rng): Task[] {
+  let pool = tasks.slice();
+  if (c.curriculum && step < c.steps / 2) {
+    pool = pool.sort((a, b) => a.reference.length - b.reference.length || (a.id < b.id ? -1 : 1)).slice(0, Math.max(c.tasks_per_step, Math.ceil(pool.length / 2)));
+  }
+  return rng.shuffle(pool).slice(0, Math.min(c.tasks_per_step, pool.length));
+}
+
+/** Sample one group per (prompt list, grammar); one service call per group, the random stream threaded through. */
+async function sampleGroups(
+  player: Player,
+  groups: { prompts: number[][]; spec: ConstraintSpec }[],
+  opts: Omit<ServiceSampleOptions, "rngState">,
+  rng: Rng,
+): Promise<Rollout[]> {
+  const out: Rollout[] = [];
+  let state = rng.fork("sample").state();
+  for (const g of groups) {
+    const r = await player.sample(g.prompts, g.spec, { ...opts, rngState: state });
+    state = r.rngState;
+    out.push(r.rollout);
+  }
+  return out;
+}
+
+/** Run one step; returns the next state, the step's metrics, duel records and Mistake Book deltas. */
+export async function duelStep(ctx: DuelContext, state: DuelState): Promise<StepOutcome> {
+  const c = ctx.config;
+  const { vocab } = ctx;
+  const step = state.step + 1;
+  const rng = Rng.fromState(state.rng);
+  rng.nextU32(); // every step's streams are forks of a state that advances once per step
+  const G = c.num_generations;
+  const S = c.suites_per_code;
+  const N = c.tests_per_suite;
+  const mode = c.mode;
+  const withTests = mode !== "golden-tests";
+  const useBook = c.mistake_book && (mode === "code-a1" || mode === "self-play" || mode === "self-play-blackbox");
+  const whiteBox = isWhiteBox(c);
+  const sampling = { temperature: c.temperature, topP: c.top_p };
+  const t0 = now();
+
+  // 1-2. Tasks and programs.
+  const tasks = pickTasks(ctx.tasks, c, state.step, rng.fork(`tasks-${step}`));
+  ctx.onPhase?.("sample", `writing ${tasks.length * G} programs`);
+  const codeRollouts = await sampleGroups(
+    ctx.code,
+    tasks.map((t) => ({ prompts: Array.from({ length: G }, () => codeContext(vocab, t)), spec: codeSpec(t) })),
+    { maxNewTokens: codeSpec(tasks[0]).params!.maxTokens as number, ...sampling },
+    rng.fork(`code-${step}`),
+  );
+  const programs = codeRollouts.map((r) => r.completions.map((toks) => decodeCode(vocab, toks)));
+
+  // 3. Suites, S per program.
+  let suiteRollouts: Rollout[][] = [];
+  if (withTests) {
+    ctx.onPhase?.("sample", `writing ${tasks.length * G * S} test suites`);
+    const groups = tasks.flatMap((t, ti) =>
+      codeRollouts[ti].completions.map((prog) => ({
+        prompts: Array.from({ length: S }, () => testContext(vocab, t, whiteBox ? prog : null)),
+        spec: suiteSpec(t, N),
+      })),
+    );
+    const flat = await sampleGroups(ctx.test, groups, { maxNewTokens: suiteSpec(tasks[0], N).params!.maxTokens as number, ...sampling }, rng.fork(`test-${step}`));
+    suiteRollouts = tasks.map((_, ti) => flat.slice(ti * G, (ti + 1) * G));
+  }
+  const suites = suiteRollouts.map((perCode) => perCode.map((r) => r.completions.map((toks) => decodeSuite(vocab, toks))));
+  const t1 = now();
+
+  // 4. One grader batch for the whole step. Mistake Book tests already carry the reference's
+  // output, so they run as written (golden), like the task's golden tests.
+  ctx.onPhase?.("grade", `grading ${tasks.length * G} programs x ${S} suites`);
+  const bookTests = tasks.map((t) => (useBook ? topMistakes(state.book, t.id, c.mistake_book_top_k).map((e) => e.test) : []));
+  const request: GradeRequest = {
+    tasks: tasks.map((t) => ({ id: t.id, entry_point: t.entry_point, reference: t.reference })),
+    codes: tasks.flatMap((t, ti) => programs[ti].map((code) => ({ task: t.id, code }))),
+    suites: [],
+    golden: [],
+    limits: { max_lines: Math.max(N, c.mistake_book_top_k) },
+  };
+  const push = (list: GradeRequest["suites"], code: number, text: string) => list!.push({ code, text }) - 1;
+  // Where each piece landed in the request: [task][code] -> index (suites: [task][code][suite]).
+  const at = tasks.map((t, ti) =>
+    programs[ti].map((_, g) => {
+      const code = ti * G + g;
+      return {
+        suites: withTests ? suites[ti][g].map((text) => push(request.suites, code, text)) : [],
+        book: bookTests[ti].length ? push(request.golden, code, bookTests[ti].join("\n")) : -1,
+        golden: push(request.golden, code, t.golden_tests.join("\n")),
+        // cure: every suite also runs on every program of its task (CURE's tests judge all codes).
+        cross: mode === "cure" ? suites[ti][g].map((text) => programs[ti].map((_, judged) => push(request.suites, ti * G + judged, text))) : [],
+      };
+    }),
+  );
+  const graded = await ctx.grader.grade(request);
+  const t2 = now();
+
+  // 5-7. Rewards, Mistake Book, TopVar.
+  let book = state.book;
+  const deltas: MistakeBookDelta[] = [];
+  const duels: DuelRecord[] = [];
+  const scored: { grading: TaskGrading; scores: TaskScores }[] = [];
+  const testSamples: GrpoSample[] = [];
+  const codeRewards: number[] = [];
+  tasks.forEach((t, ti) => {
+    const grading: TaskGrading = {
+      task: t.id,
+      codes: programs[ti].map((text, g) => ({ text, status: graded.codes[ti * G + g].status })),
+      suites: at[ti].map((a, g) => a.suites.map((i, s) => ({ text: suites[ti][g][s], lines: graded.suites[i] }))),
+      bookTests: bookTests[ti],
+      bookLines: at[ti].map((a) => (a.book >= 0 ? graded.golden[a.book] : [])),
+    };
+    const scores = scoreTask(grading, { alpha: c.alpha, n: N, topvarK: Math.min(c.topvar_k, G) });
+    if (mode === "golden-tests" || mode === "cure") {
+      scores.codeRewards = grading.codes.map((code, g) => goldenReward(code.status, passCounts(graded.golden[at[ti][g].golden])));
+    }
+    if (mode === "cure") {
+      const correct = grading.codes.map((code, g) => code.status === "ok" && graded.golden[at[ti][g].golden].every((l) => l.verdict === "pass"));
+      scores.testRewards = at[ti].map((a) => a.cross.map((judged) => cureSuiteReward(cureOutcomes(judged.map((i) => graded.suites[i])), correct)));
+      scores.pairs.forEach((row, g) => row.forEach((p, s) => (p.reward = scores.testRewards[g][s])));
+    }
+    codeRewards.push(...scores.codeRewards);
+
+    let delta: MistakeBookDelta = { task: t.id, step, added: [], removed: [], changed: [] };
+    if (useBook) {
+      const next = updateMistakeBook(book, t.id, step, scores.outcome);
+      book = next.book;
+      delta = next.delta;
+      deltas.push(delta);
+    }
+    if (trainsTestPolicy(mode)) {
+      // TopVar (code-a1, self-play): only the suites of the most spread-out code(s); cure: all suites.
+      const writers = mode === "cure" ? grading.codes.map((_, g) => g) : scores.topvar.selected;
+      for (const g of writers) testSamples.push(...rolloutSamples(suiteRollouts[ti][g], groupAdvantages(scores.testRewards[g], S)));
+    }
+    scored.push({ grading, scores });
+    duels.push(duelRecord(step, grading, scores, delta));
+  });
+
+  // 8. GRPO on both policies.
+  ctx.onPhase?.("update", "updating the policies");
+  const codeSamples = codeRollouts.flatMap((r, ti) => rolloutSamples(r, groupAdvantages(codeRewards.slice(ti * G, (ti + 1) * G), G)));
+  const live = (xs: GrpoSample[]) => xs.filter((s) => s.completion.length > 0 && s.advantage !== 0);
+  let codeUpdate: UpdateMetrics | null = null;
+  let testUpdate: UpdateMetrics | null = null;
+  if (mode !== "base") {
+    const updRng = rng.fork(`update-${step}`);
+    if (usesSharedPolicy(mode)) {
+      const both = live([...codeSamples, ...testSamples]);
+      if (both.length) codeUpdate = testUpdate = (await ctx.code.update(both, updRng.state())).metrics;
+    } else {
+      const cs = live(codeSamples);
+      const ts = live(testSamples);
+      const [cu, tu] = await Promise.all([
+        cs.length ? ctx.code.update(cs, updRng.fork("code").state()) : null,
+        ts.length ? ctx.test.update(ts, updRng.fork("test").state()) : null,
+      ]);
+      codeUpdate = cu?.metrics ?? null;
+      testUpdate = tu?.metrics ?? null;
+    }
+  }
+  const t3 = now();
+
+  const metrics: StepMetricsOnly = {
+    ...rolloutMetrics(scored),
+    mistake_book_size: mistakeBookSize(book),
+    mistake_book_added: deltas.reduce((a, d) => a + d.added.length, 0),
+    mistake_book_removed: deltas.reduce((a, d) => a + d.removed.length, 0),
+    kl_code: codeUpdate?.kl ?? 0,
+    kl_test: testUpdate?.kl ?? 0,
+    entropy_code: codeUpdate?.entropy ?? 0,
+    entropy_test: testUpdate?.entropy ?? 0,
+    loss_code: codeUpdate?.loss ?? 0,
+    loss_test: testUpdate?.loss ?? 0,
+    time_sample_ms: t1 - t0,
+    time_grade_ms: t2 - t1,
+    time_update_ms: t3 - t2,
+  };
+  return { state: { step, book, rng: rng.state() }, metrics, duels, deltas };
+}
+
+function now(): number {
+  return globalThis.performance?.now() ?? Date.now();
+}
