@@ -28,16 +28,26 @@ export interface ForwardInput {
   positions: tf.Tensor2D;
   /** (B, 1, T, S) additive attention bias: 0 where a query may attend a key, -1e9 elsewhere. */
   attnBias: tf.Tensor4D;
-  /** Keys/values of earlier positions (S - T of them), one entry per block. */
-  past?: LayerCache[];
+  /**
+   * Keys/values of earlier positions (S - T of them in all), per block as a list of segments in
+   * position order. Segments let a sampler keep the prompt's cache fixed and grow only the
+   * generated part, instead of copying the whole cache every step.
+   */
+  past?: LayerCache[][];
   /** Only compute logits for the last position (prefill for sampling). */
   lastOnly?: boolean;
+  /**
+   * Under a gradient (tf.variableGrads): embeddings as oneHot x matMul and linears with the
+   * wasm-friendly gradient. Otherwise gather and fused matMul + bias, fewer kernels per decoding
+   * step, same values (a oneHot row times a matrix is that matrix row exactly).
+   */
+  training?: boolean;
 }
 
 export interface ForwardOutput {
   /** (B, T, V) logits, or (B, 1, V) with lastOnly. */
   logits: tf.Tensor3D;
-  /** Keys/values including this call's positions, one entry per block. */
+  /** Keys/values of this call's T positions only, one entry per block. */
   present: LayerCache[];
 }
 
@@ -148,35 +158,42 @@ export class GptModel {
     const { layers, heads, dModel: C, context: P, vocab: V } = this.config;
     const [B, T] = input.tokens.shape;
     const D = C / heads;
+    const training = input.training ?? false;
+    const dense = (x: tf.Tensor2D, name: string): tf.Tensor2D =>
+      training
+        ? (tf.add(linear(x, this.p(`${name}.w`)), this.p(`${name}.b`)) as tf.Tensor2D)
+        : (tf.fused.matMul({ a: x, b: this.p(`${name}.w`) as tf.Tensor2D, bias: this.p(`${name}.b`) }) as tf.Tensor2D);
+    const embed = (ids: tf.Tensor2D, table: string, n: number): tf.Tensor2D =>
+      training ? linear(tf.oneHot(tf.reshape(ids, [B * T]), n), this.p(table)) : (tf.gather(this.p(table), tf.reshape(ids, [B * T])) as tf.Tensor2D);
     // (B*T, V) @ (V, C) + (B*T, P) @ (P, C) -> (B*T, C)
-    const tokEmb = linear(tf.oneHot(tf.reshape(input.tokens, [B * T]), V), this.p("wte"));
-    const posEmb = linear(tf.oneHot(tf.reshape(input.positions, [B * T]), P), this.p("wpe"));
-    let x: tf.Tensor2D = tf.add(tokEmb, posEmb); // (B*T, C)
+    let x: tf.Tensor2D = tf.add(embed(input.tokens, "wte", V), embed(input.positions, "wpe", P));
+    // (B*T, C) <-> (B, H, T, D); with T = 1 the transpose is a reshape.
+    const splitHeads = (t: tf.Tensor) =>
+      (T === 1 ? tf.reshape(t, [B, heads, 1, D]) : tf.transpose(tf.reshape(t, [B, T, heads, D]), [0, 2, 1, 3])) as tf.Tensor4D;
+    const mergeHeads = (t: tf.Tensor) => (T === 1 ? tf.reshape(t, [B, C]) : tf.reshape(tf.transpose(tf.reshape(t, [B, heads, T, D]), [0, 2, 1, 3]), [B * T, C])) as tf.Tensor2D;
     const present: LayerCache[] = [];
     for (let l = 0; l < layers; l++) {
       // Attention: pre-LN, qkv projection, split heads.
       const h = layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`));
-      const qkv = tf.add(linear(h, this.p(`h${l}.attn.qkv.w`)), this.p(`h${l}.attn.qkv.b`)); // (B*T, 3C)
-      const [q, kNew, vNew] = tf.split(qkv, 3, 1).map(
-        (t) => tf.transpose(tf.reshape(t, [B, T, heads, D]), [0, 2, 1, 3]) as tf.Tensor4D, // (B, H, T, D)
-      );
-      const past = input.past?.[l];
-      const k = past ? tf.concat([past.k, kNew], 2) : kNew; // (B, H, S, D)
-      const v = past ? tf.concat([past.v, vNew], 2) : vNew;
-      present.push({ k, v });
-      const S = k.shape[2];
-      // (B*H, T, D) @ (B*H, D, S) -> (B, H, T, S), scaled by 1/sqrt(D), masked, softmax over keys.
-      let att = tf.matMul(tf.reshape(q, [B * heads, T, D]), tf.reshape(k, [B * heads, S, D]), false, true);
-      att = tf.add(tf.mul(tf.reshape(att, [B, heads, T, S]), 1 / Math.sqrt(D)), input.attnBias);
-      const probs = tf.softmax(att, -1);
-      // (B*H, T, S) @ (B*H, S, D) -> (B, T, H, D) -> (B*T, C)
-      const y = tf.matMul(tf.reshape(probs, [B * heads, T, S]), tf.reshape(v, [B * heads, S, D]));
-      const merged = tf.reshape(tf.transpose(tf.reshape(y, [B, heads, T, D]), [0, 2, 1, 3]), [B * T, C]);
-      x = tf.add(x, tf.add(linear(merged, this.p(`h${l}.attn.proj.w`)), this.p(`h${l}.attn.proj.b`)));
+      const qkv = dense(h, `h${l}.attn.qkv`); // (B*T, 3C)
+      const [q, kNew, vNew] = tf.split(qkv, 3, 1).map(splitHeads); // each (B, H, T, D)
+      present.push({ k: kNew, v: vNew });
+      const segments = [...(input.past?.[l] ?? []), { k: kNew, v: vNew }]; // each (B, H, S_i, D)
+      const sizes = segments.map((g) => g.k.shape[2]);
+      const S = sizes.reduce((a, b) => a + b, 0);
+      // (B*H, T, D) @ (B*H, D, S_i) per segment -> (B, H, T, S), scaled by 1/sqrt(D), masked, softmax over keys.
+      const qh = tf.reshape(q, [B * heads, T, D]);
+      const scores = segments.map((g, i) => tf.matMul(qh, tf.reshape(g.k, [B * heads, sizes[i], D]), false, true));
+      let att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
+      att = tf.add(tf.mul(att, 1 / Math.sqrt(D)), input.attnBias);
+      const probs = tf.reshape(tf.softmax(att, -1), [B * heads, T, S]);
+      // (B*H, T, S_i) @ (B*H, S_i, D) summed over segments -> (B, H, T, D) -> (B*T, C)
+      const parts = segments.length === 1 ? [probs] : tf.split(probs, sizes, 2);
+      const y = tf.addN(parts.map((p, i) => tf.matMul(p, tf.reshape(segments[i].v, [B * heads, sizes[i], D]))));
+      x = tf.add(x, dense(mergeHeads(y), `h${l}.attn.proj`));
       // MLP: pre-LN, C -> 4C -> C with GELU.
       const h2 = layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`));
-      const fc = gelu(tf.add(linear(h2, this.p(`h${l}.mlp.fc.w`)), this.p(`h${l}.mlp.fc.b`))); // (B*T, 4C)
-      x = tf.add(x, tf.add(linear(fc, this.p(`h${l}.mlp.proj.w`)), this.p(`h${l}.mlp.proj.b`)));
+      x = tf.add(x, dense(gelu(dense(h2, `h${l}.mlp.fc`)), `h${l}.mlp.proj`)); // via (B*T, 4C)
     }
     let rows = T;
     if (input.lastOnly && T > 1) {
@@ -184,7 +201,8 @@ export class GptModel {
       rows = 1;
     }
     const hf = layerNorm(x, this.p("lnf.g"), this.p("lnf.b"));
-    const logits = this.config.tiedHead ? linear(hf, tf.transpose(this.p("wte"))) : linear(hf, this.p("head.w"));
+    const head = this.config.tiedHead ? tf.transpose(this.p("wte")) : this.p("head.w");
+    const logits = training ? linear(hf, head) : tf.matMul(hf, head as tf.Tensor2D);
     return { logits: tf.reshape(logits, [B, rows, V]), present };
   }
 
@@ -201,18 +219,21 @@ function makeVariable(values: Float32Array, shape: number[], trainable: boolean,
 }
 
 /**
- * x (N, K) @ w (K, M) with a gradient that transposes explicitly: (dy @ w^T, x^T @ dy). The wasm
- * backend's matMul with a transpose flag takes a slow loop (10x slower than transpose + matMul,
- * measured on (7744, 256) x (7744, 64)); on webgpu both forms are fast.
+ * x (N, K) @ w (K, M) with a gradient that transposes explicitly: dx = dy @ w^T and
+ * dw = x^T @ dy, or (dy^T @ x)^T when M > K. Both choices are for the wasm backend: its matMul with a
+ * transpose flag takes a slow loop (10x slower than transpose + matMul on (7744, 256) x (7744, 64)),
+ * and its fast path (XNNPACK) repacks the right operand every call, so the right operand should be
+ * the narrower of x and dy (5x on (64, 7744) x (7744, 192)). On webgpu every form is fast.
  */
 const linearGrad = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: tf.GradSaveFunc) => {
   save([x, w]);
   return {
     value: tf.matMul(x, w),
-    gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor2D[]) => [
-      tf.matMul(dy, tf.transpose(saved[1])),
-      tf.matMul(tf.transpose(saved[0]), dy),
-    ],
+    gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor2D[]) => {
+      const [xs, ws] = saved;
+      const dw = ws.shape[1] > ws.shape[0] ? tf.transpose(tf.matMul(tf.transpose(dy), xs)) : tf.matMul(tf.transpose(xs), dy);
+      return [tf.matMul(dy, tf.transpose(ws)), dw];
+    },
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]);
 const linear = (x: tf.Tensor, w: tf.Tensor): tf.Tensor2D => linearGrad(x, w) as tf.Tensor2D;
@@ -223,10 +244,13 @@ function layerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
   return tf.add(tf.mul(tf.div(tf.sub(x, mean), tf.sqrt(tf.add(variance, 1e-5))), g), b);
 }
 
-/** GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2): 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))). */
+/**
+ * GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2): 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))),
+ * computed as x sigmoid(2 sqrt(2/pi)(x + 0.044715x^3)) since 0.5(1 + tanh z) = sigmoid(2z): fewer kernels.
+ */
 function gelu(x: tf.Tensor2D): tf.Tensor2D {
-  const inner = tf.mul(tf.add(x, tf.mul(tf.mul(tf.mul(x, x), x), 0.044715)), Math.sqrt(2 / Math.PI));
-  return tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(inner), 1));
+  const c = 2 * Math.sqrt(2 / Math.PI);
+  return tf.mul(x, tf.sigmoid(tf.mul(x, tf.add(tf.mul(tf.square(x), c * 0.044715), c))));
 }
 
 /**

@@ -150,7 +150,7 @@ export class Policy {
         : null;
       let kept: tf.Scalar[] = [];
       const { value, grads } = tf.variableGrads(() => {
-        const logits = this.logits(this.model, t);
+        const logits = this.logits(this.model, t, true);
         const { logp, entropy } = tokenLogProbs(logits, t.targets, temperature, t.maskBias);
         const out = grpoLoss({ logp, oldLogp: t.oldLogp, refLogp, advantages: t.advantages, mask: t.lossMask, entropy }, cfg);
         const m = out.metrics;
@@ -183,7 +183,7 @@ export class Policy {
     try {
       let kept: tf.Scalar | null = null;
       const { value, grads } = tf.variableGrads(() => {
-        const { logp } = tokenLogProbs(this.logits(this.model, t), t.targets, 1, null);
+        const { logp } = tokenLogProbs(this.logits(this.model, t, true), t.targets, 1, null);
         const loss = tf.neg(tf.div(tf.sum(tf.mul(logp, t.lossMask)), tf.maximum(tf.sum(t.lossMask), 1))) as tf.Scalar;
         kept = tf.keep(loss.clone());
         return loss;
@@ -253,8 +253,8 @@ export class Policy {
     };
   }
 
-  private logits(model: GptModel, t: ReturnType<Policy["tensors"]>): tf.Tensor3D {
-    return model.forward({ tokens: t.tokens, positions: t.positions, attnBias: t.attnBias }).logits;
+  private logits(model: GptModel, t: ReturnType<Policy["tensors"]>, training = false): tf.Tensor3D {
+    return model.forward({ tokens: t.tokens, positions: t.positions, attnBias: t.attnBias, training }).logits;
   }
 
   private namedGrads(grads: tf.NamedTensorMap): tf.NamedTensorMap {

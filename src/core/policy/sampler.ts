@@ -98,25 +98,33 @@ export async function sampleBatch<S>(
   states.forEach((s, b) => (done[b] = constraint.isDone(s)));
 
   // (B, P) left-padded prompt tokens and per-row positions; `history` grows as tokens are drawn.
+  // The cache is two segments per block: the prompt's keys/values (fixed after the first step) and
+  // the generated tokens' (grown by one position per step), so a step copies only the generated part.
   const history: number[][] = prompts.map((p, b) => [...new Array<number>(pad[b]).fill(0), ...p]);
-  let cache: LayerCache[] | undefined;
-  const step = (newTokens: number[][], first: boolean): tf.Tensor3D =>
+  let promptCache: LayerCache[] | undefined;
+  let genCache: LayerCache[] | undefined;
+  const disposeCache = (c: LayerCache[] | undefined) => c?.forEach((x) => { x.k.dispose(); x.v.dispose(); });
+  const step = (first: boolean): tf.Tensor3D =>
     tf.tidy(() => {
       const S = history[0].length;
       const T = first || !kvCache ? S : 1;
-      const toks = newTokens.map((row) => row.slice(row.length - T));
+      const toks = history.map((row) => row.slice(row.length - T));
       const pos = pad.map((pd) => Array.from({ length: T }, (_, t) => Math.max(0, S - T + t - pd)));
+      const past = kvCache && !first ? promptCache!.map((p, l) => (genCache ? [p, genCache[l]] : [p])) : undefined;
       const out = model.forward({
         tokens: tf.tensor2d(toks, [B, T], "int32"),
         positions: tf.tensor2d(pos, [B, T], "int32"),
         attnBias: attentionBias(pad, T, S),
-        past: kvCache && !first ? cache : undefined,
+        past,
         lastOnly: true,
       });
-      if (kvCache) {
-        const old = cache;
-        cache = out.present.map((c) => ({ k: tf.keep(c.k), v: tf.keep(c.v) }));
-        old?.forEach((c) => { c.k.dispose(); c.v.dispose(); });
+      if (kvCache && first) promptCache = out.present.map((c) => ({ k: tf.keep(c.k), v: tf.keep(c.v) }));
+      else if (kvCache) {
+        const old = genCache;
+        genCache = out.present.map((c, l) =>
+          old ? { k: tf.keep(tf.concat([old[l].k, c.k], 2)), v: tf.keep(tf.concat([old[l].v, c.v], 2)) } : { k: tf.keep(c.k), v: tf.keep(c.v) },
+        );
+        disposeCache(old);
       }
       return out.logits;
     });
@@ -124,7 +132,7 @@ export async function sampleBatch<S>(
   try {
     for (let i = 0; i < opts.maxNewTokens; i++) {
       if (done.every(Boolean)) break;
-      const logitsT = step(history, i === 0);
+      const logitsT = step(i === 0);
       const logits = (await logitsT.data()) as Float32Array; // the one device->host read of this step
       logitsT.dispose();
       for (let b = 0; b < B; b++) {
@@ -142,7 +150,8 @@ export async function sampleBatch<S>(
       }
     }
   } finally {
-    cache?.forEach((c) => { c.k.dispose(); c.v.dispose(); });
+    disposeCache(promptCache);
+    disposeCache(genCache);
   }
   return {
     prompts: prompts.map((p) => [...p]),

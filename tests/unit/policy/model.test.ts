@@ -1,7 +1,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { countParams, MODEL_SIZES, modelConfig } from "../../../src/core/policy/config.ts";
-import { GptModel, parameterShapes } from "../../../src/core/policy/model.ts";
+import { attentionBias, GptModel, parameterShapes } from "../../../src/core/policy/model.ts";
 import { decodeCheckpoint } from "../../../src/core/policy/checkpoint.ts";
 import { Policy } from "../../../src/core/policy/policy.ts";
 import { Rng } from "../../../src/core/rng.ts";
@@ -56,6 +56,18 @@ describe("GptModel", () => {
     const y = run([1, 2, 3, 9, 0]);
     for (let t = 0; t < 3; t++) x[t].forEach((v, i) => expect(Math.abs(v - y[t][i])).toBeLessThan(1e-6));
     expect(Math.abs(x[3][0] - y[3][0])).toBeGreaterThan(1e-6);
+    m.dispose();
+  });
+
+  it("gives the same logits on its training path (oneHot, custom gradients) and its sampling path (gather, fused)", () => {
+    const cfg = modelConfig({ layers: 2, heads: 2, dModel: 16, context: 8, tiedHead: false }, 10);
+    const m = GptModel.init(cfg, new Rng(4));
+    const run = (training: boolean) =>
+      tf.tidy(() =>
+        m.forward({ tokens: tf.tensor2d([[1, 2, 3, 4], [5, 6, 7, 8]], undefined, "int32"), positions: tf.tensor2d([[0, 1, 2, 3], [0, 1, 2, 3]], undefined, "int32"), attnBias: attentionBias([0, 1], 4, 4), training }).logits.dataSync(),
+      );
+    const [a, b] = [run(true), run(false)];
+    a.forEach((v, i) => expect(Math.abs(v - b[i])).toBeLessThan(1e-5));
     m.dispose();
   });
 
