@@ -13,8 +13,9 @@ interface GpuLike {
 /** A readable adapter name from GPUAdapterInfo's fields (any may be empty). */
 export function adapterName(info: GpuAdapterLike["info"]): string {
   if (!info) return "unknown adapter";
-  const parts = [info.description, info.vendor, info.architecture, info.device].filter((s): s is string => !!s && s.trim() !== "");
-  return parts[0] ?? "unknown adapter";
+  if (info.description?.trim()) return info.description.trim();
+  const parts = [info.vendor, info.architecture, info.device].filter((s): s is string => !!s && s.trim() !== "");
+  return parts.length ? parts.join(" ") : "unknown adapter";
 }
 
 export async function probeWebGpu(nav: Navigator): Promise<{ adapter: string | null; reason: string }> {

@@ -25,9 +25,8 @@ export function settingsView(root: HTMLElement, ctx: ViewContext): View {
     const r = applyFieldEdit(s.config, key, text);
     if (r.ok) {
       drafts.delete(key);
-      // Still equal to the preset: keep the preset name, so links stay short.
-      const still = s.preset && Object.keys(configDiff(r.config, presetConfig(s.preset, { seed: r.config.seed }))).length === 0;
-      actions.setConfig(r.config, still ? s.preset : null);
+      // The preset stays the base: the link reads `preset=classroom&alpha=0.25` (TF Playground style).
+      actions.setConfig(r.config, s.preset);
     } else {
       drafts.set(key, { text, error: r.message });
       renderConfig(s);

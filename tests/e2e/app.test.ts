@@ -1,0 +1,252 @@
+/**
+ * The app in real Chromium (built, served by vite preview): first visit, navigation and keys,
+ * settings validation, share-link round trip, a stored run in every view (from IndexedDB, graded
+ * for real in app-fixture.ts), themes, safe mode. Screenshots of each main view go to
+ * test-artifacts/screenshots/.
+ *
+ * Not here yet (need the orchestrator, workers/trainer.worker.ts): start -> metrics, reload
+ * mid-run resumes, export/clear/import, fallback backend training.
+ */
+import { mkdirSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { presetConfig } from "../../src/core/config/index.ts";
+import { createNodeGrader } from "../../src/node/grader.ts";
+import { appUrl, launchBrowser, watchErrors } from "./browser.ts";
+import { buildFixtureRun, type FixtureRun } from "./app-fixture.ts";
+
+const SHOTS = "test-artifacts/screenshots";
+let browser: Browser;
+let fixture: FixtureRun;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  const grader = await createNodeGrader();
+  try {
+    fixture = await buildFixtureRun(grader);
+  } finally {
+    await grader.close();
+  }
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function open(context: BrowserContext, path = "/"): Promise<{ page: Page; errors: string[] }> {
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  await page.goto(appUrl(path));
+  await page.waitForFunction(() => (window as unknown as { arena?: { ready: Promise<void> } }).arena?.ready.then(() => true));
+  return { page, errors };
+}
+
+const newContext = (scheme: "light" | "dark" = "light") => browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme });
+/** A number key switches views, unless focus is in a text field: leave it first. */
+async function press(page: Page, key: string): Promise<void> {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press(key);
+}
+const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+
+/** Write a run into the app's IndexedDB the way src/storage stores it. */
+async function storeRun(page: Page, run: FixtureRun): Promise<void> {
+  await page.evaluate((r) => new Promise<void>((resolve, reject) => {
+    const req = indexedDB.open("code-a1-arena");
+    req.onerror = () => reject(req.error);
+    req.onsuccess = () => {
+      const db = req.result;
+      const tx = db.transaction(["runs", "metrics", "duels", "mistakes"], "readwrite");
+      const now = Date.now();
+      tx.objectStore("runs").put({ id: r.id, name: "classroom (fixture)", config: r.config, status: "done", created: now, updated: now, step: r.metrics.length, rng_state: null, task_set_hash: "fixture", loop_state: null });
+      for (const m of r.metrics) tx.objectStore("metrics").put({ run: r.id, step: m.step, metrics: m });
+      for (const d of r.duels) tx.objectStore("duels").put({ run: r.id, step: d.step, records: d.records });
+      for (const [task, entries] of Object.entries(r.mistakeBook.tasks)) for (const e of entries) tx.objectStore("mistakes").put({ ...e, run: r.id, task });
+      tx.oncomplete = () => {
+        db.close();
+        resolve();
+      };
+      tx.onerror = () => reject(tx.error);
+    };
+  }), run);
+}
+
+describe("first visit", () => {
+  it("explains the duel, selects the classroom preset, offers a big Start and shows the WebGPU adapter", async () => {
+    const context = await newContext();
+    const { page, errors } = await open(context);
+    expect(await page.textContent("h1")).toBe("Code-A1 Arena");
+    expect(await page.textContent(".first-visit .intro")).toMatch(/Code policy writes Python.*Test policy reads each function/);
+    expect(await page.inputValue("#preset")).toBe("classroom");
+    expect(await page.isVisible("button#start")).toBe(true);
+    await expect.poll(() => page.textContent("#backend")).toMatch(/^WebGPU available: /);
+    await shot(page, "first-visit");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe("navigation and keyboard", () => {
+  it("reaches every view by link and by number keys, with the current one marked", async () => {
+    const context = await newContext();
+    const { page, errors } = await open(context);
+    const views = [["duel", "Duel"], ["mistakes", "Mistake Book"], ["compare", "Runs & Compare"], ["play", "Play"], ["settings", "Settings & Share"], ["dashboard", "Dashboard"]];
+    for (const [route, title] of views) {
+      await page.click(`nav a[href="#/${route}"]`);
+      await expect.poll(() => page.getAttribute(`nav a[href="#/${route}"]`, "aria-current")).toBe("page");
+      expect(await page.title()).toBe(`${title} · Code-A1 Arena`);
+    }
+    await page.keyboard.press("3");
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe("#/mistakes");
+    await press(page, "6");
+    await expect.poll(() => page.isVisible("#cfg-alpha")).toBe(true);
+    // keys typed into a text field do not navigate
+    await page.focus("#cfg-alpha");
+    await page.keyboard.press("1");
+    expect(await page.evaluate(() => location.hash)).toBe("#/settings");
+    await page.keyboard.press("Escape");
+    await page.evaluate(() => (document.activeElement as HTMLElement).blur());
+    await page.keyboard.press("t");
+    const theme1 = await page.evaluate(() => document.documentElement.dataset.theme);
+    await page.keyboard.press("t");
+    expect(theme1).toBe("dark");
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("light");
+    await page.keyboard.press("?");
+    expect(await page.isVisible("#help")).toBe(true);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe("settings and sharing", () => {
+  it("validates typed values with the field's error, and a share link reproduces the config", async () => {
+    const context = await newContext();
+    const { page, errors } = await open(context, "/#/settings");
+    await page.fill("#cfg-alpha", "2");
+    await page.press("#cfg-alpha", "Enter");
+    await expect.poll(() => page.textContent("#cfg-alpha-err")).toBe("config.alpha: expected a value in [0, 1], got 2");
+    expect(await page.getAttribute("#cfg-alpha", "aria-invalid")).toBe("true");
+    await page.fill("#cfg-topvar_k", "9");
+    await page.press("#cfg-topvar_k", "Enter");
+    await expect.poll(() => page.textContent("#cfg-topvar_k-err")).toBe("config.topvar_k: must be at most num_generations (4), got 9");
+    await page.fill("#cfg-topvar_k", "2");
+    await page.press("#cfg-topvar_k", "Enter");
+    await page.fill("#cfg-alpha", "0.25");
+    await page.press("#cfg-alpha", "Enter");
+    await page.fill("#cfg-seed", "42");
+    await page.press("#cfg-seed", "Enter");
+    await page.selectOption("#cfg-mistake_book", "false");
+    await expect.poll(() => page.isVisible("#cfg-alpha-err")).toBe(false);
+    const link = await page.inputValue("#share-link");
+    expect(new URL(link).searchParams.get("alpha")).toBe("0.25");
+    await shot(page, "settings");
+    const expected = presetConfig("classroom", { alpha: 0.25, seed: 42, topvar_k: 2, mistake_book: false });
+
+    const other = await newContext();
+    const { page: opened, errors: errors2 } = await open(other, new URL(link).pathname + new URL(link).search);
+    const config = await opened.evaluate(() => (window as unknown as { arena: { store: { get(): { config: unknown } } } }).arena.store.get().config);
+    expect(config).toEqual(expected);
+    expect(await opened.textContent(".notices")).toMatch(/Settings from the link applied .*seed 42/);
+    await opened.click('nav a[href="#/settings"]');
+    expect(await opened.inputValue("#cfg-alpha")).toBe("0.25");
+    expect(errors).toEqual([]);
+    expect(errors2).toEqual([]);
+    await context.close();
+    await other.close();
+  });
+  it("a bad link falls back to the defaults and names the field", async () => {
+    const context = await newContext();
+    const { page } = await open(context, "/?alpha=abc");
+    expect(await page.textContent(".notices")).toMatch(/config\.alpha: expected a number, got "abc"/);
+    expect(await page.inputValue("#preset")).toBe("classroom");
+    await context.close();
+  });
+});
+
+describe("a stored run in every view", () => {
+  let context: BrowserContext;
+  let page: Page;
+  let errors: string[];
+  beforeAll(async () => {
+    context = await newContext();
+    ({ page, errors } = await open(context));
+    await storeRun(page, fixture);
+    await page.reload();
+    await page.waitForFunction(() => (window as unknown as { arena: { ready: Promise<void> } }).arena.ready.then(() => true));
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it("dashboard: opens the latest run with its charts and headline numbers", async () => {
+    await expect.poll(() => page.textContent(".run-head h2")).toBe(`Run ${fixture.id}`);
+    await expect.poll(() => page.locator(".chart-card").count()).toBe(7);
+    expect(await page.locator(".chart-card canvas").count()).toBe(7);
+    expect(await page.textContent(".progress-text")).toContain("step 12 / 12");
+    await shot(page, "dashboard");
+  });
+
+  it("duel: heatmap of codes x suites, TopVar choice, per-line verdicts, stepping back", async () => {
+    await press(page, "2");
+    const rec = fixture.duels[fixture.duels.length - 1].records[0];
+    await expect.poll(() => page.textContent(".duel-nav h2")).toBe(`Duel: ${rec.task}, step 12`);
+    expect(await page.locator("table.heatmap tbody td[title^='code']").count()).toBe(rec.codes.length * rec.codes[0].suites.length);
+    expect(await page.locator("table.heatmap tr.topvar").count()).toBe(rec.topvar.selected.length);
+    const lines = rec.codes.flatMap((c) => c.suites.flatMap((s) => s.lines)).length + rec.codes.flatMap((c) => c.mistake_book_lines).length;
+    expect(await page.locator("ol.lines .badge").count()).toBe(lines);
+    expect(await page.locator(".tok-keyword").count()).toBeGreaterThan(0);
+    await shot(page, "duel");
+    await press(page, "[");
+    await expect.poll(() => page.textContent(".duel-nav h2")).toBe(`Duel: ${rec.task}, step 11`);
+    await page.click("text=Step forward ▶");
+    await expect.poll(() => page.textContent(".duel-nav h2")).toBe(`Duel: ${rec.task}, step 12`);
+  });
+
+  it("Mistake Book: lists the stored tests and filters by search", async () => {
+    await press(page, "3");
+    const all = Object.values(fixture.mistakeBook.tasks).flat();
+    expect(all.length).toBeGreaterThan(0);
+    await expect.poll(() => page.locator("table.mistakes tbody tr").count()).toBe(all.length);
+    await shot(page, "mistake-book");
+    await page.fill("#mb-search", "no test has this text");
+    await expect.poll(() => page.locator("table.mistakes tbody tr").count()).toBe(0);
+    await page.fill("#mb-search", all[0].test.slice(7, 14));
+    await expect.poll(() => page.locator("table.mistakes tbody tr").count()).toBeGreaterThan(0);
+  });
+
+  it("Compare: lists the run and overlays its metrics", async () => {
+    await press(page, "4");
+    await page.check(`input[aria-label="compare ${fixture.id}"]`);
+    await expect.poll(() => page.locator(".view-compare .chart-card canvas").count()).toBe(4);
+    await shot(page, "compare");
+  });
+
+  it("Play: shows the task and an editor", async () => {
+    await press(page, "5");
+    await expect.poll(() => page.inputValue("#play-task")).toBe("sum-positive");
+    expect(await page.inputValue("#play-editor")).toBe("def f(xs):\n    ");
+    await shot(page, "play");
+  });
+
+  it("dark theme and large type stay readable (duel view, projector)", async () => {
+    await press(page, "2");
+    await page.click("#theme-toggle");
+    await page.click("#large-toggle");
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).fontSize)).toBe("22px");
+    await shot(page, "duel-dark-large");
+    await page.click("#large-toggle");
+    await press(page, "1");
+    await shot(page, "dashboard-dark");
+    expect(errors).toEqual([]);
+  });
+
+  it("safe mode opens without opening or resuming the stored run", async () => {
+    const safe = await context.newPage();
+    await safe.goto(appUrl("/?safe=1"));
+    await safe.waitForFunction(() => (window as unknown as { arena?: { ready: Promise<void> } }).arena?.ready.then(() => true));
+    expect(await safe.textContent(".notices")).toMatch(/Safe mode: nothing was resumed/);
+    expect(await safe.locator(".run-head").count()).toBe(0);
+    await safe.click('nav a[href="#/compare"]');
+    await expect.poll(() => safe.locator("table.runs tbody tr").count()).toBe(1);
+  });
+});
