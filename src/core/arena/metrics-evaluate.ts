@@ -177,13 +177,14 @@ export interface SuiteEvaluation {
 /**
  * Test metrics for n generated suites per task (each a list of `assert f(...) == ...` lines): the
  * suites run against the reference (validity), every surviving mutant (mut@k) and every buggy
- * variant (bug detection), reference-corrected as in training.
+ * variant (bug detection), reference-corrected as in training. Lines are limited to `testMs`
+ * (default 250 ms: the references run in microseconds, so slower mutants are looping).
  */
 export async function evaluateSuites(
   grader: Grader,
   bench: Bench,
   suitesPerTask: Record<string, string[][]>,
-  opts: { k?: number; onProgress?: OnEvalProgress; batch?: number } = {},
+  opts: { k?: number; onProgress?: OnEvalProgress; batch?: number; testMs?: number } = {},
 ): Promise<SuiteEvaluation> {
   const k = opts.k ?? 5;
   for (const id of Object.keys(suitesPerTask)) {
@@ -201,6 +202,7 @@ export async function evaluateSuites(
   });
   const results = await runJobs(grader, bench.tasks, jobs, {
     batch: opts.batch,
+    testMs: opts.testMs ?? 250,
     onProgress: (done, total) => opts.onProgress?.({ phase: "suites", done, total, text: `graded ${done}/${total} codes` }),
   });
   let i = 0;

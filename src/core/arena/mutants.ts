@@ -33,9 +33,15 @@ export async function generateMutants(tasks: Task[], runPython: RunPython, mutat
   return new Map(tasks.map((t, i) => [t.id, raw[i].map((m) => ({ task: t.id, ...m }))]));
 }
 
+/** Per-line limit for mutants: references run in microseconds, so a mutant this slow is looping. */
+export const MUTANT_TEST_MS = 250;
+/** Plus lines of the first, cheap pass (boundary cases come first and kill most mutants). */
+const FIRST_PASS_LINES = 12;
+
 /**
  * Keeps the mutants that fail at least one plus test (killable, hence not equivalent on the
- * input domain). Returns the survivors per task, in generation order.
+ * input domain). Two passes so that looping mutants cost little: the first 12 plus lines for all,
+ * then the full plus set only for the survivors. Returns the kept mutants per task, in order.
  */
 export async function dropEquivalent(
   grader: Grader,
@@ -45,16 +51,22 @@ export async function dropEquivalent(
   onProgress?: OnEvalProgress,
 ): Promise<Map<string, Mutant[]>> {
   const all = tasks.flatMap((t) => mutants.get(t.id) ?? []);
-  const results = await runJobs(
-    grader,
-    tasks,
-    all.map((m) => ({ task: m.task, code: m.code, suites: [plus.get(m.task)!.lines] })),
-    { onProgress: (done, total) => onProgress?.({ phase: "mutants", done, total, text: `filtered ${done}/${total} mutants` }) },
-  );
+  const killedBy = async (ms: Mutant[], lines: (m: Mutant) => string[], pass: string) => {
+    const results = await runJobs(
+      grader,
+      tasks,
+      ms.map((m) => ({ task: m.task, code: m.code, suites: [lines(m)] })),
+      {
+        testMs: MUTANT_TEST_MS,
+        onProgress: (done, total) => onProgress?.({ phase: "mutants", done, total, text: `${pass}: ${done}/${total} mutants` }),
+      },
+    );
+    return ms.filter((_, i) => !passesAll(results[i].code, results[i].suites[0]));
+  };
+  const early = new Set(await killedBy(all, (m) => plus.get(m.task)!.lines.slice(0, FIRST_PASS_LINES), "boundary pass"));
+  const late = new Set(await killedBy(all.filter((m) => !early.has(m)), (m) => plus.get(m.task)!.lines, "full pass"));
   const kept = new Map<string, Mutant[]>(tasks.map((t) => [t.id, []]));
-  all.forEach((m, i) => {
-    if (!passesAll(results[i].code, results[i].suites[0])) kept.get(m.task)!.push(m);
-  });
+  for (const m of all) if (early.has(m) || late.has(m)) kept.get(m.task)!.push(m);
   return kept;
 }
 
