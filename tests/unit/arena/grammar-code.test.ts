@@ -71,6 +71,45 @@ describe("codeConstraint: uniformly sampled programs", () => {
     check = py.globals.get("check_programs");
   });
 
+  it("the checker itself flags broken programs (so an empty failure list means something)", () => {
+    const broken = [
+      ["def f(xs):\n    return (", ["xs"]],
+      ["def f(xs):\n    return 1\n    return 2", ["xs"]],
+      ["def f(xs):\n    y = 1", ["xs"]],
+      ["def f(k):\n    return 1", ["xs"]],
+      ["def f(xs):\n    return 1", ["xs"]],
+    ];
+    const flagged = (JSON.parse(check(JSON.stringify(broken))) as [number, string][]).map(([i]) => i);
+    expect(flagged).toEqual([0, 1, 2, 3]);
+  });
+
+  it("follows the TokenConstraint contract: forced header, one token at a time, nothing after eos", () => {
+    const sig: Signature = { entry_point: "f", params: [{ name: "s", type: "str" }], returns: "int" };
+    const c = codeConstraint(vocab, sig, { maxTokens: 40 });
+    const mask = new Uint8Array(vocab.size);
+    const s = c.start();
+    const header = ["def", "f", "(", "s", ")", ":", "\n"];
+    for (const h of header) {
+      c.allowed(s, mask);
+      expect(mask.reduce((a, b) => a + b, 0)).toBe(1);
+      expect(vocab.tokenToString(mask.indexOf(1))).toBe(h);
+      c.advance(s, mask.indexOf(1));
+    }
+    c.allowed(s, mask);
+    expect(mask[vocab.codeToken("return")]).toBe(1);
+    expect(mask[vocab.codeToken("break")]).toBe(0); // not in a loop
+    expect(mask[vocab.eos]).toBe(0); // no return yet
+    for (let t = vocab.codeSize; t < vocab.size; t++) expect(mask[t]).toBe(0); // prompt words never
+    for (const t of ["return", "s", "\n"]) c.advance(s, vocab.codeToken(t));
+    c.allowed(s, mask);
+    expect([...mask.keys()].filter((t) => mask[t]).map((t) => vocab.tokenToString(t))).toEqual(["<eos>"]);
+    c.advance(s, vocab.eos);
+    expect(c.isDone(s)).toBe(true);
+    c.allowed(s, mask);
+    expect(mask.every((m) => m === 0)).toBe(true);
+    expect(() => c.advance(s, vocab.eos)).toThrow(/after the end/);
+  });
+
   it("3000 programs over random signatures all parse and load in Pyodide", () => {
     expect(samples.length).toBe(3000);
     expect(JSON.parse(check(payload(samples)))).toEqual([]);

@@ -58,6 +58,20 @@ describe("suiteConstraint: uniformly sampled suites", () => {
     check = py.globals.get("check_suites");
   });
 
+  it("the checker itself flags wrong suites (so an empty failure list means something)", () => {
+    const rows = [
+      ["assert f(1) == True", ["int"], "bool", 8],
+      ["assert f(True) == True", ["int"], "bool", 8],
+      ["assert f(12345) == True", ["int"], "bool", 8],
+      ["assert f(1) == 'abcdefghijklm'", ["int"], "str", 8],
+      ["assert f(1) != True", ["int"], "bool", 8],
+      ["assert f(1) == True\nassert f(2) == False", ["int"], "bool", 1],
+      ["assert f(1, 2) == True", ["int"], "bool", 8],
+    ];
+    const flagged = (JSON.parse(check(JSON.stringify(rows))) as [number, string][]).map(([i]) => i);
+    expect(flagged).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
   it("3000 suites over random signatures: typed, bounded, repr-form asserts, within line and token budgets", () => {
     const rng = new Rng(424242);
     const rows: unknown[] = [];
