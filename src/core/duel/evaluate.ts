@@ -1,0 +1,201 @@
+/**
+ * Evaluation of a trained pair of players (spec: "Evaluation in the paper"), by real execution:
+ *
+ *   code: n programs per task (train and held-out) from the Code policy at temperature 0.7, each
+ *         run on the task's plus tests and golden tests -> plus-pass@1 (train, held-out) and
+ *         golden-pass@1 (train), EvalPlus's pass@1 over n samples;
+ *   test: n suites per task from the Test policy reading the task's REFERENCE program (white-box;
+ *         nothing when black-box), run reference-corrected on the reference, its surviving mutants
+ *         and the task's buggy variants -> validity, pass@k, mut@k, Mul = pass@k x mut@k x 100,
+ *         bug-detection.
+ *
+ * Deterministic for a given checkpoint, task list and seed: every sample call draws from a fork
+ * of `new Rng(seed)` named after the task and the role, so adding a task does not shift the others.
+ *
+ *   const bench = await prepareBench(grader, runPython, mutateSource, tasks);
+ *   const ev = await evaluatePlayers(code, test, bench, tasks, { vocab, grader, samples: 4, seed: 1 });
+ *   ev.metrics.plus_pass_heldout;   // fraction in [0, 1]
+ */
+import type { Bench, CodeEvaluation, EvalProgress, SuiteEvaluation } from "../arena/metrics-evaluate.ts";
+import { evaluateCodes, evaluateSuites } from "../arena/metrics-evaluate.ts";
+import { decodeCode, decodeSuite, encodeCode } from "../arena/tokenizer.ts";
+import { taskSignature, type Task } from "../arena/task.ts";
+import type { Vocabulary } from "../arena/vocab.ts";
+import type { Grader } from "../grader/types.ts";
+import type { EvalMetricKey } from "../loop/types.ts";
+import type { PolicyService } from "../policy/policy-service.ts";
+import { Rng } from "../rng.ts";
+import { CODE_MAX_TOKENS, SUITE_MAX_TOKENS, codeContext, codeSpec, suiteSpec, testContext } from "./contexts.ts";
+import { rankByGeneratedTests, type TestTimeScaling } from "./rank.ts";
+
+/** What evaluation needs of a policy: sampling only (in-thread PolicyService or a worker's proxy). */
+export type Sampler = Pick<PolicyService, "sample">;
+
+/** Evaluation progress: the grader phases of metrics-evaluate.ts plus sampling and ranking. */
+export interface PlayerEvalProgress {
+  phase: EvalProgress["phase"] | "sample" | "rank";
+  done: number;
+  total: number;
+  text: string;
+}
+
+export interface EvaluatePlayersOptions {
+  vocab: Vocabulary;
+  grader: Grader;
+  /** Programs and suites sampled per task (n). */
+  samples: number;
+  /** Sampling temperature; the paper evaluates at 0.7. */
+  temperature?: number;
+  seed: number | string;
+  /** k of pass@k and mut@k (paper: 5). */
+  k?: number;
+  /** The Test policy reads the reference program (default true); false: prompt only (black-box). */
+  whiteBox?: boolean;
+  /** Assert lines read per suite (config.tests_per_suite). Default 8. */
+  testsPerSuite?: number;
+  /** Test-time scaling (rank.ts) on the same sampled programs: suites written per program. 0 or absent: skip. */
+  ttsSuitesPerCode?: number;
+  onProgress?: (p: PlayerEvalProgress) => void;
+}
+
+/**
+ * The numbers a run merges into StepMetrics (EVAL_METRIC_KEYS) plus the extra test metrics.
+ * Rates are fractions in [0, 1]; `mul` is on the paper's scale (pass_k x mut_k x 100, Code-A1
+ * 1.5B: 7.14). NaN where nothing was measured (e.g. no held-out task evaluated).
+ */
+export type EvalMetrics = { [K in EvalMetricKey]: number } & {
+  /** Same as golden_pass (train tasks), under the name the command line prints. */
+  golden_pass_train: number;
+  test_validity: number;
+  bug_detection: number;
+  /** Test-time scaling: plus-pass@1 of the top-ranked program, and of plain sampling (same programs). */
+  tts_plus_pass: number;
+  plain_plus_pass: number;
+};
+
+export interface PlayerEvaluation {
+  metrics: EvalMetrics;
+  codes: CodeEvaluation;
+  suites: SuiteEvaluation | null;
+  tts: TestTimeScaling | null;
+  /** What was sampled, per task id. */
+  programs: Record<string, string[]>;
+  testSuites: Record<string, string[][]>;
+}
+
+export class EvaluationError extends Error {
+  override name = "EvaluationError";
+}
+
+/** Split a decoded suite into its assert lines (metrics-evaluate.ts takes suites as line lists). */
+export function suiteLines(text: string): string[] {
+  return text.split("\n").filter((l) => l.trim().length > 0);
+}
+
+/** Sampled programs per task id: canonical text, and the tokens as sampled (what the Test policy reads). */
+export interface SampledPrograms {
+  texts: Record<string, string[]>;
+  tokens: Record<string, number[][]>;
+}
+
+/** n programs per task, one sample call per task, each from its own fork of the seed. */
+export async function samplePrograms(
+  code: Sampler,
+  tasks: readonly Task[],
+  o: Pick<EvaluatePlayersOptions, "vocab" | "samples" | "temperature" | "seed" | "onProgress">,
+): Promise<SampledPrograms> {
+  const out: SampledPrograms = { texts: {}, tokens: {} };
+  const root = new Rng(o.seed);
+  for (const [i, t] of tasks.entries()) {
+    const r = await code.sample(Array.from({ length: o.samples }, () => codeContext(o.vocab, t)), codeSpec(t), {
+      maxNewTokens: CODE_MAX_TOKENS,
+      temperature: o.temperature ?? 0.7,
+      rngState: root.fork(`eval-code-${t.id}`).state(),
+    });
+    out.tokens[t.id] = r.rollout.completions;
+    out.texts[t.id] = r.rollout.completions.map((toks) => decodeCode(o.vocab, toks));
+    o.onProgress?.({ phase: "sample", done: i + 1, total: tasks.length, text: `sampled ${o.samples} programs for ${t.id}` });
+  }
+  return out;
+}
+
+/**
+ * Suites per task, one sample call per task: `count` suites written against each program of
+ * `programsFor(task)` (token lists; null for black-box, i.e. the prompt alone), program by program.
+ */
+export async function sampleSuites(
+  test: Sampler,
+  tasks: readonly Task[],
+  programsFor: (t: Task) => (readonly number[] | null)[],
+  count: number,
+  label: string,
+  o: Pick<EvaluatePlayersOptions, "vocab" | "temperature" | "seed" | "testsPerSuite">,
+): Promise<Record<string, string[][]>> {
+  const out: Record<string, string[][]> = {};
+  const root = new Rng(o.seed);
+  for (const t of tasks) {
+    const prompts = programsFor(t).flatMap((program) => Array.from({ length: count }, () => testContext(o.vocab, t, program)));
+    const r = await test.sample(prompts, suiteSpec(t, o.testsPerSuite ?? 8), {
+      maxNewTokens: SUITE_MAX_TOKENS,
+      temperature: o.temperature ?? 0.7,
+      rngState: root.fork(`${label}-${t.id}`).state(),
+    });
+    out[t.id] = r.rollout.completions.map((toks) => suiteLines(decodeSuite(o.vocab, toks)));
+  }
+  return out;
+}
+
+/**
+ * Evaluate a Code policy and a Test policy on `tasks` (which must all be in `bench`). `test` null:
+ * code metrics only (test metrics NaN), as for golden-tests runs that have no Test policy.
+ */
+export async function evaluatePlayers(
+  code: Sampler,
+  test: Sampler | null,
+  bench: Bench,
+  tasks: readonly Task[],
+  o: EvaluatePlayersOptions,
+): Promise<PlayerEvaluation> {
+  if (!Number.isInteger(o.samples) || o.samples < 1) throw new EvaluationError(`samples must be a positive integer, got ${o.samples}`);
+  if (tasks.length === 0) throw new EvaluationError("no tasks to evaluate");
+  for (const t of tasks) {
+    if (!bench.plus.has(t.id)) throw new EvaluationError(`task '${t.id}' is not in the evaluation bench: build it with prepareBench over the same tasks`);
+  }
+  const k = o.k ?? 5;
+  // 1. Code policy: n programs per task, graded on plus and golden tests.
+  const sampled = await samplePrograms(code, tasks, o);
+  const codes = await evaluateCodes(o.grader, bench, sampled.texts, { onProgress: o.onProgress });
+
+  // 2. Test policy: n suites per task reading the reference (white-box) or the prompt alone.
+  let suites: SuiteEvaluation | null = null;
+  let testSuites: Record<string, string[][]> = {};
+  if (test) {
+    const whiteBox = o.whiteBox ?? true;
+    const reference = (t: Task) => (whiteBox ? encodeCode(o.vocab, t.reference, taskSignature(t)) : null);
+    testSuites = await sampleSuites(test, tasks, (t) => [reference(t)], o.samples, "eval-test", o);
+    o.onProgress?.({ phase: "sample", done: tasks.length, total: tasks.length, text: `sampled ${o.samples} suites per task` });
+    suites = await evaluateSuites(o.grader, bench, testSuites, { k, onProgress: o.onProgress });
+  }
+
+  // 3. Test-time scaling on the same programs (needs a Test policy that reads code).
+  let tts: TestTimeScaling | null = null;
+  if (test && o.ttsSuitesPerCode && o.ttsSuitesPerCode > 0) {
+    tts = await rankByGeneratedTests(test, bench, tasks, sampled, codes, { ...o, suitesPerCode: o.ttsSuitesPerCode });
+  }
+
+  const frac = (x: number) => x / 100;
+  const metrics: EvalMetrics = {
+    plus_pass_train: frac(codes.plusPass1.train),
+    plus_pass_heldout: frac(codes.plusPass1.heldout),
+    golden_pass: frac(codes.goldenPass1.train),
+    golden_pass_train: frac(codes.goldenPass1.train),
+    test_validity: suites ? frac(suites.validity.all) : NaN,
+    test_pass_k: suites ? frac(suites.passK.all) : NaN,
+    test_mut_k: suites ? frac(suites.mutK.all) : NaN,
+    mul: suites ? suites.mul.all : NaN,
+    bug_detection: suites ? frac(suites.bugDetection.all) : NaN,
+    tts_plus_pass: tts ? tts.ranked.all : NaN,
+    plain_plus_pass: tts ? tts.plain.all : frac(codes.plusPass1.all),
+  };
+  return { metrics, codes, suites, tts, programs: sampled.texts, testSuites };
+}

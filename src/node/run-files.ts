@@ -1,0 +1,232 @@
+/**
+ * Runs as files, for the Node command lines (scripts/train.ts, eval.ts, reproduce.ts): task files,
+ * `.a1run` bundles (the app's format, src/core/bundle.ts), an in-memory RunStore that becomes a
+ * bundle, the evaluation bench cached on disk, and the two players on the wasm backend, started
+ * from the base checkpoints in public/checkpoints/ (or fresh seeded weights when none ship).
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { exportBundle, importBundle, taskSetHash, type RunSnapshot, type SnapshotCheckpoint } from "../core/bundle.ts";
+import type { Config } from "../core/config/index.ts";
+import { policyTrainOverrides } from "../core/config/policy-train.ts";
+import type { Bench } from "../core/arena/metrics-evaluate.ts";
+import { prepareBench } from "../core/arena/mutants.ts";
+import type { Mutant } from "../core/arena/mutants.ts";
+import type { PlusTests } from "../core/arena/plus.ts";
+import { validateTaskFile, type Task, type TaskFile } from "../core/arena/task.ts";
+import type { Vocabulary } from "../core/arena/vocab.ts";
+import { arenaConstraints } from "../core/duel/contexts.ts";
+import type { RunCommit, RunStore } from "../core/duel/run.ts";
+import { usesSharedPolicy } from "../core/duel/step.ts";
+import type { Grader } from "../core/grader/types.ts";
+import { emptyMistakeBook, type MistakeBook, type MistakeBookDelta } from "../core/loop/mistake-book.ts";
+import type { EvalProgress } from "../core/arena/metrics-evaluate.ts";
+import { PolicyService } from "../core/policy/policy-service.ts";
+import { TRAIN_DEFAULTS } from "../core/policy/train-config.ts";
+import { createNodeRunPython, mutateSource } from "./python-runner.ts";
+import { useNodeBackend } from "./tf-backend.ts";
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "../..");
+/** The built-in task suite. */
+export const DEFAULT_TASKS_PATH = join(ROOT, "src/core/arena/tasks/arena-v1.json");
+/** Where base checkpoints ship: `<role>-<size>.bin` (role code / test). */
+export const BASE_CHECKPOINT_DIR = join(ROOT, "public/checkpoints");
+
+/** A run file or task file cannot be used; the message says which and why. */
+export class RunFileError extends Error {
+  override name = "RunFileError";
+}
+
+/** Read and validate a task-suite file (default: the built-in arena-v1). */
+export function loadTaskFile(path = DEFAULT_TASKS_PATH): TaskFile {
+  if (!existsSync(path)) throw new RunFileError(`task file not found: ${path}`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw new RunFileError(`task file ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+  try {
+    return validateTaskFile(raw);
+  } catch (e) {
+    throw new RunFileError(`task file ${path} is not a valid task suite: ${(e as Error).message}`);
+  }
+}
+
+/** Read an `.a1run` bundle, fully validated (BundleError says what is wrong). */
+export async function readRunFile(path: string): Promise<RunSnapshot> {
+  if (!existsSync(path)) throw new RunFileError(`run file not found: ${path}`);
+  return importBundle(new Uint8Array(readFileSync(path)));
+}
+
+/** Write a run as an `.a1run` bundle; written to a temporary name first, so a crash never leaves half a file. */
+export async function writeRunFile(path: string, snapshot: RunSnapshot): Promise<void> {
+  const bytes = await exportBundle(snapshot);
+  mkdirSync(dirname(resolve(path)), { recursive: true });
+  const tmp = `${path}.partial`;
+  writeFileSync(tmp, bytes);
+  renameSync(tmp, path);
+}
+
+/** Apply one step's Mistake Book deltas (the same rule as storage/runs.ts commitStep). */
+export function applyMistakeBookDeltas(book: MistakeBook, deltas: readonly MistakeBookDelta[]): MistakeBook {
+  const tasks = { ...book.tasks };
+  for (const d of deltas) {
+    const entries = new Map((tasks[d.task] ?? []).map((e) => [e.test, e]));
+    for (const test of d.removed) entries.delete(test);
+    for (const e of [...d.added, ...d.changed]) entries.set(e.test, e);
+    if (entries.size) tasks[d.task] = [...entries.values()];
+    else delete tasks[d.task];
+  }
+  return { tasks };
+}
+
+/**
+ * The Node RunStore: keeps the run as a RunSnapshot in memory (the same shape IndexedDB exports)
+ * and writes it to `path` at every kept checkpoint and at the end, so a long run can be opened
+ * before it finishes. One rolling checkpoint is kept, as in IndexedDB.
+ */
+export class FileRunStore implements RunStore {
+  readonly snapshot: RunSnapshot;
+
+  constructor(
+    readonly path: string | null,
+    init: { id: string; name: string; config: Config; taskSetHash: string; initial?: SnapshotCheckpoint },
+  ) {
+    const t = Date.now();
+    this.snapshot = {
+      run: { id: init.id, name: init.name, status: "created", created: t, updated: t, step: 0, rng_state: null, task_set_hash: init.taskSetHash, loop_state: null },
+      config: init.config,
+      metrics: [],
+      mistake_book: emptyMistakeBook(),
+      checkpoints: init.initial ? [init.initial] : [],
+      duels: [],
+    };
+  }
+
+  async commitStep(c: RunCommit): Promise<void> {
+    const s = this.snapshot;
+    if (c.step !== s.run.step + 1) throw new RangeError(`run ${c.runId}: step ${c.step} committed after step ${s.run.step}`);
+    s.metrics.push(c.metrics);
+    s.mistake_book = c.checkpoint ? c.checkpoint.mistakeBook : applyMistakeBookDeltas(s.mistake_book, c.mistakeBook);
+    const keep = s.config.duel_records_kept;
+    if (keep > 0) s.duels.push({ step: c.step, records: [...c.duels] });
+    s.duels = s.duels.filter((d) => d.step > c.step - keep);
+    if (c.checkpoint) {
+      s.checkpoints = s.checkpoints.filter((cp) => cp.kept || cp.step === 0);
+      s.checkpoints.push({
+        step: c.step,
+        kept: c.checkpoint.kept,
+        policies: Object.fromEntries(Object.entries(c.checkpoint.policies).map(([k, b]) => [k, new Uint8Array(b.slice(0))])),
+        mistake_book: c.checkpoint.mistakeBook,
+        rng_state: c.rngState,
+        loop_state: null,
+      });
+    }
+    s.run = { ...s.run, step: c.step, rng_state: c.rngState, status: c.status ?? "running", updated: Date.now() };
+    if (this.path && (c.checkpoint?.kept || c.status === "done")) await writeRunFile(this.path, s);
+  }
+
+  async save(): Promise<void> {
+    if (this.path) await writeRunFile(this.path, this.snapshot);
+  }
+}
+
+/** The base checkpoint of a role and size, if one ships in public/checkpoints/. */
+export function baseCheckpointFile(role: "code" | "test", size: Config["code_model"], dir = BASE_CHECKPOINT_DIR): string | null {
+  const path = join(dir, `${role}-${size}.bin`);
+  return existsSync(path) ? path : null;
+}
+
+export interface NodePlayers {
+  code: PolicyService;
+  /** The same object as `code` in the shared-policy modes. */
+  test: PolicyService;
+  /** Where each policy came from, for the log. */
+  origin: { code: string; test: string };
+  dispose(): void;
+}
+
+/**
+ * Optimiser steps one training step makes, for the learning-rate schedule: the largest update of
+ * a step (the Code policy's tasks x G sequences, or the Test policy's tasks x topvar_k x S) over
+ * the mini-batch size, times the epochs.
+ */
+export function optimizerStepsPerStep(c: Readonly<Config>): number {
+  const seqs = Math.max(c.tasks_per_step * c.num_generations, c.tasks_per_step * Math.min(c.topvar_k, c.num_generations) * c.suites_per_code);
+  const shared = usesSharedPolicy(c.mode) ? c.tasks_per_step * c.num_generations * (1 + c.suites_per_code) : 0;
+  return Math.ceil(Math.max(seqs, shared) / TRAIN_DEFAULTS.miniBatchSize) * c.num_iterations;
+}
+
+/**
+ * The two players of a run on the wasm backend (cpu if wasm fails). `from`: a checkpoint of a run
+ * (policies `code`/`test` or `shared`), else the base checkpoints, else fresh weights seeded by
+ * `config.seed`. Base and fresh policies freeze their initial weights as the KL reference.
+ */
+export async function createNodePlayers(config: Readonly<Config>, vocab: Vocabulary, from?: SnapshotCheckpoint): Promise<NodePlayers> {
+  await useNodeBackend("wasm");
+  const train = policyTrainOverrides(config, optimizerStepsPerStep(config));
+  const start = async (role: "code" | "test", size: Config["code_model"]) => {
+    const service = new PolicyService(arenaConstraints(vocab));
+    await service.init(["wasm", "cpu"]);
+    const saved = from?.policies[usesSharedPolicy(config.mode) ? "shared" : role];
+    if (from && !saved) throw new RunFileError(`checkpoint of step ${from.step} has no '${role}' policy (it has ${Object.keys(from.policies).join(", ")})`);
+    if (saved) {
+      await service.load(saved.slice().buffer as ArrayBuffer, train);
+      return { service, origin: `checkpoint of step ${from!.step}` };
+    }
+    const file = baseCheckpointFile(role, size);
+    if (file) {
+      const bytes = readFileSync(file);
+      const info = await service.load(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer, train);
+      if (info.config.vocab !== vocab.size) throw new RunFileError(`${file} was trained for a vocabulary of ${info.config.vocab}, this task set has ${vocab.size}: rebuild it with npm run pretrain`);
+      await service.setReference();
+      return { service, origin: file };
+    }
+    await service.create({ size, vocab: vocab.size, seed: `${config.seed}:${role}`, train });
+    return { service, origin: `fresh ${size} weights, seed ${config.seed}` };
+  };
+  if (usesSharedPolicy(config.mode)) {
+    const shared = await start("test", config.test_model);
+    return { code: shared.service, test: shared.service, origin: { code: shared.origin, test: shared.origin }, dispose: () => shared.service.dispose() };
+  }
+  const code = await start("code", config.code_model);
+  const test = await start("test", config.test_model);
+  return {
+    code: code.service,
+    test: test.service,
+    origin: { code: code.origin, test: test.origin },
+    dispose: () => {
+      code.service.dispose();
+      test.service.dispose();
+    },
+  };
+}
+
+interface BenchFile {
+  key: string;
+  plus: [string, PlusTests][];
+  mutants: [string, Mutant[]][];
+}
+
+/**
+ * The evaluation bench (plus tests + surviving mutants) for `tasks`, built once and cached in
+ * `cacheDir` under the task set's hash: building it runs every reference and mutant in Pyodide,
+ * about two minutes for arena-v1 on two cores.
+ */
+export async function loadOrPrepareBench(grader: Grader, tasks: Task[], cacheDir: string | null, onProgress?: (p: EvalProgress) => void): Promise<Bench> {
+  const key = (await taskSetHash(tasks)).slice(0, 16);
+  const path = cacheDir ? join(cacheDir, `bench-${key}.json`) : null;
+  if (path && existsSync(path)) {
+    const f = JSON.parse(readFileSync(path, "utf8")) as BenchFile;
+    if (f.key === key) return { tasks, plus: new Map(f.plus), mutants: new Map(f.mutants) };
+  }
+  const bench = await prepareBench(grader, createNodeRunPython(), mutateSource(), tasks, { onProgress });
+  if (path) {
+    mkdirSync(dirname(path), { recursive: true });
+    const f: BenchFile = { key, plus: [...bench.plus], mutants: [...bench.mutants] };
+    writeFileSync(`${path}.partial`, JSON.stringify(f));
+    renameSync(`${path}.partial`, path);
+  }
+  return bench;
+}
