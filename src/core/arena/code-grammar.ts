@@ -308,7 +308,8 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
     switch (r) {
       case "load":
         if (!this.visible(s, name)) {
-          const f = this.elementFrame(s)!;
+          const f = this.elementFrame(s);
+          if (!f) throw new Error(`name '${ARENA_NAMES[name]}' is read before it is bound (token was not allowed)`);
           f.pending.push(name);
           this.setExtra(s, f, f.pending.length === 1 ? 4 : 6);
         }

@@ -8,11 +8,15 @@
  * (finish the literal, the rest of the line, then `eos`) still fits in `maxTokens`.
  */
 import type { TokenConstraint } from "../decoding.ts";
+import { LITERAL_BOUNDS } from "./task.ts";
 import type { ArenaType, Signature } from "./types.ts";
 import { FUNCTION_NAME, type Vocabulary } from "./vocab.ts";
 
-/** Literal bounds (docs/ARENA-PYTHON.md table). */
-export const SUITE_BOUNDS = { intDigits: 4, strLen: 12, listIntItems: 8, listStrItems: 6 } as const;
+/** Literal bounds (docs/ARENA-PYTHON.md table), from the task format's single definition. */
+export const SUITE_BOUNDS = {
+  intDigits: LITERAL_BOUNDS.intDigits, strLen: LITERAL_BOUNDS.strLen,
+  listIntItems: LITERAL_BOUNDS.listIntLen, listStrItems: LITERAL_BOUNDS.listStrLen,
+} as const;
 
 type Slot = { tok: number } | { type: ArenaType; what: string };
 
