@@ -1,0 +1,175 @@
+/**
+ * TrainerControl (src/core/loop/events.ts) over a RunLoop: what the trainer worker exposes to the
+ * UI with comlink, and what Node code can drive in-thread. Where players run (policy workers or
+ * in-thread PolicyServices), where runs are stored (IndexedDB or memory) and how a run is evaluated
+ * are the host's business (TrainerHost); this class only sequences them.
+ */
+import type { Config } from "../config/index.ts";
+import { policyTrainOverrides } from "../config/policy-train.ts";
+import type { TaskFile } from "../arena/task.ts";
+import { tasksOfSplit } from "../arena/task-suite.ts";
+import type { Vocabulary } from "../arena/vocab.ts";
+import type { Grader } from "../grader/types.ts";
+import { emptyMistakeBook } from "../loop/mistake-book.ts";
+import type { TrainerControl, TrainerEvent } from "../loop/events.ts";
+import type { CreatePolicyOptions } from "../policy/policy.ts";
+import type { TrainConfig } from "../policy/train-config.ts";
+import { Rng } from "../rng.ts";
+import { RunLoop, type EvalMetrics, type RunCommit, type RunPlayer } from "./run.ts";
+import { usesSharedPolicy, type DuelState } from "./step.ts";
+
+export type PlayerRole = "code" | "test";
+
+/** Where runs live: IndexedDB (src/storage) in the browser, memory in Node. */
+export interface RunRepository {
+  create(config: Config): Promise<string>;
+  commitStep(c: RunCommit): Promise<unknown>;
+  /** Roll the run back to its last checkpoint: its config, the state to resume from, and the saved policies (null: none yet). */
+  resume(runId: string): Promise<{ config: Config; state: DuelState; policies: Record<string, ArrayBuffer> | null }>;
+  setStatus(runId: string, status: "running" | "paused" | "done" | "failed"): Promise<void>;
+}
+
+/** How a player starts: from a checkpoint, or fresh with these options. */
+export type PlayerInit = { checkpoint: ArrayBuffer } | { fresh: CreatePolicyOptions };
+
+export interface TrainerHost {
+  tasks: TaskFile;
+  vocab: Vocabulary;
+  grader: Grader;
+  repo: RunRepository;
+  /** Start a player (a policy worker, or an in-thread PolicyService). */
+  player(role: PlayerRole, init: PlayerInit, train: Partial<TrainConfig>): Promise<RunPlayer & { dispose?(): void }>;
+  /** The shipped base checkpoint of a role and size, or null to start from fresh weights. */
+  baseCheckpoint(role: PlayerRole, size: Config["code_model"]): Promise<ArrayBuffer | null>;
+  evaluate?(players: { code: RunPlayer; test: RunPlayer }, config: Config, step: number): Promise<EvalMetrics>;
+}
+
+/** Optimizer steps one training step makes (for warm-up and the cosine length). */
+function optimizerStepsPerStep(c: Readonly<Config>, miniBatchSize = 64): number {
+  const sequences = c.tasks_per_step * c.num_generations;
+  return Math.max(1, Math.ceil(sequences / miniBatchSize)) * c.num_iterations;
+}
+
+export class TrainerService implements TrainerControl {
+  private loop: RunLoop | null = null;
+  private runId: string | null = null;
+  private players: { dispose?(): void }[] = [];
+  private readonly listeners = new Map<number, (e: TrainerEvent) => void>();
+  private nextListener = 1;
+
+  constructor(private readonly host: TrainerHost) {}
+
+  async start(config: Config): Promise<string> {
+    await this.halt();
+    const runId = await this.host.repo.create(config);
+    const state: DuelState = { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() };
+    await this.prepare(runId, config, state, null);
+    void this.drive();
+    return runId;
+  }
+
+  async resume(runId: string): Promise<void> {
+    await this.halt();
+    const r = await this.host.repo.resume(runId);
+    await this.prepare(runId, r.config, r.state, r.policies);
+    void this.drive();
+  }
+
+  async pause(): Promise<void> {
+    await this.loop?.stop();
+  }
+
+  async stepOnce(runId: string): Promise<void> {
+    if (this.loop?.busy) throw new Error("the run is stepping: pause it before single-stepping");
+    if (this.runId !== runId || !this.loop) {
+      await this.halt();
+      const r = await this.host.repo.resume(runId);
+      await this.prepare(runId, r.config, r.state, r.policies);
+    }
+    await this.drive(1);
+  }
+
+  async stop(): Promise<void> {
+    await this.halt();
+  }
+
+  async subscribe(listener: (e: TrainerEvent) => void): Promise<number> {
+    const id = this.nextListener++;
+    this.listeners.set(id, listener);
+    return id;
+  }
+
+  async unsubscribe(id: number): Promise<void> {
+    this.listeners.delete(id);
+  }
+
+  private emit(e: TrainerEvent): void {
+    for (const l of this.listeners.values()) {
+      try {
+        l(e);
+      } catch {
+        // A listener that throws (e.g. a closed tab's proxy) must not stop the run.
+      }
+    }
+  }
+
+  /** Stop stepping and release the players of the current run. */
+  private async halt(): Promise<void> {
+    await this.loop?.stop();
+    for (const p of this.players) p.dispose?.();
+    this.players = [];
+    this.loop = null;
+    this.runId = null;
+  }
+
+  private async prepare(runId: string, config: Config, state: DuelState, saved: Record<string, ArrayBuffer> | null): Promise<void> {
+    const { host } = this;
+    const train = policyTrainOverrides(config, optimizerStepsPerStep(config));
+    const init = async (role: PlayerRole, key: string, size: Config["code_model"], seed: number): Promise<PlayerInit> => {
+      const checkpoint = saved?.[key] ?? (await host.baseCheckpoint(role, size));
+      return checkpoint ? { checkpoint } : { fresh: { size, vocab: host.vocab.size, seed, reference: config.beta > 0 } };
+    };
+    this.emit({ type: "progress", phase: "load", done: 0, total: 2, text: "starting the players" });
+    let code: RunPlayer & { dispose?(): void };
+    let test: RunPlayer & { dispose?(): void };
+    if (usesSharedPolicy(config.mode)) {
+      code = test = await host.player("code", await init("code", "shared", config.code_model, config.seed), train);
+      this.players = [code];
+    } else {
+      [code, test] = await Promise.all([
+        host.player("code", await init("code", "code", config.code_model, config.seed), train),
+        host.player("test", await init("test", "test", config.test_model, config.seed + 1), train),
+      ]);
+      this.players = [code, test];
+    }
+    this.emit({ type: "progress", phase: "load", done: 2, total: 2, text: "players ready" });
+    const train_tasks = tasksOfSplit(host.tasks, "train");
+    this.runId = runId;
+    this.loop = new RunLoop(
+      {
+        runId,
+        config,
+        duel: { vocab: host.vocab, tasks: train_tasks, grader: host.grader },
+        code,
+        test,
+        store: host.repo,
+        evaluate: host.evaluate ? (step) => host.evaluate!({ code, test }, config, step) : undefined,
+        emit: (e) => this.emit(e),
+      },
+      state,
+    );
+  }
+
+  private async drive(maxSteps?: number): Promise<void> {
+    const loop = this.loop;
+    const runId = this.runId;
+    if (!loop || !runId) return;
+    try {
+      await loop.run(maxSteps);
+      await this.host.repo.setStatus(runId, loop.finished ? "done" : "paused");
+    } catch {
+      // RunLoop has already emitted the error event.
+      await this.host.repo.setStatus(runId, "failed").catch(() => undefined);
+    }
+  }
+}
