@@ -50,18 +50,34 @@ _parse_flags = _ast_module.PyCF_ONLY_AST
 _A = _ast_module
 _loads = _json_module.JSONDecoder().decode
 _ModuleType = type(_sys)
+_MappingProxy = type(type.__dict__)
+_Record = type(_sys.implementation)  # types.SimpleNamespace: a builtin type no candidate can patch
 
 _state = {"ready": False}
 
 
-class _Sink:
-    """Discards candidate output (floods cost time, which the step limit bounds, not memory)."""
+# Functions a candidate can reach (its __import__, the refusals planted in os/posix and on
+# JsException) are built by exec in tiny namespaces of their own, never defined here: a function's
+# __globals__ is readable without any audit event, and these must not lead back to the harness.
+# Likewise the harness defines no classes with methods, and marks its own exceptions with a
+# private object instead of private exception classes (which __subclasses__ would expose).
+_REFUSED_SRC = "def refused(*args, **kwargs):\n    raise RuntimeError('blocked by the grader sandbox')\n"
+_IMPORT_SRC = (
+    "def __import__(name, globals=None, locals=None, fromlist=(), level=0):\n"
+    "    if level != 0 or type(name) is not str or name not in PUBLIC:\n"
+    "        raise ImportError('import of %r is not allowed in the grader sandbox' % (name,))\n"
+    "    module = ModuleType(name)\n"
+    "    vars(module).update(PUBLIC[name])\n"
+    "    return module\n"
+)
+_MARK = object()  # first arg of the harness's own TypeErrors (non-builtin results)
 
-    def write(self, text):
-        return len(text) if type(text) is str else 0
 
-    def flush(self):
-        pass
+def _tiny_function(src, name, env):
+    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "type", "str", "vars")}}
+    ns.update(env)
+    exec(src, ns)
+    return ns[name]
 
 
 def setup():
@@ -74,7 +90,14 @@ def setup():
     for name in ALLOWED_IMPORTS:
         m = mods[name]
         public[name] = {k: v for k, v in vars(m).items() if not k.startswith("_") or k in ("__name__", "__doc__")}
-    _state["public"] = public
+    _state["public"] = _MappingProxy({k: _MappingProxy(v) for k, v in public.items()})
+    _state["import_code"] = compile(_IMPORT_SRC, "<sandbox-import>", "exec")
+    refused = _tiny_function(_REFUSED_SRC, "refused", {})
+    # Process-level kill switches that raise no audit event: replace them, in os and posix alike.
+    for m in (mods.get("os"), mods.get("posix")):
+        for name in _OS_DENIED:
+            if m is not None and name in vars(m):
+                vars(m)[name] = refused
     # Module dicts restored after every candidate: the builtins module, the allowed modules, and the
     # Python-level modules the harness itself calls into (json decoding, ast).
     guarded = ["builtins", "json", "json.decoder", "json.scanner", "ast", "gc", "os", "posix"] + list(ALLOWED_IMPORTS)
@@ -86,7 +109,7 @@ def setup():
     classes.append(_json_module.JSONDecoder)
     _state["classes"] = [(c, dict(vars(c))) for c in classes]
     _state["recursion"] = _sys.getrecursionlimit()
-    _state["sink"] = _Sink()
+    _state["sink"] = open(_os.devnull, "w")  # C-level writes: floods cost time only
     _state["stdout"] = (_sys.stdout, _sys.stderr)
     _sys.stdout = _sys.stderr = _state["sink"]
     # Pyodide's bridges to JavaScript: drop the modules and the import finder that recreates them, so
@@ -99,17 +122,19 @@ def setup():
     # `.constructor.constructor` is JavaScript's Function: no candidate may construct one.
     for cls in _all_classes():
         if cls.__name__ == "JsException":
-            type.__setattr__(cls, "__new__", staticmethod(_refused))
-    # Process-level kill switches that raise no audit event: replace them, in os and posix alike.
-    for m in (mods.get("os"), mods.get("posix")):
-        for name in _OS_DENIED:
-            if m is not None and name in vars(m):
-                vars(m)[name] = _refused
+            type.__setattr__(cls, "__new__", staticmethod(refused))
     # Automatic collection could run a candidate's __del__ in the middle of harness code; the
     # cleanup step after each candidate collects instead.
     _gc.disable()
     _sys.addaudithook(_audit)
     _state["ready"] = True
+
+
+def _audit(event, args):
+    # Once installed a hook cannot be removed; after setup the harness itself only compiles and execs.
+    if event in _ALLOWED_EVENTS:
+        return
+    raise RuntimeError("blocked by the grader sandbox: " + event)
 
 
 _OS_DENIED = ("_exit", "abort", "kill", "killpg", "system", "fork", "forkpty", "popen", "execv", "execve",
@@ -126,30 +151,15 @@ def _all_classes():
     return seen
 
 
-def _refused(*args, **kwargs):
-    raise RuntimeError("blocked by the grader sandbox")
-
-
-def _audit(event, args):
-    # Once installed a hook cannot be removed; after setup the harness itself only compiles and execs.
-    if event in _ALLOWED_EVENTS:
-        return
-    raise RuntimeError("blocked by the grader sandbox: " + event)
-
-
-def _candidate_import(name, globals=None, locals=None, fromlist=(), level=0):
-    if level != 0 or type(name) is not str or name not in _state["public"]:
-        raise ImportError("import of %r is not allowed in the grader sandbox" % (name,))
-    module = _ModuleType(name)
-    vars(module).update(_state["public"][name])
-    return module
-
-
 def _fresh_namespace():
     b = dict(_PRISTINE_BUILTINS)
     for k in _DENIED_BUILTINS:
         b.pop(k, None)
-    b["__import__"] = _candidate_import
+    # A fresh import function per candidate: what one candidate does to its globals stays its own.
+    env = {"__builtins__": {"ImportError": ImportError, "type": type, "str": str, "vars": vars},
+           "PUBLIC": _state["public"], "ModuleType": _ModuleType}
+    exec(_state["import_code"], env)
+    b["__import__"] = env["__import__"]
     return {"__builtins__": b, "__name__": "__candidate__"}
 
 
@@ -174,10 +184,6 @@ def _tainted():
 # Canonical form: builtin values only, types kept, never calling candidate methods (exact `type()`
 # checks, no isinstance, no __eq__/__hash__ of candidate objects).
 
-class NonBuiltin(Exception):
-    pass
-
-
 def _canon(v, depth=0):
     t = type(v)
     if t is int or t is str or t is bool or v is None:
@@ -185,7 +191,7 @@ def _canon(v, depth=0):
     if t is float:
         return (float, 0.0 if v == 0.0 else v)  # -0.0 -> 0.0
     if depth > _MAX_DEPTH:
-        raise NonBuiltin("nested deeper than %d" % _MAX_DEPTH)
+        raise TypeError(_MARK, "nested deeper than %d" % _MAX_DEPTH)
     d = depth + 1
     if t is list or t is tuple:
         return (t, tuple([_canon(x, d) for x in v]))
@@ -193,7 +199,7 @@ def _canon(v, depth=0):
         return (t, frozenset([_canon(x, d) for x in v]))
     if t is dict:
         return (dict, frozenset([(_canon(k, d), _canon(x, d)) for k, x in v.items()]))
-    raise NonBuiltin("%s is not a builtin value" % (t.__name__,))
+    raise TypeError(_MARK, "%s is not a builtin value" % (t.__name__,))
 
 
 def _same(a, b):
@@ -236,6 +242,21 @@ def _show(c, budget=60):
     return (open_ + body + more + close)[: budget * 2]
 
 
+def _lit(c):
+    """Exact Python literal of a canonical form, as repr prints it (sets and dicts in repr order).
+    Used for reference outputs only, to write the reference-corrected line."""
+    t, v = c
+    if t in (int, str, float, bool) or v is None:
+        return repr(v)
+    if t is list:
+        return "[" + ", ".join(_lit(x) for x in v) + "]"
+    if t is tuple:
+        return "(" + ", ".join(_lit(x) for x in v) + (",)" if len(v) == 1 else ")")
+    if t in (set, frozenset):
+        return "{" + ", ".join(sorted(_lit(x) for x in v)) + "}" if v else "set()"
+    return "{" + ", ".join(sorted(_lit(k) + ": " + _lit(x) for k, x in v)) + "}"
+
+
 def _exc_reason(e):
     t = type(e)
     name = t.__name__ if type(t.__name__) is str else "exception"
@@ -275,7 +296,7 @@ def _compile_literal(node, what):
 
 
 def _parse_line(text, entry_point):
-    """-> (args_code, answer_value) or raise ValueError(reason)."""
+    """-> (args_code, canonical args, canonical answer, call source) or raise ValueError(reason)."""
     try:
         tree = compile(text, "<test>", "exec", _parse_flags)
     except SyntaxError as e:
@@ -308,7 +329,8 @@ def _parse_line(text, entry_point):
         args_value = eval(args_code, _LITERAL_NS)
     except Exception as e:  # e.g. int literal over the str-conversion digit limit
         raise ValueError("bad literal: " + _exc_reason(e))
-    return args_code, _canon(args_value), _canon(answer_value)
+    call_src = text[call.col_offset:call.end_col_offset] if call.lineno == call.end_lineno == 1 else None
+    return args_code, _canon(args_value), _canon(answer_value), call_src
 
 
 # ---------------------------------------------------------------------------------------------
@@ -324,18 +346,8 @@ def _q(s):
     return '"' + s[:_REASON_CHARS].translate(_ESCAPES) + '"'
 
 
-def _line_json(validity, reason, verdict):
-    return "[" + _q(validity) + "," + _q(reason) + "," + _q(verdict) + "]"
-
-
-class _Line:
-    """One test line of one suite, after parsing: its step numbers and what is known so far."""
-    __slots__ = ("validity", "reason", "args_code", "args", "expected", "ref_step", "run_step", "verdict")
-
-    def __init__(self):
-        self.validity, self.reason, self.verdict = "invalid", "", "skipped"
-        self.args_code = self.args = self.expected = None
-        self.ref_step = self.run_step = -1
+def _line_json(validity, reason, verdict, corrected=""):
+    return "[" + _q(validity) + "," + _q(reason) + "," + _q(verdict) + ',"' + corrected.translate(_ESCAPES) + '"]'  # not truncated
 
 
 def _split_lines(text, max_lines):
@@ -356,46 +368,37 @@ def _run_step(ctl, forced, step, is_load, limit_s, fn, arg):
     interrupted = False
     try:
         value, outcome = fn(arg), "ok"
-    except NonBuiltin as e:
-        value, outcome = "returned a non-builtin value: " + str(e.args[0]), "nonbuiltin"
-    except _SyntaxProblem as e:
-        value, outcome = e.args[0], "syntax"
-    except _LoadProblem as e:
-        value, outcome = e.args[0], "load"
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here
-        interrupted = type(e) is KeyboardInterrupt
-        value, outcome = "raised " + _exc_reason(e), "error"
+        args = e.args if type(e.args) is tuple else ()
+        if type(e) is TypeError and len(args) == 2 and args[0] is _MARK:
+            value, outcome = "returned a non-builtin value: " + args[1], "nonbuiltin"
+        else:
+            interrupted = type(e) is KeyboardInterrupt
+            value, outcome = "raised " + _exc_reason(e), "error"
     elapsed = _perf() - t0
     if elapsed > limit_s or (interrupted and ctl[2] == step):
         return "timeout", "exceeded %d ms" % round(limit_s * 1000)
     return outcome, value
 
 
-class _SyntaxProblem(Exception):
-    pass
-
-
-class _LoadProblem(Exception):
-    pass
-
-
 def _loader(entry, holder):
-    """Step body: compile and run a module body in a fresh namespace, keep [fn, ns] in holder."""
+    """Step body: compile and run a module body in a fresh namespace, keep [ns, fn] in holder.
+    Returns ("ok", fn), ("syntax", reason) or ("load", reason); exceptions are load errors."""
     def load(source):
         try:
             code = compile(source, "<candidate>", "exec")
         except SyntaxError as e:
-            raise _SyntaxProblem("syntax error: " + (e.msg if type(e.msg) is str else "?"))
+            return "syntax", "syntax error: " + (e.msg if type(e.msg) is str else "?")
         except ValueError as e:  # e.g. null bytes
-            raise _SyntaxProblem("cannot compile: " + _exc_reason(e))
+            return "syntax", "cannot compile: " + _exc_reason(e)
         ns = _fresh_namespace()
         holder.append(ns)
         exec(code, ns)
         fn = ns.get(entry)
         if fn is None or not callable(fn):
-            raise _LoadProblem("does not define a function %s" % entry)
+            return "load", "does not define a function %s" % entry
         holder.append(fn)
-        return fn
+        return "ok", fn
     return load
 
 
@@ -429,7 +432,7 @@ def grade(request_json, start_code, forced_json, ctl, report):
 
 def _grade(request_json, start_code, forced_json, ctl, report):
     """Grade one batch. Calls report(code_index, json_text) once per code from start_code on, in
-    order; json_text is [status, reason, [[kind, suite_index, [[validity, reason, verdict]...]]...]]
+    order; json_text is [status, reason, [[kind, suite_index, [[validity, reason, verdict, corrected]...]]...]]
     with kind "s" (generated suite) or "g" (golden). forced_json maps step numbers to "timeout" or
     "crash": steps a previous interpreter died on, not to be run again."""
     tainted = _tainted()
@@ -451,18 +454,21 @@ def _grade(request_json, start_code, forced_json, ctl, report):
     for t in tasks:
         ref_load_step[t["id"]] = step
         step += 1
-    groups = []  # (kind, suite index, code index, [_Line])
+    groups = []  # (kind, suite index, code index, [line record])
     for kind, key in (("s", "suites"), ("g", "golden")):
         for i, suite in enumerate(req.get(key) or []):
             entry = task_by_id[codes[suite["code"]]["task"]]["entry_point"]
             lines, seen = [], {}
             for n, text in enumerate(_split_lines(suite["text"], max_lines)):
-                ln = _Line()
+                ln = _Record(validity="invalid", reason="", args_code=None, args=None, expected=None, ref_step=-1, run_step=-1)
                 lines.append(ln)
                 try:
-                    ln.args_code, ln.args, ln.expected = _parse_line(text, entry)
-                except (ValueError, NonBuiltin) as e:
+                    ln.args_code, ln.args, ln.expected, ln.call_src = _parse_line(text, entry)
+                except ValueError as e:
                     ln.reason = str(e.args[0]) if e.args else "malformed"
+                    continue
+                except TypeError as e:  # a literal that is not a builtin value (_MARK, reason)
+                    ln.reason = "not a builtin value: " + str(e.args[-1])
                     continue
                 if kind == "s":
                     ln.ref_step = step
@@ -501,6 +507,8 @@ def _grade(request_json, start_code, forced_json, ctl, report):
                 continue
             if tid not in ref_fn:
                 out, val = _run_step(ctl, forced, ref_load_step[tid], 1, load_s, _loader(task["entry_point"], []), task["reference"])
+                if out == "ok":
+                    out, val = val
                 ref_fn[tid] = (out, val if out == "ok" else "reference failed to load: " + val)
             out, fn = ref_fn[tid]
             if out != "ok":
@@ -527,6 +535,8 @@ def _grade(request_json, start_code, forced_json, ctl, report):
         load_step, cleanup_step = code_steps[c]
         holder = []
         out, reason = _run_step(ctl, forced, load_step, 1, load_s, _loader(entry, holder), code["code"])
+        if out == "ok":
+            out, reason = reason
         call = None
         if out == "ok":
             status, reason, call = "ok", "", _caller(reason)
@@ -549,7 +559,10 @@ def _grade(request_json, start_code, forced_json, ctl, report):
                         verdict = {"nonbuiltin": "fail", "timeout": "timeout"}.get(res, "error")
                         why = _join(why, got)
                     got = None
-                texts.append(_line_json(ln.validity, why, verdict))
+                corrected = ""
+                if kind == "s" and ln.validity != "invalid" and ln.call_src is not None:
+                    corrected = "assert " + ln.call_src + " == " + _lit(ln.expected)
+                texts.append(_line_json(ln.validity, why, verdict, corrected))
             parts.append("[" + _q(kind) + "," + str(i) + ",[" + ",".join(texts) + "]]")
         call = None
         if _run_step(ctl, forced, cleanup_step, 1, load_s, _cleanup, holder)[0] != "ok":

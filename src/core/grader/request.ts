@@ -70,13 +70,14 @@ export class ResultBuilder {
     };
   }
 
-  /** One report from harness.py: [status, reason, [[kind, suite_index, [[validity, reason, verdict]...]]...]]. */
+  /** One report from harness.py: [status, reason, [[kind, suite_index, [[validity, reason, verdict, corrected]...]]...]]. */
   add(code: number, json: string): void {
     const [status, reason, groups] = JSON.parse(json) as [CodeResult["status"], string, [string, number, string[][]][]];
     this.result.codes[code] = { status, reason };
     for (const [kind, index, lines] of groups) {
       const target = kind === "s" ? this.result.suites : this.result.golden;
-      target[index] = lines.map(([validity, why, verdict]) => ({ validity, reason: why, verdict }) as LineResult);
+      target[index] = lines.map(([validity, why, verdict, corrected]) =>
+        (corrected ? { validity, reason: why, verdict, corrected } : { validity, reason: why, verdict }) as LineResult);
     }
     this.nextCode = code + 1;
   }

@@ -52,6 +52,10 @@ export interface SandboxRuntime {
 export function startSandbox(pyodide: PyodideAPI, harnessSource: string, control: SandboxControl): SandboxRuntime {
   Atomics.store(control.interrupt, 0, 0); // a SIGINT meant for a killed predecessor must not hit setup
   pyodide.setInterruptBuffer(control.interrupt);
+  // Python's real stdout/stderr (sys.__stdout__, fatal-error reports) end here, never in a console.
+  const discard = { write: (bytes: Uint8Array) => bytes.length };
+  pyodide.setStdout(discard);
+  pyodide.setStderr(discard);
   // The harness lives in a private dict, not __main__ (which sys.modules would expose).
   const ns = pyodide.toPy({}) as unknown as { get(name: string): (...args: unknown[]) => unknown };
   pyodide.runPython(harnessSource, { globals: ns as never, filename: "harness.py" });

@@ -123,15 +123,18 @@ export function createSupervisedGrader(spawn: SpawnSandbox, options: SupervisorO
         return builder.result;
       } catch (e) {
         if (closed) throw new GraderClosedError("the grader was closed while grading");
-        if (!(e instanceof SandboxDiedError) && !killed) {
+        const message = String((e as Error)?.message ?? e);
+        if (!(e instanceof SandboxDiedError) && !killed && message.startsWith("grader harness failed")) {
           // A tainted interpreter (a candidate patched harness-critical classes): one fresh retry.
-          if (!taintRetry && String((e as Error).message).includes("tainted")) {
+          if (!taintRetry && message.includes("tainted")) {
             taintRetry = true;
             await discard();
             continue;
           }
           throw e;
         }
+        // Anything else (the worker died, or Pyodide suffered a fatal error and now throws on every
+        // call) is a crash of the step in flight.
         const v = Atomics.load(ctl, 0);
         const killedStep = killed ? (killed as { step: number }).step : v >= 0 ? v >> 1 : -1;
         const culprit = killedStep >= 0 ? { step: killedStep, outcome: killed ? ("timeout" as const) : ("crash" as const) } : null;
