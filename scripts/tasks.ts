@@ -15,7 +15,7 @@ import { validateTaskFile, type TaskFile } from "../src/core/arena/task.ts";
 import { importJsonl, ImportError, type ImportFormat } from "../src/core/arena/import.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { createNodeRunPython } from "../src/node/python-runner.ts";
-import { loadRoundTrip } from "../src/core/arena/task-round-trip.ts";
+import { createRoundTrip } from "../src/core/arena/task-round-trip.ts";
 
 const USAGE = `usage:
   npm run tasks -- check [--tasks FILE] [--lenient] [--seed N]
@@ -56,11 +56,9 @@ async function check(args: string[]): Promise<void> {
   const file = loadFile(path, !lenient);
   const grader = await createNodeGrader();
   try {
-    const roundTrip = await loadRoundTrip();
-    if (!roundTrip) console.error("check: the arena tokenizer is not available yet; round-trip check skipped");
     const report = await checkTasks(
       file,
-      { grader, runPython: createNodeRunPython(), roundTrip: roundTrip ?? undefined },
+      { grader, runPython: createNodeRunPython(), roundTrip: createRoundTrip() },
       { strict: !lenient, seed, onProgress: (text) => process.stderr.isTTY && process.stderr.write(`\r${text.padEnd(60)}`) },
     );
     if (process.stderr.isTTY) process.stderr.write("\n");

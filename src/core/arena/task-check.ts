@@ -31,7 +31,7 @@ export interface CheckReport {
 export interface CheckDeps {
   grader: Grader;
   runPython: RunPython;
-  /** decode(encode(code)) for arena-Python; absent until the tokenizer exists (the check is then skipped). */
+  /** decode(encode(code)) for arena-Python (createRoundTrip); the round-trip invariant is skipped without it. */
   roundTrip?: RoundTrip;
 }
 
