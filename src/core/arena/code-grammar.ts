@@ -22,6 +22,9 @@ export const ARENA_NAMES: readonly string[] = [...PARAM_NAMES, ...LOCAL_NAMES];
 
 const enum Phase { Element, Target, Iter, Cond }
 
+/** Roles whose token can lower the committed count, so they are checked even with negative slack. */
+const REFUNDING: ReadonlySet<TerminalRole> = new Set(["return", "stmt", "header", "compFor", "compComma", "elemEnd"]);
+
 /** One comprehension (or list display / call whose first element might become one). */
 interface CompFrame {
   phase: Phase;
@@ -170,8 +173,9 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
       const t = this.cand[i];
       const slack = thr - this.cost[t] - weight[t];
       const r = role[this.match[t]];
-      // Tokens that pay off committed tokens (return, a comprehension's `for` and `,`) are checked with that refund.
-      if (slack < 0 && r !== "return" && r !== "header" && r !== "compFor" && r !== "compComma" && r !== "elemEnd") continue;
+      // Tokens that pay off committed tokens (return, a block header, a comprehension's `for` and `,`)
+      // are checked with that refund.
+      if (slack < 0 && !REFUNDING.has(r)) continue;
       if (r === "plain" || this.check(s, r, t, slack)) mask[t] = 1;
     }
   }
@@ -229,9 +233,10 @@ export class CodeConstraint implements TokenConstraint<CodeState> {
       }
       case "stmt": case "loop": case "return": case "stmtName":
         if (s.terminated || (r === "loop" && s.loopDepth === 0)) return false;
-        if (r === "return") return slack + this.returnDebt(s) >= 0;
-        // if/for/while open a block that can hold the return; a simple statement pushes it later.
-        return r === "stmt" || !s.needFirstStmt || s.hasReturn || slack >= 3;
+        // return pays the debt; if/for/while open a block that can hold the return (debt 0 until then);
+        // a simple statement in a block's first place pushes the return later (debt 3).
+        if (r === "return" || r === "stmt") return slack + this.returnDebt(s) >= 0;
+        return !s.needFirstStmt || s.hasReturn || slack >= 3;
       case "header": return slack + this.returnDebt(s) >= 0;
       case "needBound": return s.stmtName >= 0 && s.bound[s.stmtName] === 1;
       case "elemEnd": {
