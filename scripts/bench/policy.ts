@@ -7,6 +7,8 @@
  * loop are src/core/policy/bench-workload.ts, identical on both sides.
  * Keys: `<size>_<backend>_sample_tok_per_s`, `<size>_<backend>_update_ms` with backend one of
  * cpu, wasm (Node), webgpu, chromium-wasm (Chromium); null when a backend could not run or timed out.
+ * Node rows add `<size>_<backend>_sample_tok_per_cpu_s` and `_update_cpu_ms`: the same work per CPU
+ * second of the process, the figure to compare when the 2 shared cores are busy with other jobs.
  * PyTorch is not installed on these machines, so there is no PyTorch comparison.
  */
 import { createServer, type ViteDevServer } from "vite";
@@ -58,7 +60,11 @@ async function nodeBench(backend: "cpu" | "wasm", size: ModelSize, reps: number)
   const service = new PolicyService();
   try {
     // The pure-JS cpu backend is slow: one timed repetition is enough to see it.
-    return await runPolicyBench(service, { backend, size, vocab: VOCAB, reps: backend === "cpu" ? 1 : reps });
+    const cpuMs = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
+    return await runPolicyBench(service, { backend, size, vocab: VOCAB, reps: backend === "cpu" ? 1 : reps }, cpuMs);
   } finally {
     service.dispose();
   }
@@ -109,7 +115,12 @@ export async function main(argv: string[]): Promise<void> {
   const record = (size: ModelSize, backend: BenchBackend, r: PolicyBenchResult | null, error?: string) => {
     figures[`${size}_${backend}_sample_tok_per_s`] = r ? Math.round(r.sampleTokPerS) : null;
     figures[`${size}_${backend}_update_ms`] = r ? Math.round(r.updateMs) : null;
-    if (r) log(`${size.padEnd(5)} ${backend.padEnd(13)} ${Math.round(r.sampleTokPerS).toString().padStart(7)} tok/s sampled   ${Math.round(r.updateMs).toString().padStart(7)} ms/update`);
+    if (r?.sampleTokPerCpuS !== undefined) {
+      figures[`${size}_${backend}_sample_tok_per_cpu_s`] = Math.round(r.sampleTokPerCpuS);
+      figures[`${size}_${backend}_update_cpu_ms`] = Math.round(r.updateCpuMs!);
+    }
+    const cpuNote = r?.sampleTokPerCpuS !== undefined ? `   (per CPU time: ${Math.round(r.sampleTokPerCpuS)} tok/s, ${Math.round(r.updateCpuMs!)} ms)` : "";
+    if (r) log(`${size.padEnd(5)} ${backend.padEnd(13)} ${Math.round(r.sampleTokPerS).toString().padStart(7)} tok/s sampled   ${Math.round(r.updateMs).toString().padStart(7)} ms/update${cpuNote}`);
     else {
       notes.push(`${size} ${backend}: ${error}`);
       log(`${size.padEnd(5)} ${backend.padEnd(13)} unavailable: ${error}`);

@@ -26,6 +26,9 @@ export interface PolicyBenchResult {
   backend: string;
   sampleTokPerS: number;
   updateMs: number;
+  /** The same per CPU second of this process, when a cpu clock was given: what an idle core would do. */
+  sampleTokPerCpuS?: number;
+  updateCpuMs?: number;
 }
 
 export function benchWorkload(vocab: number) {
@@ -40,31 +43,46 @@ export function benchWorkload(vocab: number) {
   };
 }
 
-/** Median sampled tokens/s and ms per update over `reps` timed repetitions. */
-export async function runPolicyBench(host: PolicyHost, o: PolicyBenchOptions): Promise<PolicyBenchResult> {
+/**
+ * Median sampled tokens/s and ms per update over `reps` timed repetitions. `cpuClock` (ms of CPU time
+ * used by this process, e.g. from process.cpuUsage) adds CPU-time figures, which stay meaningful
+ * when other jobs share the cores.
+ */
+export async function runPolicyBench(host: PolicyHost, o: PolicyBenchOptions, cpuClock?: () => number): Promise<PolicyBenchResult> {
   const choice = await host.init([o.backend]);
   await host.create({ size: o.size, vocab: o.vocab, seed: 1, train: { miniBatchSize: 64, epochs: 1 } });
   const w = benchWorkload(o.vocab);
   let rngState: RngState = [1, 2, 3, 4];
   const rates: number[] = [];
   const updateMs: number[] = [];
+  const cpuRates: number[] = [];
+  const cpuUpdateMs: number[] = [];
+  const cpu = cpuClock ?? (() => 0);
   for (let rep = 0; rep <= o.reps; rep++) {
     let t0 = performance.now();
+    let c0 = cpu();
     const sampled = await host.sample(w.samplePrompts, w.spec, { maxNewTokens: w.newTokens, rngState });
     const seconds = (performance.now() - t0) / 1000;
+    const cpuSeconds = (cpu() - c0) / 1000;
     const tokens = sampled.rollout.completions.reduce((a, c) => a + c.length, 0);
     const long = await host.sample(w.updatePrompts, w.spec, { maxNewTokens: w.newTokens, rngState: sampled.rngState });
     const samples = rolloutSamples(long.rollout, groupAdvantages(long.rollout.completions.map((_, i) => i % 2), 8));
     t0 = performance.now();
+    c0 = cpu();
     const { rngState: next } = await host.update(samples, long.rngState);
     const ms = performance.now() - t0;
+    const cpuMs = cpu() - c0;
     rngState = next;
     if (rep > 0) {
       rates.push(tokens / seconds);
       updateMs.push(ms);
+      cpuRates.push(tokens / cpuSeconds);
+      cpuUpdateMs.push(cpuMs);
     }
   }
-  return { backend: choice.backend, sampleTokPerS: median(rates), updateMs: median(updateMs) };
+  const result: PolicyBenchResult = { backend: choice.backend, sampleTokPerS: median(rates), updateMs: median(updateMs) };
+  if (cpuClock) Object.assign(result, { sampleTokPerCpuS: median(cpuRates), updateCpuMs: median(cpuUpdateMs) });
+  return result;
 }
 
 export function median(xs: readonly number[]): number {

@@ -34,6 +34,12 @@ export interface ForwardInput {
    * generated part, instead of copying the whole cache every step.
    */
   past?: LayerCache[][];
+  /**
+   * Append this call's keys/values to the last `past` segment (when there are two or more) instead
+   * of attending them as a segment of their own: fewer kernels per decoding step, and `present`
+   * is then the grown segment, ready to be the next step's last segment.
+   */
+  growLast?: boolean;
   /** Only compute logits for the last position (prefill for sampling). */
   lastOnly?: boolean;
   /**
@@ -47,7 +53,7 @@ export interface ForwardInput {
 export interface ForwardOutput {
   /** (B, T, V) logits, or (B, 1, V) with lastOnly. */
   logits: tf.Tensor3D;
-  /** Keys/values of this call's T positions only, one entry per block. */
+  /** Keys/values of this call's T positions (with growLast: the grown last segment), one entry per block. */
   present: LayerCache[];
 }
 
@@ -177,19 +183,34 @@ export class GptModel {
       const h = layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`));
       const qkv = dense(h, `h${l}.attn.qkv`); // (B*T, 3C)
       const [q, kNew, vNew] = tf.split(qkv, 3, 1).map(splitHeads); // each (B, H, T, D)
-      present.push({ k: kNew, v: vNew });
-      const segments = [...(input.past?.[l] ?? []), { k: kNew, v: vNew }]; // each (B, H, S_i, D)
+      const past = input.past?.[l] ?? [];
+      const grow = input.growLast && past.length >= 2;
+      const last = grow
+        ? { k: tf.concat([past[past.length - 1].k, kNew], 2) as tf.Tensor4D, v: tf.concat([past[past.length - 1].v, vNew], 2) as tf.Tensor4D }
+        : { k: kNew, v: vNew };
+      present.push(last);
+      const segments = [...(grow ? past.slice(0, -1) : past), last]; // each (B, H, S_i, D)
       const sizes = segments.map((g) => g.k.shape[2]);
       const S = sizes.reduce((a, b) => a + b, 0);
       // (B*H, T, D) @ (B*H, D, S_i) per segment -> (B, H, T, S), scaled by 1/sqrt(D), masked, softmax over keys.
+      // With one query (a decoding step) the products are broadcast multiply + sum: wasm's batched
+      // matMul has no fast path and costs about 10x more on (256, 1, 16) x (256, 16, 72).
       const qh = tf.reshape(q, [B * heads, T, D]);
-      const scores = segments.map((g, i) => tf.matMul(qh, tf.reshape(g.k, [B * heads, sizes[i], D]), false, true));
+      const scores = segments.map((g, i) => {
+        const k = tf.reshape(g.k, [B * heads, sizes[i], D]);
+        return T === 1 ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
+      });
       let att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
       att = tf.add(tf.mul(att, 1 / Math.sqrt(D)), input.attnBias);
       const probs = tf.reshape(tf.softmax(att, -1), [B * heads, T, S]);
       // (B*H, T, S_i) @ (B*H, S_i, D) summed over segments -> (B, H, T, D) -> (B*T, C)
       const parts = segments.length === 1 ? [probs] : tf.split(probs, sizes, 2);
-      const y = tf.addN(parts.map((p, i) => tf.matMul(p, tf.reshape(segments[i].v, [B * heads, sizes[i], D]))));
+      const y = tf.addN(
+        parts.map((p, i) => {
+          const v = tf.reshape(segments[i].v, [B * heads, sizes[i], D]);
+          return T === 1 ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
+        }),
+      );
       x = tf.add(x, dense(mergeHeads(y), `h${l}.attn.proj`));
       // MLP: pre-LN, C -> 4C -> C with GELU.
       const h2 = layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`));

@@ -116,15 +116,17 @@ export async function sampleBatch<S>(
         positions: tf.tensor2d(pos, [B, T], "int32"),
         attnBias: attentionBias(pad, T, S),
         past,
+        growLast: true,
         lastOnly: true,
       });
-      if (kvCache && first) promptCache = out.present.map((c) => ({ k: tf.keep(c.k), v: tf.keep(c.v) }));
-      else if (kvCache) {
-        const old = genCache;
-        genCache = out.present.map((c, l) =>
-          old ? { k: tf.keep(tf.concat([old[l].k, c.k], 2)), v: tf.keep(tf.concat([old[l].v, c.v], 2)) } : { k: tf.keep(c.k), v: tf.keep(c.v) },
-        );
-        disposeCache(old);
+      if (kvCache) {
+        // First step: the prompt segment; later: the generated segment, grown by this step's token.
+        const kept = out.present.map((c) => ({ k: tf.keep(c.k), v: tf.keep(c.v) }));
+        if (first) promptCache = kept;
+        else {
+          disposeCache(genCache);
+          genCache = kept;
+        }
       }
       return out.logits;
     });
