@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { loadPyodide, type PyodideInterface } from "pyodide";
 import { beforeAll, describe, expect, it } from "vitest";
 import { codeConstraint } from "../../../src/core/arena/code-grammar.ts";
-import { decodeCode, encodeCode } from "../../../src/core/arena/tokenizer.ts";
+import { ArenaSyntaxError, decodeCode, encodeCode } from "../../../src/core/arena/tokenizer.ts";
 import type { Signature } from "../../../src/core/arena/types.ts";
 import { buildVocabulary } from "../../../src/core/arena/vocab.ts";
 import { Rng } from "../../../src/core/rng.ts";
@@ -160,6 +160,36 @@ describe("codeConstraint: uniformly sampled programs", () => {
     });
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual([]);
+  });
+
+  it("encodeCode on 3000 randomly mutated sources either throws ArenaSyntaxError or accepts runnable Python", () => {
+    const rng = new Rng(2718);
+    const seeds = samples.filter((x) => x.src.length < 200).slice(0, 300);
+    const alphabet = "abcdefijknrstvwxy0129 ()[]:,.=+-*/%<>!'\n_";
+    const accepted: Sample[] = [];
+    let rejected = 0;
+    for (let i = 0; i < 3000; i++) {
+      const base = rng.pick(seeds);
+      const at = rng.int(base.src.length);
+      const ch = alphabet[rng.int(alphabet.length)];
+      const op = rng.int(3);
+      const src = op === 0 ? base.src.slice(0, at) + base.src.slice(at + 1)
+        : op === 1 ? base.src.slice(0, at) + ch + base.src.slice(at) : base.src.slice(0, at) + ch + base.src.slice(at + 1);
+      try {
+        const tokens = encodeCode(vocab, src, base.sig);
+        // Both the mutated text as written and its canonical decoding must be runnable Python.
+        accepted.push({ sig: base.sig, maxTokens: tokens.length, tokens, src: decodeCode(vocab, tokens) });
+        accepted.push({ sig: base.sig, maxTokens: tokens.length, tokens, src });
+      } catch (e) {
+        if (!(e instanceof ArenaSyntaxError)) throw e;
+        expect(e.line).toBeGreaterThanOrEqual(1);
+        expect(e.column).toBeGreaterThanOrEqual(1);
+        rejected++;
+      }
+    }
+    expect(rejected).toBeGreaterThan(500);
+    expect(accepted.length).toBeGreaterThan(600);
+    expect(JSON.parse(check(payload(accepted)))).toEqual([]);
   });
 
   it("rejects a budget below the shortest program, and signatures outside arena-Python", () => {
