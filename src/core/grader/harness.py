@@ -46,6 +46,7 @@ import os as _os
 
 _perf = _time.perf_counter
 _gc_collect = _gc.collect
+_gc_get_count = _gc.get_count
 _parse_flags = _ast_module.PyCF_ONLY_AST
 _A = _ast_module
 _loads = _json_module.JSONDecoder().decode
@@ -272,38 +273,79 @@ def _exc_reason(e):
 # ---------------------------------------------------------------------------------------------
 # Test lines: `assert CALL == ANSWER`, CALL = entry_point(literal, ...), ANSWER a literal.
 
-def _literal_ok(n):
+_LITERAL_TYPES = (int, float, str, bool, type(None))
+
+
+def _literal(n):
+    """Value of a literal node (ast.literal_eval without its Python-level helpers), or raise
+    ValueError: constants, +/- numbers, list/tuple/set/dict displays of literals, set()."""
     t = type(n)
     if t is _A.Constant:
-        return type(n.value) in (int, float, str, bool, type(None))
-    if t is _A.UnaryOp:
-        return type(n.op) in (_A.USub, _A.UAdd) and type(n.operand) is _A.Constant and type(n.operand.value) in (int, float)
-    if t is _A.List or t is _A.Tuple or t is _A.Set:
-        return all(_literal_ok(x) for x in n.elts)
-    if t is _A.Dict:
-        return all(k is not None and _literal_ok(k) for k in n.keys) and all(_literal_ok(v) for v in n.values)
-    if t is _A.Call:  # set(): the only way to write an empty set
-        return type(n.func) is _A.Name and n.func.id == "set" and not n.args and not n.keywords
-    return False
+        if type(n.value) in _LITERAL_TYPES:
+            return n.value
+    elif t is _A.UnaryOp:
+        if type(n.operand) is _A.Constant and type(n.operand.value) in (int, float):
+            if type(n.op) is _A.USub:
+                return -n.operand.value
+            if type(n.op) is _A.UAdd:
+                return n.operand.value
+    elif t is _A.List:
+        return [_literal(x) for x in n.elts]
+    elif t is _A.Tuple:
+        return tuple([_literal(x) for x in n.elts])
+    elif t is _A.Set:
+        return {_literal(x) for x in n.elts}
+    elif t is _A.Dict:
+        if None not in n.keys:  # {**x}
+            return {_literal(k): _literal(v) for k, v in zip(n.keys, n.values)}
+    elif t is _A.Call:  # set(): the only way to write an empty set
+        if type(n.func) is _A.Name and n.func.id == "set" and not n.args and not n.keywords:
+            return set()
+    raise ValueError("not a literal")
 
 
-_LITERAL_NS = {"__builtins__": {}, "set": set}
+def _fresh(c):
+    """A new value from a canonical form: every call gets arguments nobody has mutated."""
+    t, v = c
+    if t is list:
+        return [_fresh(x) for x in v]
+    if t is tuple:
+        return tuple([_fresh(x) for x in v])
+    if t is set or t is frozenset:
+        return t([_fresh(x) for x in v])
+    if t is dict:
+        return {_fresh(k): _fresh(x) for k, x in v}
+    return v
 
 
-def _compile_literal(node, what):
-    expr = _A.Expression(body=node)
-    return compile(_A.fix_missing_locations(expr), "<" + what + ">", "eval")
-
-
-def _parse_line(text, entry_point):
-    """-> (args_code, canonical args, canonical answer, call source) or raise ValueError(reason)."""
+def _parse_suite(lines):
+    """One compile for a whole suite (a compile call costs more than its few tokens): the list of
+    statements, one per line, or None when that does not hold and lines must be parsed alone."""
     try:
-        tree = compile(text, "<test>", "exec", _parse_flags)
-    except SyntaxError as e:
-        raise ValueError("syntax error: " + (e.msg if type(e.msg) is str else "?"))
-    except (ValueError, MemoryError, RecursionError) as e:
-        raise ValueError("cannot parse: " + type(e).__name__)
-    body = tree.body
+        body = compile("\n".join(lines), "<suite>", "exec", _parse_flags).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if len(body) != len(lines):
+        return None
+    for i, stmt in enumerate(body):
+        if stmt.lineno != i + 1 or stmt.end_lineno != i + 1:
+            return None
+    return body
+
+
+def _parse_line(text, entry_point, stmt=None):
+    """-> (canonical args, the same again, canonical answer, call source) or raise ValueError(reason).
+    (Two slots for the arguments: args_code, kept for its readers, and args, the dedupe key.)
+    stmt: the line's statement when _parse_suite already parsed it."""
+    if stmt is not None:
+        body = [stmt]
+    else:
+        try:
+            body = compile(text, "<test>", "exec", _parse_flags).body
+        except SyntaxError as e:
+            raise ValueError("syntax error: " + (e.msg if type(e.msg) is str else "?"))
+        except (ValueError, MemoryError, RecursionError) as e:
+            raise ValueError("cannot parse: " + type(e).__name__)
     if len(body) != 1 or type(body[0]) is not _A.Assert:
         raise ValueError("not a single assert statement")
     a = body[0]
@@ -317,20 +359,21 @@ def _parse_line(text, entry_point):
         raise ValueError("left side is not a call of %s" % entry_point)
     if call.keywords:
         raise ValueError("keyword arguments are not allowed")
-    if not all(_literal_ok(x) for x in call.args):
-        raise ValueError("arguments are not literals")
-    if not _literal_ok(answer):
-        raise ValueError("answer is not a literal")
-    args = _A.Tuple(elts=call.args, ctx=_A.Load())
-    _A.copy_location(args, call)
     try:
-        args_code = _compile_literal(args, "args")
-        answer_value = eval(_compile_literal(answer, "answer"), _LITERAL_NS)
-        args_value = eval(args_code, _LITERAL_NS)
-    except Exception as e:  # e.g. int literal over the str-conversion digit limit
+        args_value = tuple([_literal(x) for x in call.args])
+    except ValueError:
+        raise ValueError("arguments are not literals")
+    except (TypeError, MemoryError, RecursionError) as e:  # e.g. {[1]}: unhashable
         raise ValueError("bad literal: " + _exc_reason(e))
-    call_src = text[call.col_offset:call.end_col_offset] if call.lineno == call.end_lineno == 1 else None
-    return args_code, _canon(args_value), _canon(answer_value), call_src
+    try:
+        answer_value = _literal(answer)
+    except ValueError:
+        raise ValueError("answer is not a literal")
+    except (TypeError, MemoryError, RecursionError) as e:
+        raise ValueError("bad literal: " + _exc_reason(e))
+    call_src = text[call.col_offset:call.end_col_offset] if call.lineno == call.end_lineno else None
+    args = _canon(args_value)
+    return args, args, _canon(answer_value), call_src
 
 
 # ---------------------------------------------------------------------------------------------
@@ -403,8 +446,8 @@ def _loader(entry, holder):
 
 
 def _caller(fn):
-    def call(args_code):
-        return _canon(fn(*eval(args_code, _LITERAL_NS)))
+    def call(args):
+        return _canon(fn(*[_fresh(a) for a in args[1]]))
     return call
 
 
@@ -413,7 +456,11 @@ def _cleanup(holder):
     objects (their __del__ runs here, inside its own time limit) and collect its cycles."""
     _restore_world()
     holder.clear()
-    _gc_collect(0)
+    # Collect the young generation when enough has piled up, as automatic collection would (a
+    # full collection per candidate costs more than grading it). Garbage one candidate left may
+    # then meet its __del__ in a later candidate's cleanup: a cleanup never changes verdicts.
+    if _gc_get_count()[0] > 2000:
+        _gc_collect(0)
 
 
 def grade(request_json, start_code, forced_json, ctl, report):
@@ -459,11 +506,13 @@ def _grade(request_json, start_code, forced_json, ctl, report):
         for i, suite in enumerate(req.get(key) or []):
             entry = task_by_id[codes[suite["code"]]["task"]]["entry_point"]
             lines, seen = [], {}
-            for n, text in enumerate(_split_lines(suite["text"], max_lines)):
+            texts = _split_lines(suite["text"], max_lines)
+            stmts = _parse_suite(texts) or [None] * len(texts)
+            for n, text in enumerate(texts):
                 ln = _Record(validity="invalid", reason="", args_code=None, args=None, expected=None, ref_step=-1, run_step=-1)
                 lines.append(ln)
                 try:
-                    ln.args_code, ln.args, ln.expected, ln.call_src = _parse_line(text, entry)
+                    ln.args_code, ln.args, ln.expected, ln.call_src = _parse_line(text, entry, stmts[n])
                 except ValueError as e:
                     ln.reason = str(e.args[0]) if e.args else "malformed"
                     continue
