@@ -15,6 +15,7 @@ import { encodePrompt } from "../arena/tokenizer.ts";
 import { codeConstraint } from "../arena/code-grammar.ts";
 import { suiteConstraint } from "../arena/suite-grammar.ts";
 import { taskSignature, type Task, type TaskFile } from "../arena/task.ts";
+import { arenaV1 } from "../arena/task-suite.ts";
 import type { Signature } from "../arena/types.ts";
 import type { ConstraintFactory, ConstraintSpec } from "../policy/policy-service.ts";
 
@@ -26,6 +27,16 @@ export const SUITE_MAX_TOKENS = 112;
 /** The vocabulary of a task set: fixed code tokens plus every prompt word of the set, sorted. */
 export function taskVocabulary(file: TaskFile): Vocabulary {
   return buildVocabulary(file.tasks.flatMap((t) => promptWords(t.prompt)));
+}
+
+let arena: Vocabulary | null = null;
+/**
+ * THE vocabulary of the app: the built-in suite's. Checkpoints are tied to it; imported tasks are
+ * read in it too (their unknown prompt words become <unk>).
+ */
+export function arenaVocabulary(): Vocabulary {
+  arena ??= taskVocabulary(arenaV1());
+  return arena;
 }
 
 export function codeContext(vocab: Vocabulary, task: Task): number[] {

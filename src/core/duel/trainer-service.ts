@@ -29,6 +29,13 @@ export interface RunRepository {
   setStatus(runId: string, status: "running" | "paused" | "done" | "failed"): Promise<void>;
 }
 
+/** A player as a host starts it: where it runs, and how to release it. */
+export type HostedPlayer = RunPlayer & {
+  dispose?(): void;
+  /** The tfjs backend it runs on and why (reported to the UI). */
+  backend?: { backend: string; reason: string; adapter?: string | null };
+};
+
 /** How a player starts: from a checkpoint, or fresh with these options. */
 export type PlayerInit = { checkpoint: ArrayBuffer } | { fresh: CreatePolicyOptions };
 
@@ -38,7 +45,7 @@ export interface TrainerHost {
   grader: Grader;
   repo: RunRepository;
   /** Start a player (a policy worker, or an in-thread PolicyService). */
-  player(role: PlayerRole, init: PlayerInit, train: Partial<TrainConfig>): Promise<RunPlayer & { dispose?(): void }>;
+  player(role: PlayerRole, init: PlayerInit, train: Partial<TrainConfig>): Promise<HostedPlayer>;
   /** The shipped base checkpoint of a role and size, or null to start from fresh weights. */
   baseCheckpoint(role: PlayerRole, size: Config["code_model"]): Promise<ArrayBuffer | null>;
   evaluate?(players: { code: RunPlayer; test: RunPlayer }, config: Config, step: number): Promise<EvalMetrics>;
@@ -53,7 +60,7 @@ function optimizerStepsPerStep(c: Readonly<Config>, miniBatchSize = 64): number 
 export class TrainerService implements TrainerControl {
   private loop: RunLoop | null = null;
   private runId: string | null = null;
-  private players: { dispose?(): void }[] = [];
+  private players: HostedPlayer[] = [];
   private readonly listeners = new Map<number, (e: TrainerEvent) => void>();
   private nextListener = 1;
 
@@ -130,8 +137,8 @@ export class TrainerService implements TrainerControl {
       return checkpoint ? { checkpoint } : { fresh: { size, vocab: host.vocab.size, seed, reference: config.beta > 0 } };
     };
     this.emit({ type: "progress", phase: "load", done: 0, total: 2, text: "starting the players" });
-    let code: RunPlayer & { dispose?(): void };
-    let test: RunPlayer & { dispose?(): void };
+    let code: HostedPlayer;
+    let test: HostedPlayer;
     if (usesSharedPolicy(config.mode)) {
       code = test = await host.player("code", await init("code", "shared", config.code_model, config.seed), train);
       this.players = [code];
@@ -141,6 +148,10 @@ export class TrainerService implements TrainerControl {
         host.player("test", await init("test", "test", config.test_model, config.seed + 1), train),
       ]);
       this.players = [code, test];
+    }
+    const roles: [PlayerRole, HostedPlayer][] = code === test ? [["code", code]] : [["code", code], ["test", test]];
+    for (const [policy, p] of roles) {
+      if (p.backend) this.emit({ type: "backend", policy, backend: p.backend.backend, adapter: p.backend.adapter ?? null, reason: p.backend.reason });
     }
     this.emit({ type: "progress", phase: "load", done: 2, total: 2, text: "players ready" });
     const train_tasks = tasksOfSplit(host.tasks, "train");

@@ -1,0 +1,35 @@
+/**
+ * The trainer's RunRepository (src/core/duel/trainer-service.ts) on IndexedDB: runs are created,
+ * committed step by step (one transaction each) and resumed from their last checkpoint.
+ */
+import type { Config } from "../core/config/index.ts";
+import type { RunRepository } from "../core/duel/trainer-service.ts";
+import { emptyMistakeBook } from "../core/loop/mistake-book.ts";
+import { Rng } from "../core/rng.ts";
+import type { ArenaDatabase } from "./db.ts";
+import { commitStep, createRun, resumeRun, setRunStatus } from "./runs.ts";
+
+export function indexedDbRepository(db: ArenaDatabase, taskSetHash: string): RunRepository {
+  return {
+    async create(config: Config) {
+      const name = `${config.mode} seed ${config.seed}`;
+      return (await createRun(db, { name, config, task_set_hash: taskSetHash })).id;
+    },
+    commitStep: (c) => commitStep(db, { ...c, duels: c.duels }),
+    async resume(runId) {
+      const { run, checkpoint } = await resumeRun(db, runId);
+      return {
+        config: run.config,
+        state: {
+          step: run.step,
+          book: checkpoint?.mistake_book ?? emptyMistakeBook(),
+          rng: checkpoint?.rng_state ?? new Rng(run.config.seed).state(),
+        },
+        policies: checkpoint?.policies ?? null,
+      };
+    },
+    async setStatus(runId, status) {
+      await setRunStatus(db, runId, status);
+    },
+  };
+}
