@@ -88,6 +88,9 @@ function lexLine(vocab: Vocabulary, text: string, line: number, start: number, o
     if (num) {
       const next = text[i + num[0].length] ?? "";
       if (/[A-Za-z_.]/.test(next)) throw new ArenaSyntaxError(line, i + num[0].length + 1, `'${next}' right after a number (no floats, no hex)`);
+      // Digits are single tokens, so `12 3` would silently read as 123.
+      const last = out[out.length - 1];
+      if (last && last.line === line && vocab.kind(last.id) === "digit") throw new ArenaSyntaxError(line, i + 1, "two numbers in a row");
       if (num[0].length > 1 && num[0][0] === "0") throw new ArenaSyntaxError(line, i + 1, `leading zero in '${num[0]}'`);
       for (let j = 0; j < num[0].length; j++) push(vocab.digit(Number(num[0][j])), i + j);
       i += num[0].length;

@@ -157,6 +157,7 @@ describe("encodeCode / decodeCode", () => {
     expect(err("def f(xs, k):\n  return 1").message).toMatch(/line 2, column 3: indentation of 2 spaces/);
     expect(err("def f(xs, k):\n    return 1 # done").message).toMatch(/column 14: comments are not arena-Python/);
     expect(err("def f(xs, k):\n    return 1.5").message).toMatch(/after a number \(no floats/);
+    expect(err("def f(xs, k):\n    return 12  3").message).toBe("line 2, column 16: two numbers in a row");
     expect(err("def f(xs, k):\n    return 07").message).toBe("line 2, column 12: leading zero in '07'");
     expect(err("def f(xs, k):\n    return 1 +").message).toBe("line 2, column 15: expected a builtin, a name, a digit, 'True', 'False', 'None', '(', '[', '-' or ''', found end of line");
     expect(err("def f(xs, k):\n    return len(xs, k)").message).toMatch(/^line 2, column 18: expected .*'\)'.*found ','$/);
