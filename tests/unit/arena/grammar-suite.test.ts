@@ -92,6 +92,31 @@ describe("suiteConstraint: uniformly sampled suites", () => {
     expect(JSON.parse(check(JSON.stringify(rows)))).toEqual([]);
   });
 
+  it("encodeSuite on 3000 mutated suites either throws ArenaSyntaxError or accepts typed asserts", () => {
+    const rng = new Rng(99);
+    const sig: Signature = { entry_point: "f", params: [{ name: "xs", type: "list[int]" }, { name: "s", type: "str" }], returns: "bool" };
+    const bases = Array.from({ length: 50 }, () => decodeSuite(vocab, sampleUniform(suiteConstraint(vocab, sig, { maxLines: 3, maxTokens: 80 }), rng)));
+    const alphabet = "ab019 ()[],=-'TF\n";
+    const rows: unknown[] = [];
+    let rejected = 0;
+    for (let i = 0; i < 3000; i++) {
+      const base = rng.pick(bases), at = rng.int(base.length), ch = alphabet[rng.int(alphabet.length)], op = rng.int(3);
+      const src = op === 0 ? base.slice(0, at) + base.slice(at + 1)
+        : op === 1 ? base.slice(0, at) + ch + base.slice(at) : base.slice(0, at) + ch + base.slice(at + 1);
+      try {
+        const decoded = decodeSuite(vocab, encodeSuite(vocab, src, sig));
+        rows.push([decoded, ["list[int]", "str"], "bool", 8]);
+        if (!/\n\s*\n/.test(src)) rows.push([src, ["list[int]", "str"], "bool", 8]); // blank lines are skipped by the lexer
+      } catch (e) {
+        if (!(e instanceof ArenaSyntaxError)) throw e;
+        rejected++;
+      }
+    }
+    expect(rejected).toBeGreaterThan(500);
+    expect(rows.length).toBeGreaterThan(500);
+    expect(JSON.parse(check(JSON.stringify(rows)))).toEqual([]);
+  });
+
   it("reaches the literal bounds when the budget allows (longest ints, strings and lists occur)", () => {
     const rng = new Rng(5);
     const sig: Signature = { entry_point: "f", params: [{ name: "xs", type: "list[int]" }, { name: "s", type: "str" }], returns: "list[str]" };
