@@ -1,0 +1,237 @@
+/**
+ * `npm run pretrain [-- OPTIONS]`: rebuilds the base Code and Test policies on Node wasm, evaluates
+ * them through the real grader and writes the checkpoints plus manifest.json (docs/BASE-MODELS.md).
+ *
+ *   --size tiny|small     model size (default tiny)
+ *   --seed N              corpus, weights and batch order (default 1)
+ *   --steps N             optimizer steps of both policies (default: BASE_RECIPE per policy)
+ *   --out DIR             where the checkpoints and manifest go (default public/checkpoints)
+ *   --policies code,test  which policies to train (the others are loaded from --out)
+ *   --skip-train          train nothing: evaluate the checkpoints in --out and rewrite the manifest
+ *   --no-eval             skip the evaluation (the manifest's figures become null)
+ *   --mutants             also build the equivalence-filtered mutants, for mut@k (slower)
+ *   --codes-per-task N    code samples per task in the evaluation (default 8)
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { arenaV1 } from "../src/core/arena/task-suite.ts";
+import { buildPlusTests } from "../src/core/arena/plus.ts";
+import { prepareBench } from "../src/core/arena/mutants.ts";
+import type { Bench } from "../src/core/arena/metrics-evaluate.ts";
+import { sha256Hex } from "../src/core/bundle.ts";
+import { arenaConstraints, taskVocabulary } from "../src/core/duel/contexts.ts";
+import { buildCorpus, corpusHash, corpusStats, vocabHash, type PretrainCorpus } from "../src/core/duel/pretrain-corpus.ts";
+import {
+  BASE_MANIFEST_FILE, BASE_MANIFEST_FORMAT, BASE_RECIPE, baseCheckpointFile, pretrainBase, pretrainOptions,
+  type BaseManifest, type BasePolicyEntry, type BasePolicyName, type PretrainProgress,
+} from "../src/core/duel/pretrain.ts";
+import { evaluateBase } from "../src/core/duel/pretrain-eval.ts";
+import type { ModelSize } from "../src/core/policy/config.ts";
+import { PolicyService } from "../src/core/policy/policy-service.ts";
+import { createNodeGrader } from "../src/node/grader.ts";
+import { createNodeRunPython, mutateSource } from "../src/node/python-runner.ts";
+import { useNodeBackend } from "../src/node/tf-backend.ts";
+
+const USAGE = "usage: npm run pretrain -- [--size tiny|small] [--seed N] [--steps N] [--out DIR] [--policies code,test] [--skip-train] [--no-eval] [--mutants] [--codes-per-task N]";
+const POLICIES: BasePolicyName[] = ["code", "test"];
+
+function fail(message: string): never {
+  console.error(`pretrain: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+function parseArgs(argv: string[]) {
+  const args = argv.slice();
+  const take = (name: string): string | undefined => {
+    const i = args.indexOf(name);
+    if (i < 0) return undefined;
+    const v = args[i + 1];
+    if (v === undefined || v.startsWith("--")) fail(`${name} needs a value`);
+    args.splice(i, 2);
+    return v;
+  };
+  const flag = (name: string): boolean => {
+    const i = args.indexOf(name);
+    if (i >= 0) args.splice(i, 1);
+    return i >= 0;
+  };
+  const int = (name: string, v: string | undefined): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) fail(`${name} must be a positive integer, got "${v}"`);
+    return n;
+  };
+  const size = (take("--size") ?? "tiny") as ModelSize;
+  if (size !== "tiny" && size !== "small") fail(`--size must be tiny or small, got "${size}"`);
+  const seedRaw = take("--seed") ?? "1";
+  const seed = /^-?[0-9]+$/.test(seedRaw) ? Number(seedRaw) : seedRaw;
+  const steps = int("--steps", take("--steps"));
+  const out = take("--out") ?? "public/checkpoints";
+  const policies = (take("--policies") ?? "code,test").split(",") as BasePolicyName[];
+  for (const p of policies) if (!POLICIES.includes(p)) fail(`--policies takes code and/or test, got "${p}"`);
+  const codesPerTask = int("--codes-per-task", take("--codes-per-task")) ?? 8;
+  const skipTrain = flag("--skip-train");
+  const noEval = flag("--no-eval");
+  const mutants = flag("--mutants");
+  if (args.length > 0) fail(`unknown arguments: ${args.join(" ")}`);
+  return { size, seed, steps, out, policies: skipTrain ? [] : policies, noEval, mutants, codesPerTask };
+}
+
+function printProgress(e: PretrainProgress): void {
+  console.log(`[${e.phase}] ${e.text}`);
+}
+
+/**
+ * npm runs a script named "pretrain" before "train" (pre-scripts), so `npm run train` would
+ * rebuild the base models first. The environment is the same either way; the npm process'
+ * command line tells them apart (Linux /proc; elsewhere this returns false).
+ */
+function runAsPreScriptOfTrain(): boolean {
+  if (process.env.npm_lifecycle_event !== "pretrain") return false;
+  let pid = process.ppid;
+  for (let depth = 0; depth < 6 && pid > 1; depth++) {
+    try {
+      // npm retitles itself ("npm run train" as one argument), so split on whitespace too.
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split(/[\0\s]+/).filter(Boolean);
+      const run = cmd.findIndex((a) => a === "run" || a === "run-script");
+      if (run >= 0 && cmd.slice(run + 1).find((a) => !a.startsWith("-")) === "train") return true;
+      pid = Number(readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1]);
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+async function main(): Promise<void> {
+  if (runAsPreScriptOfTrain()) {
+    console.log("pretrain: skipped (npm runs \"pretrain\" before \"train\"); the shipped base checkpoints are used. Rebuild them with npm run pretrain.");
+    return;
+  }
+  const opts = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  const file = arenaV1();
+  const vocab = taskVocabulary(file);
+  const backend = await useNodeBackend("wasm");
+  if (backend.backend !== "wasm") console.warn(`pretrain: ${backend.reason}; checkpoints are reproducible per backend only`);
+  const runPython = createNodeRunPython();
+
+  // 1. The corpus (train split only).
+  const corpus: PretrainCorpus = await buildCorpus(vocab, file, runPython, { seed: opts.seed });
+  const stats = corpusStats(corpus);
+  const hash = await corpusHash(corpus);
+  console.log(`corpus: ${corpus.tasks.length} train tasks, ${corpus.code.length} code sequences ${JSON.stringify(stats.code)}, ` +
+    `${corpus.test.length} suites (${stats.testLines} lines, ${stats.wrongLines} wrong), sha256 ${hash.slice(0, 16)}`);
+
+  // 2. Train (or load) each policy.
+  mkdirSync(opts.out, { recursive: true });
+  const previous = readManifest(opts.out);
+  const entries: Partial<Record<BasePolicyName, BasePolicyEntry>> = {};
+  const hosts: Partial<Record<BasePolicyName, PolicyService>> = {};
+  for (const policy of POLICIES) {
+    const path = join(opts.out, baseCheckpointFile(policy, opts.size));
+    const service = new PolicyService(arenaConstraints(vocab));
+    await service.init([backend.backend]);
+    if (opts.policies.includes(policy)) {
+      const t0 = performance.now();
+      const options = pretrainOptions({ ...BASE_RECIPE[policy], size: opts.size, seed: opts.seed, ...(opts.steps ? { steps: opts.steps } : {}) });
+      const result = await pretrainBase(service, corpus[policy], { ...options, vocab: vocab.size, label: `${policy} policy` }, printProgress);
+      writeFileSync(path, new Uint8Array(result.checkpoint));
+      await service.load(result.checkpoint);
+      entries[policy] = {
+        file: baseCheckpointFile(policy, opts.size),
+        bytes: result.checkpoint.byteLength,
+        sha256: await sha256Hex(new Uint8Array(result.checkpoint)),
+        numParams: result.info.numParams,
+        options,
+        finalLoss: result.losses[result.losses.length - 1],
+        seconds: Math.round((performance.now() - t0) / 1000),
+      };
+      console.log(`${policy} policy: ${result.info.numParams} parameters, ${entries[policy]!.seconds} s, final loss ${entries[policy]!.finalLoss.toFixed(3)}, wrote ${path} (${result.checkpoint.byteLength} bytes)`);
+    } else if (existsSync(path)) {
+      const buf = readFileSync(path);
+      await service.load(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+      const entry = previous?.policies[policy];
+      if (entry) entries[policy] = entry;
+      console.log(`${policy} policy: loaded ${path}`);
+    } else {
+      console.log(`${policy} policy: no checkpoint at ${path}, skipped`);
+      continue;
+    }
+    hosts[policy] = service;
+  }
+
+  // 3. Evaluate on every task (train and held-out) through the real grader.
+  let figures = null;
+  if (!opts.noEval && (hosts.code || hosts.test)) {
+    const grader = await createNodeGrader();
+    try {
+      const t0 = performance.now();
+      const bench = opts.mutants
+        ? await prepareBench(grader, runPython, mutateSource(), file.tasks, { seed: 0, onProgress: (p) => p.done === p.total && console.log(`[bench] ${p.text}`) })
+        : await plusOnlyBench(file.tasks, runPython);
+      console.log(`bench: plus tests${opts.mutants ? " and mutants" : ""} for ${file.tasks.length} tasks in ${Math.round((performance.now() - t0) / 1000)} s`);
+      const result = await evaluateBase(grader, bench, vocab, hosts.code ?? null, hosts.test ?? null, { seed: opts.seed, codesPerTask: opts.codesPerTask }, (e) => {
+        if (e.done === e.total) printProgress(e);
+      });
+      figures = result.figures;
+      console.log(`figures (%, temperature ${figures.temperature}):`);
+      const row = (name: string, b: { all: number; train: number; heldout: number } | null | undefined) =>
+        b && console.log(`  ${name.padEnd(22)} train ${b.train.toFixed(1).padStart(5)}  held-out ${b.heldout.toFixed(1).padStart(5)}  all ${b.all.toFixed(1).padStart(5)}`);
+      row("code plus-pass@1", figures.code?.plusPass1);
+      row("code golden-pass@1", figures.code?.goldenPass1);
+      row("test validity", figures.test?.validity);
+      row(`test pass@${figures.test?.k ?? 5}`, figures.test?.passK);
+      row("test bug detection", figures.test?.bugDetection);
+      row(`test mut@${figures.test?.k ?? 5}`, figures.test?.mutK);
+    } finally {
+      await grader.close();
+    }
+  }
+
+  // 4. The manifest, when both checkpoints exist.
+  if (entries.code && entries.test) {
+    const manifest: BaseManifest = {
+      format: BASE_MANIFEST_FORMAT,
+      size: opts.size,
+      seed: opts.seed,
+      backend: backend.backend,
+      taskSet: file.name,
+      vocabSize: vocab.size,
+      vocabHash: await vocabHash(vocab),
+      corpusHash: hash,
+      corpus: corpus.options,
+      policies: { code: entries.code, test: entries.test },
+      figures: figures ?? previous?.figures ?? null,
+      command: `npm run pretrain -- ${process.argv.slice(2).join(" ")}`.trim(),
+    };
+    writeFileSync(join(opts.out, BASE_MANIFEST_FILE), JSON.stringify(manifest, null, 2) + "\n");
+    console.log(`wrote ${join(opts.out, BASE_MANIFEST_FILE)}`);
+  }
+  console.log(`pretrain: done in ${Math.round((performance.now() - started) / 1000)} s`);
+}
+
+/** Plus tests only (no mutants): enough for plus-pass, validity and bug detection. */
+async function plusOnlyBench(tasks: Bench["tasks"], runPython: ReturnType<typeof createNodeRunPython>): Promise<Bench> {
+  const plus = new Map();
+  for (const t of tasks) plus.set(t.id, await buildPlusTests(t, runPython, { seed: 0 }));
+  return { tasks, plus, mutants: new Map() };
+}
+
+function readManifest(dir: string): BaseManifest | null {
+  const path = join(dir, BASE_MANIFEST_FILE);
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as BaseManifest;
+  } catch {
+    return null;
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e instanceof Error ? e.stack ?? e.message : e);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,300 @@
+/**
+ * The base models' pretraining corpus: the paper's starting point ("coders that already write
+ * plausible code with subtle bugs") in miniature, built from the TRAIN split only.
+ *
+ *   Code policy sequence:  codeContext(task) ++ program tokens (<eos> included)
+ *       program = the task's reference (share `referenceShare`), a grammar-random program of the
+ *       task's signature (share `noiseShare`), else one of its buggy variants (cycled evenly).
+ *   Test policy sequence:  testContext(task, program) ++ suite tokens (<eos> included)
+ *       program = one of the task's code-corpus programs; suite = `assert f(ARGS) == ANSWER` lines,
+ *       ARGS drawn from the task's input_spec (plus.ts), ANSWER the repr the reference really
+ *       returns (run in Python), replaced by a plausible wrong value with `wrongAnswerShare`.
+ *
+ * Every random choice takes a fork of one seeded Rng, so the same options give the same corpus
+ * (`corpusHash`). The Python runtime is injected (`runPython`, as in plus.ts) so this file stays
+ * runtime-free: Node passes src/node/python-runner.ts, the browser its sandbox.
+ */
+import type { TokenConstraint } from "../decoding.ts";
+import { Rng } from "../rng.ts";
+import { canonicalJson, sha256Hex } from "../bundle.ts";
+import { boundaryInputs, drawInput, mutateValue, referenceProgram, type RunPython } from "../arena/plus.ts";
+import { formatArgs, formatLiteral, parseLiteral, type PyLit } from "../arena/task-literals.ts";
+import { taskSignature, type Task, type TaskFile } from "../arena/task.ts";
+import type { Signature } from "../arena/types.ts";
+import { tasksOfSplit } from "../arena/task-suite.ts";
+import { encodeCode, encodeSuite } from "../arena/tokenizer.ts";
+import { codeConstraint } from "../arena/code-grammar.ts";
+import { suiteConstraint } from "../arena/suite-grammar.ts";
+import type { Vocabulary } from "../arena/vocab.ts";
+import { CODE_MAX_TOKENS, SUITE_MAX_TOKENS, codeContext, testContext } from "./contexts.ts";
+
+/** Corpus knobs; every field has a default in CORPUS_DEFAULTS. */
+export interface CorpusOptions {
+  /** Seed of every draw (programs, inputs, wrong answers). */
+  seed: number | string;
+  /** Code sequences per train task. */
+  codesPerTask: number;
+  /** Share of a task's code sequences that are its reference: the main knob of base plus-pass@1. */
+  referenceShare: number;
+  /** Share that are grammar-random programs of the task's signature (noise). */
+  noiseShare: number;
+  /** Test sequences (suites) per train task. */
+  suitesPerTask: number;
+  /** Share of suite lines whose ANSWER is replaced by a wrong value: the main knob of base validity. */
+  wrongAnswerShare: number;
+  /** Lines per suite are drawn in [minLines, maxLines], then cut to fit SUITE_MAX_TOKENS. */
+  minLines: number;
+  /** Most lines a suite may hold (the suite grammar's maxLines; config tests_per_suite). */
+  maxLines: number;
+  /** Candidate inputs drawn per task (boundary cases first) before filtering by the reference. */
+  inputsPerTask: number;
+}
+
+export const CORPUS_DEFAULTS: Readonly<Omit<CorpusOptions, "seed">> = {
+  codesPerTask: 24,
+  referenceShare: 0.35,
+  noiseShare: 0.05,
+  suitesPerTask: 16,
+  wrongAnswerShare: 0.2,
+  minLines: 2,
+  maxLines: 6,
+  // A small pool of answered inputs per task (like a benchmark's tests, seen during pretraining):
+  // a tiny model can learn these answers, not compute new ones.
+  inputsPerTask: 16,
+};
+
+export type CodeKind = "reference" | "buggy" | "noise";
+
+/** One training sequence: `tokens[completionStart..]` is what the loss scores. */
+export interface CorpusSequence {
+  task: string;
+  tokens: number[];
+  completionStart: number;
+}
+
+export interface CodeSequence extends CorpusSequence {
+  kind: CodeKind;
+}
+
+export interface TestSequence extends CorpusSequence {
+  /** Kind of the program the suite was written for. */
+  program: CodeKind;
+  /** Suite lines and how many of them carry a wrong answer. */
+  lines: number;
+  wrong: number;
+}
+
+export interface PretrainCorpus {
+  options: CorpusOptions;
+  /** Train-split task ids, in file order. */
+  tasks: string[];
+  code: CodeSequence[];
+  test: TestSequence[];
+}
+
+export class CorpusError extends Error {
+  override name = "CorpusError";
+}
+
+/** Defaults overridden by `overrides`; unknown keys and out-of-range values are rejected by name. */
+export function corpusOptions(overrides: Partial<CorpusOptions> & { seed: number | string }): CorpusOptions {
+  for (const k of Object.keys(overrides)) {
+    if (k !== "seed" && !(k in CORPUS_DEFAULTS)) throw new CorpusError(`unknown corpus option "${k}": known are seed, ${Object.keys(CORPUS_DEFAULTS).join(", ")}`);
+  }
+  const o = { ...CORPUS_DEFAULTS, ...overrides };
+  for (const k of ["referenceShare", "noiseShare", "wrongAnswerShare"] as const) {
+    if (!(o[k] >= 0 && o[k] <= 1)) throw new CorpusError(`corpus option ${k} must be in [0, 1], got ${o[k]}`);
+  }
+  if (o.referenceShare + o.noiseShare > 1) throw new CorpusError(`referenceShare + noiseShare must be <= 1, got ${o.referenceShare + o.noiseShare}`);
+  for (const k of ["codesPerTask", "suitesPerTask", "minLines", "maxLines", "inputsPerTask"] as const) {
+    if (!Number.isInteger(o[k]) || o[k] < 1) throw new CorpusError(`corpus option ${k} must be a positive integer, got ${o[k]}`);
+  }
+  if (o.minLines > o.maxLines) throw new CorpusError(`corpus option minLines (${o.minLines}) > maxLines (${o.maxLines})`);
+  return o;
+}
+
+/** Draws uniformly among the allowed tokens until the constraint is done (a grammar-random sample). */
+export function sampleConstraint<S>(c: TokenConstraint<S>, rng: Rng): number[] {
+  const mask = new Uint8Array(c.vocabSize);
+  const allowed: number[] = [];
+  const s = c.start();
+  const out: number[] = [];
+  while (!c.isDone(s)) {
+    c.allowed(s, mask);
+    allowed.length = 0;
+    for (let t = 0; t < mask.length; t++) if (mask[t]) allowed.push(t);
+    if (allowed.length === 0) throw new CorpusError(`grammar allowed no token after ${out.length} tokens`);
+    const t = rng.pick(allowed);
+    out.push(t);
+    c.advance(s, t);
+  }
+  return out;
+}
+
+/** Whether `tokens` (ending with <eos>) is a complete sample of `c`: every token allowed, done at the end. */
+export function fitsConstraint<S>(c: TokenConstraint<S>, tokens: readonly number[]): boolean {
+  const mask = new Uint8Array(c.vocabSize);
+  const s = c.start();
+  for (const t of tokens) {
+    if (c.isDone(s)) return false;
+    c.allowed(s, mask);
+    if (!mask[t]) return false;
+    c.advance(s, t);
+  }
+  return c.isDone(s);
+}
+
+/**
+ * The corpus for `file`'s train split. Async only because the reference answers come from running
+ * the references in Python (one `runPython` call per task).
+ */
+export async function buildCorpus(
+  vocab: Vocabulary,
+  file: TaskFile,
+  runPython: RunPython,
+  overrides: Partial<CorpusOptions> & { seed: number | string },
+): Promise<PretrainCorpus> {
+  const options = corpusOptions(overrides);
+  const root = new Rng(options.seed);
+  const tasks = tasksOfSplit(file, "train");
+  if (tasks.length === 0) throw new CorpusError(`task set "${file.name}" has no train tasks to pretrain on`);
+  const code: CodeSequence[] = [];
+  const test: TestSequence[] = [];
+  for (const task of tasks) {
+    const programs = codePrograms(vocab, task, options, root.fork(`code:${task.id}`));
+    const context = codeContext(vocab, task);
+    for (const p of programs) code.push({ task: task.id, kind: p.kind, tokens: [...context, ...p.tokens], completionStart: context.length });
+    test.push(...(await taskSuites(vocab, task, programs, runPython, options, root.fork(`suite:${task.id}`))));
+  }
+  return { options, tasks: tasks.map((t) => t.id), code, test };
+}
+
+/** A task's code-corpus programs (tokens with <eos>), in a seeded order. */
+function codePrograms(vocab: Vocabulary, task: Task, o: CorpusOptions, rng: Rng): { kind: CodeKind; tokens: number[] }[] {
+  const sig = taskSignature(task);
+  const nRef = Math.round(o.codesPerTask * o.referenceShare);
+  const nNoise = Math.round(o.codesPerTask * o.noiseShare);
+  const nBuggy = o.codesPerTask - nRef - nNoise;
+  if (nBuggy > 0 && task.buggy_variants.length === 0) throw new CorpusError(`task ${task.id} has no buggy variants to draw from`);
+  const reference = encodeCode(vocab, task.reference, sig);
+  const variants = task.buggy_variants.map((v) => encodeCode(vocab, v.code, sig));
+  const out: { kind: CodeKind; tokens: number[] }[] = [];
+  for (let i = 0; i < nRef; i++) out.push({ kind: "reference", tokens: reference });
+  // Cycle the variants from a random start so every variant gets its share (+-1).
+  const first = variants.length > 0 ? rng.int(variants.length) : 0;
+  for (let i = 0; i < nBuggy; i++) out.push({ kind: "buggy", tokens: variants[(first + i) % variants.length] });
+  const noise = codeConstraint(vocab, sig, { maxTokens: CODE_MAX_TOKENS });
+  for (let i = 0; i < nNoise; i++) out.push({ kind: "noise", tokens: sampleConstraint(noise, rng) });
+  return rng.shuffle(out);
+}
+
+/**
+ * One answered input of a task: its assert line with the right answer and, when one fits the
+ * grammar, with a wrong one. Tokens are the line's suite tokens (ending with its newline, no <eos>):
+ * a suite's tokens are its lines' tokens concatenated, then <eos>.
+ */
+interface SuiteLine {
+  right: number[];
+  wrong: number[] | null;
+}
+
+async function taskSuites(
+  vocab: Vocabulary,
+  task: Task,
+  programs: { kind: CodeKind; tokens: number[] }[],
+  runPython: RunPython,
+  o: CorpusOptions,
+  rng: Rng,
+): Promise<TestSequence[]> {
+  if (!task.input_spec) throw new CorpusError(`task ${task.id} has no input_spec: golden-style suites need one`);
+  const pool = await answeredLines(vocab, task, runPython, o, rng.fork("inputs"));
+  if (pool.length === 0) throw new CorpusError(`task ${task.id}: the reference returned no encodable answer on ${o.inputsPerTask} drawn inputs`);
+  const budget = suiteConstraint(vocab, taskSignature(task), { maxLines: o.maxLines, maxTokens: SUITE_MAX_TOKENS });
+  const out: TestSequence[] = [];
+  for (let n = 0; n < o.suitesPerTask; n++) {
+    const program = rng.pick(programs);
+    const want = rng.range(o.minLines, Math.min(o.maxLines, pool.length));
+    const tokens: number[] = [];
+    let lines = 0;
+    let wrong = 0;
+    for (const i of rng.shuffle(pool.map((_, j) => j))) {
+      if (lines >= want) break;
+      const useWrong = pool[i].wrong !== null && rng.next() < o.wrongAnswerShare;
+      const line = useWrong ? pool[i].wrong! : pool[i].right;
+      if (tokens.length + line.length + 1 > SUITE_MAX_TOKENS) continue; // +1: the <eos>; try a shorter line
+      tokens.push(...line);
+      lines++;
+      if (useWrong) wrong++;
+    }
+    tokens.push(vocab.eos);
+    if (!fitsConstraint(budget, tokens)) throw new CorpusError(`task ${task.id}: an assembled suite does not fit the suite grammar (budget ${SUITE_MAX_TOKENS} tokens)`);
+    const context = testContext(vocab, task, program.tokens);
+    out.push({ task: task.id, program: program.kind, lines, wrong, tokens: [...context, ...tokens], completionStart: context.length });
+  }
+  return out;
+}
+
+/**
+ * Inputs from the spec (boundary cases, then random draws), answered by running the reference:
+ * inputs breaking a precondition or raising are dropped, as are lines outside the suite grammar
+ * (e.g. an answer over 4 digits) and duplicates.
+ */
+async function answeredLines(vocab: Vocabulary, task: Task, runPython: RunPython, o: CorpusOptions, rng: Rng): Promise<SuiteLine[]> {
+  const sig = taskSignature(task);
+  const candidates = [...boundaryInputs(task, rng), ...Array.from({ length: o.inputsPerTask }, () => drawInput(task, rng))].slice(0, o.inputsPerTask);
+  const results = JSON.parse(await runPython(referenceProgram(task, candidates))) as { ok?: string }[];
+  const alphabet = Object.values(task.input_spec!.params).map((s) => s.alphabet ?? "").join("") || "abc";
+  const seen = new Set<string>();
+  const out: SuiteLine[] = [];
+  candidates.forEach((args, i) => {
+    const answer = results[i].ok;
+    const call = `${task.entry_point}(${formatArgs(args)})`;
+    if (answer === undefined || seen.has(call)) return;
+    seen.add(call);
+    const right = lineTokens(vocab, `assert ${call} == ${answer}`, sig);
+    if (!right) return;
+    let wrong: number[] | null = null;
+    for (let tries = 0; tries < 8 && wrong === null; tries++) {
+      const value = wrongValue(parseLiteral(answer), rng, alphabet);
+      if (value !== answer) wrong = lineTokens(vocab, `assert ${call} == ${value}`, sig);
+    }
+    out.push({ right, wrong });
+  });
+  return out;
+}
+
+/** A plausible wrong answer of the same type: an EvalPlus-style mutation, or a filled empty list. */
+function wrongValue(right: PyLit, rng: Rng, alphabet: string): string {
+  if (right.t === "list" && right.items.length === 0) return rng.next() < 0.5 ? "[0]" : `['${alphabet[rng.int(alphabet.length)]}']`;
+  return formatLiteral(mutateValue(right, rng, alphabet));
+}
+
+/** Suite tokens of one line without the <eos>, or null when it is outside the suite grammar. */
+function lineTokens(vocab: Vocabulary, line: string, sig: Signature): number[] | null {
+  try {
+    return encodeSuite(vocab, line, sig, { maxLines: 1 }).slice(0, -1);
+  } catch {
+    return null;
+  }
+}
+
+/** SHA-256 of the corpus' options and sequences (canonical JSON): the manifest's `corpusHash`. */
+export function corpusHash(corpus: PretrainCorpus): Promise<string> {
+  const view = { options: corpus.options, code: corpus.code.map((s) => s.tokens), test: corpus.test.map((s) => s.tokens) };
+  return sha256Hex(new TextEncoder().encode(canonicalJson(view)));
+}
+
+/** SHA-256 of the vocabulary's token strings in id order: checkpoints are only valid with the same vocabulary. */
+export function vocabHash(vocab: Vocabulary): Promise<string> {
+  const tokens = Array.from({ length: vocab.size }, (_, i) => vocab.tokenToString(i));
+  return sha256Hex(new TextEncoder().encode(JSON.stringify(tokens)));
+}
+
+/** Shares actually realised, for reports and tests. */
+export function corpusStats(corpus: PretrainCorpus): { code: Record<CodeKind, number>; testLines: number; wrongLines: number; meanLines: number } {
+  const code: Record<CodeKind, number> = { reference: 0, buggy: 0, noise: 0 };
+  for (const s of corpus.code) code[s.kind]++;
+  const testLines = corpus.test.reduce((a, s) => a + s.lines, 0);
+  const wrongLines = corpus.test.reduce((a, s) => a + s.wrong, 0);
+  return { code, testLines, wrongLines, meanLines: corpus.test.length ? testLines / corpus.test.length : 0 };
+}
