@@ -86,13 +86,25 @@ export class PolicyService {
     return { config: p.config, train: p.train, numParams: p.numParams, optimizerStep: p.optimizerStep, backend: this.backendChoice!.backend };
   }
 
-  async sample(prompts: number[][], constraint: ConstraintSpec, opts: ServiceSampleOptions): Promise<{ rollout: Rollout; rngState: RngState }> {
-    const factory = this.constraints[constraint.kind];
-    if (!factory) {
-      throw new RangeError(`unknown constraint kind "${constraint.kind}": this host knows ${Object.keys(this.constraints).join(", ")}`);
-    }
+  /** `constraint`: one grammar for all rows, or one per row (built once per distinct spec). */
+  async sample(prompts: number[][], constraint: ConstraintSpec | ConstraintSpec[], opts: ServiceSampleOptions): Promise<{ rollout: Rollout; rngState: RngState }> {
+    const specs = Array.isArray(constraint) ? constraint : [constraint];
+    const built = new Map<string, TokenConstraint<unknown>>();
+    const grammars = specs.map((spec) => {
+      const key = JSON.stringify(spec);
+      let c = built.get(key);
+      if (!c) {
+        const factory = this.constraints[spec.kind];
+        if (!factory) {
+          throw new RangeError(`unknown constraint kind "${spec.kind}": this host knows ${Object.keys(this.constraints).join(", ")}`);
+        }
+        c = factory(spec.params ?? {});
+        built.set(key, c);
+      }
+      return c;
+    });
     const rng = Rng.fromState(opts.rngState);
-    const rollout = await this.require().sample(prompts, factory(constraint.params ?? {}), { ...opts, rng });
+    const rollout = await this.require().sample(prompts, Array.isArray(constraint) ? grammars : grammars[0], { ...opts, rng });
     return { rollout, rngState: rng.state() };
   }
 

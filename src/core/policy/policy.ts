@@ -96,7 +96,7 @@ export class Policy {
   }
 
   /** Batched constrained sampling (sampler.ts). */
-  sample<S>(prompts: readonly (readonly number[])[], constraint: TokenConstraint<S>, opts: SampleOptions): Promise<Rollout> {
+  sample<S>(prompts: readonly (readonly number[])[], constraint: TokenConstraint<S> | readonly TokenConstraint<S>[], opts: SampleOptions): Promise<Rollout> {
     return sampleBatch(this.model, prompts, constraint, opts);
   }
 

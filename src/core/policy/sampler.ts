@@ -61,7 +61,7 @@ export function maskBytes(vocab: number): number {
 export async function sampleBatch<S>(
   model: GptModel,
   prompts: readonly (readonly number[])[],
-  constraint: TokenConstraint<S>,
+  constraint: TokenConstraint<S> | readonly TokenConstraint<S>[],
   opts: SampleOptions,
 ): Promise<Rollout> {
   const { vocab: V, context } = model.config;
@@ -70,8 +70,11 @@ export async function sampleBatch<S>(
   const kvCache = opts.kvCache ?? true;
   const B = prompts.length;
   if (B === 0) throw new SamplingError("sample needs at least one prompt");
-  if (constraint.vocabSize !== V) {
-    throw new SamplingError(`constraint vocabulary ${constraint.vocabSize} differs from the model's ${V}`);
+  // One grammar for every row, or one per row (rows of different tasks decode in one batch).
+  const rowConstraint: readonly TokenConstraint<S>[] = Array.isArray(constraint) ? constraint : prompts.map(() => constraint as TokenConstraint<S>);
+  if (rowConstraint.length !== B) throw new SamplingError(`${rowConstraint.length} constraints for ${B} prompts`);
+  for (const c of rowConstraint) {
+    if (c.vocabSize !== V) throw new SamplingError(`constraint vocabulary ${c.vocabSize} differs from the model's ${V}`);
   }
   if (!(temperature > 0)) throw new SamplingError(`temperature must be > 0, got ${temperature}`);
   if (!(topP > 0 && topP <= 1)) throw new SamplingError(`topP must be in (0, 1], got ${topP}`);
@@ -89,13 +92,13 @@ export async function sampleBatch<S>(
 
   const W = maskBytes(V);
   const pad = prompts.map((p) => P - p.length);
-  const states = prompts.map(() => constraint.start());
+  const states = rowConstraint.map((c) => c.start());
   const done = prompts.map(() => false);
   const completions: number[][] = prompts.map(() => []);
   const logProbs = prompts.map(() => new Float32Array(opts.maxNewTokens));
   const masks = prompts.map(() => new Uint8Array(opts.maxNewTokens * W));
   const scratch = { allowed: new Uint8Array(V), weight: new Float64Array(V), order: new Int32Array(V) };
-  states.forEach((s, b) => (done[b] = constraint.isDone(s)));
+  states.forEach((s, b) => (done[b] = rowConstraint[b].isDone(s)));
 
   // (B, P) left-padded prompt tokens and per-row positions; `history` grows as tokens are drawn.
   // The cache is two segments per block: the prompt's keys/values (fixed after the first step) and
@@ -143,12 +146,12 @@ export async function sampleBatch<S>(
           continue;
         }
         const j = completions[b].length;
-        const { token, logProb } = drawToken(logits.subarray(b * V, (b + 1) * V), constraint, states[b], temperature, topP, opts.rng, scratch, masks[b].subarray(j * W, (j + 1) * W), b);
-        states[b] = constraint.advance(states[b], token);
+        const { token, logProb } = drawToken(logits.subarray(b * V, (b + 1) * V), rowConstraint[b], states[b], temperature, topP, opts.rng, scratch, masks[b].subarray(j * W, (j + 1) * W), b);
+        states[b] = rowConstraint[b].advance(states[b], token);
         completions[b].push(token);
         logProbs[b][j] = logProb;
         history[b].push(token);
-        done[b] = constraint.isDone(states[b]);
+        done[b] = rowConstraint[b].isDone(states[b]);
       }
     }
   } finally {

@@ -75,6 +75,16 @@ describe("sampleBatch", () => {
     policy.dispose();
   });
 
+  it("decodes rows of different grammars in one batch, each under its own mask", async () => {
+    const policy = smallPolicy(V, 7);
+    const short = new ToyConstraint(V, 1, 2);
+    const long = new ToyConstraint(V, 5, 6);
+    const rollout = await policy.sample(prompts, [short, long, short, long], { maxNewTokens: 10, rng: new Rng(3) });
+    rollout.completions.forEach((c, b) => expect((b % 2 ? long : short).accepts(c)).toBe(true));
+    await expect(policy.sample(prompts, [short], { maxNewTokens: 4, rng: new Rng(3) })).rejects.toThrow(/1 constraints for 4 prompts/);
+    policy.dispose();
+  });
+
   it("reports rows cut by maxNewTokens as not done", async () => {
     const policy = smallPolicy(V, 6);
     const rollout = await policy.sample([[TOY_BOS]], new ToyConstraint(V, 5, 9), { maxNewTokens: 3, rng: new Rng(2) });
