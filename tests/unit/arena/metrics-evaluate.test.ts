@@ -1,0 +1,81 @@
+/** evaluateCodes / evaluateSuites end to end: real Pyodide, real Node grader, real suite tasks. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { evaluateCodes, evaluateSuites, type Bench, type EvalProgress } from "../../../src/core/arena/metrics-evaluate.ts";
+import { prepareBench } from "../../../src/core/arena/mutants.ts";
+import { mutAtK, passAtK } from "../../../src/core/arena/metrics.ts";
+import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
+import type { Task } from "../../../src/core/arena/task.ts";
+import type { Grader } from "../../../src/core/grader/types.ts";
+import { createNodeGrader } from "../../../src/node/grader.ts";
+import { createNodeRunPython, mutateSource } from "../../../src/node/python-runner.ts";
+
+const byId = (id: string): Task => arenaV1().tasks.find((t) => t.id === id)!;
+// Two train tasks and one heldout task; fizzbuzz's variant 0 passes all golden tests.
+const tasks = [byId("fizzbuzz"), byId("count-greater"), byId("sum-two-largest")];
+
+let grader: Grader;
+let bench: Bench;
+beforeAll(async () => {
+  grader = await createNodeGrader();
+  bench = await prepareBench(grader, createNodeRunPython(), mutateSource(), tasks);
+}, 600_000);
+afterAll(async () => {
+  await grader?.close();
+});
+
+describe("evaluateCodes", () => {
+  it("plus-pass@1 and golden-pass@1 by split: references pass, weak variants fool only the golden tests", async () => {
+    const codes = Object.fromEntries(tasks.map((t) => [t.id, [t.reference, ...t.buggy_variants.map((v) => v.code)]]));
+    const events: EvalProgress[] = [];
+    const ev = await evaluateCodes(grader, bench, codes, { onProgress: (p) => events.push(p) });
+    for (const p of ev.perTask) {
+      expect(p.plusPass, p.task).toEqual([true, false, false, false]);
+      expect(p.goldenPass[0], p.task).toBe(true);
+    }
+    const fizz = ev.perTask.find((p) => p.task === "fizzbuzz")!;
+    expect(fizz.goldenPass).toEqual([true, true, false, false]); // checks 3 before 15: 3, 5, 7 still pass
+    expect(ev.plusPass1).toEqual({ all: 25, train: 25, heldout: 25 });
+    const golden = ev.perTask.map((p) => (100 * p.goldenPass.filter(Boolean).length) / 4);
+    expect(ev.goldenPass1.train).toBeCloseTo((golden[0] + golden[1]) / 2, 10);
+    expect(ev.goldenPass1.heldout).toBeCloseTo(golden[2], 10);
+    expect(events.at(-1)).toMatchObject({ phase: "codes", done: 12, total: 12 });
+  }, 300_000);
+
+  it("rejects codes for a task that is not in the bench", async () => {
+    await expect(evaluateCodes(grader, bench, { nope: ["def f(n):\n    return 1"] })).rejects.toThrow(/unknown task 'nope'/);
+  });
+});
+
+describe("evaluateSuites", () => {
+  it("validity, pass@k, mut@k, Mul and bug detection from real runs", async () => {
+    const suites: Record<string, string[][]> = {};
+    for (const t of tasks) {
+      const plus = bench.plus.get(t.id)!.lines;
+      suites[t.id] = [
+        t.golden_tests, // all valid, weak on purpose
+        plus, // every plus test: valid, and kills every kept mutant by construction
+        [t.golden_tests[0].replace(/== .*$/, "== 1234"), "assert f() == 0"], // wrong answer + invalid call
+      ];
+    }
+    const ev = await evaluateSuites(grader, bench, suites, { k: 2 });
+    for (const p of ev.perTask) {
+      expect(p.valid, p.task).toEqual([true, true, false]);
+      expect(p.passK, p.task).toBeCloseTo(passAtK(3, 2, 2), 10);
+      const mutants = bench.mutants.get(p.task)!.length;
+      expect(mutants, p.task).toBeGreaterThan(0);
+      expect(p.kills[1], p.task).toEqual(Array(mutants).fill(true));
+      expect(p.mutK, p.task).toBe(100);
+      // The plus tests catch every hand-written bug (a suite invariant); golden tests miss the weak ones.
+      expect(p.caught[1], p.task).toEqual([true, true, true]);
+      // All lines valid except the wrong answer and the invalid call of the third suite.
+      const lines = suites[p.task].flat().length;
+      expect(p.validity, p.task).toBeCloseTo((100 * (lines - 2)) / lines, 10);
+    }
+    const fizz = ev.perTask.find((p) => p.task === "fizzbuzz")!;
+    expect(fizz.caught[0]).toEqual([false, true, true]);
+    // Golden tests 3, 5, 7 never reach 15: mutants of `n % 15 == 0` survive them.
+    expect(mutAtK([fizz.kills[0]], fizz.kills[0].length, 1)).toBeLessThan(100);
+    expect(ev.mul.all).toBeCloseTo((ev.passK.all * ev.mutK.all) / 100, 10);
+    expect(ev.k).toBe(2);
+  }, 300_000);
+});

@@ -1,0 +1,77 @@
+/** Mutants: mutate.py run in real Pyodide, equivalents dropped through the real Node grader. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dropEquivalent, generateMutants, prepareBench } from "../../../src/core/arena/mutants.ts";
+import { buildPlusTests, type PlusTests } from "../../../src/core/arena/plus.ts";
+import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
+import type { Task } from "../../../src/core/arena/task.ts";
+import type { Grader } from "../../../src/core/grader/types.ts";
+import { createNodeGrader } from "../../../src/node/grader.ts";
+import { createNodeRunPython, mutateSource } from "../../../src/node/python-runner.ts";
+
+const runPython = createNodeRunPython();
+const byId = (id: string): Task => structuredClone(arenaV1().tasks.find((t) => t.id === id)!);
+
+describe("mutate.py (Cosmic-Ray-style operators, in Pyodide)", () => {
+  it("makes the expected first-order mutants of a small reference", async () => {
+    const t = byId("sum-positive"); // return sum(v for v in xs if v > 0)
+    const ms = (await generateMutants([t], runPython, mutateSource())).get(t.id)!;
+    const byOp = new Map(ms.map((m) => [m.operator, m.code]));
+    expect(byOp.get("compare:Gt->GtE")).toBe("def f(xs):\n    return sum((v for v in xs if v >= 0))");
+    expect(byOp.get("number:+1")).toBe("def f(xs):\n    return sum((v for v in xs if v > 1))");
+    expect(byOp.get("number:-1")).toBe("def f(xs):\n    return sum((v for v in xs if v > -1))");
+    expect(ms.filter((m) => m.operator.startsWith("compare:")).length).toBe(5);
+    expect(ms.every((m) => m.task === t.id && m.line === 2)).toBe(true);
+    expect(new Set(ms.map((m) => m.code)).size).toBe(ms.length);
+  });
+
+  it("covers boolean, unary, slice, builtin-swap, loop and break operators", async () => {
+    const t = byId("longest-run");
+    const ops = (await generateMutants([byId("max-adjacent-gap"), t, byId("is-prime"), byId("middle-chars"), byId("pair-sums-to-zero")], runPython, mutateSource()))
+      .values();
+    const all = [...ops].flat().map((m) => m.operator);
+    for (const op of ["boolean:And->Or", "builtin:max->min", "zero-iteration-loop", "slice:lower+1", "slice:upper-1", "bool:True->False", "binary:Sub->Add"]) {
+      expect(all, op).toContain(op);
+    }
+    const neg = (await generateMutants([byId("first-index")], runPython, mutateSource())).get("first-index")!;
+    expect(neg.map((m) => m.operator)).toContain("unary:remove-USub");
+  });
+});
+
+describe("equivalent mutants are dropped (real grader)", () => {
+  let grader: Grader;
+  beforeAll(async () => {
+    grader = await createNodeGrader();
+  }, 120_000);
+  afterAll(async () => {
+    await grader?.close();
+  });
+
+  it("drops `v > 0` -> `v >= 0` in sum-positive (adding zero changes nothing) and keeps `v > 1`", async () => {
+    const t = byId("sum-positive");
+    const generated = await generateMutants([t], runPython, mutateSource());
+    const plus = new Map<string, PlusTests>([[t.id, await buildPlusTests(t, runPython)]]);
+    const kept = (await dropEquivalent(grader, [t], generated, plus)).get(t.id)!;
+    const ops = kept.map((m) => m.operator);
+    expect(ops).not.toContain("compare:Gt->GtE");
+    expect(ops).toContain("number:+1");
+    expect(ops).toContain("compare:Gt->Lt");
+    expect(kept.length).toBeLessThan(generated.get(t.id)!.length);
+  });
+
+  it("prepareBench builds plus tests and killable mutants for each task", async () => {
+    const tasks = [byId("reverse-string"), byId("to-binary")];
+    const phases = new Set<string>();
+    const bench = await prepareBench(grader, runPython, mutateSource(), tasks, { onProgress: (p) => phases.add(p.phase) });
+    expect([...phases].sort()).toEqual(["mutants", "plus"]);
+    for (const t of tasks) {
+      expect(bench.plus.get(t.id)!.lines.length).toBeGreaterThanOrEqual(100);
+    }
+    // s[::-1]: -1 -> 1 (unary removal), -2, -0 (raises): three killable mutants.
+    expect(bench.mutants.get("reverse-string")!.map((m) => m.code)).toEqual(
+      expect.arrayContaining(["def f(s):\n    return s[::1]", "def f(s):\n    return s[::-2]"]),
+    );
+    expect(bench.mutants.get("to-binary")!.length).toBeGreaterThan(10);
+    // to-binary with `r //= 2` -> `r *= 2` loops forever: killed by the 250 ms line limit, so kept.
+    expect(bench.mutants.get("to-binary")!.map((m) => m.operator)).toContain("binary:FloorDiv->Mult");
+  }, 300_000);
+});
