@@ -9,6 +9,8 @@ import { formatMs, formatNumber } from "./format.ts";
 
 /** Okabe & Ito (2008), readable for the common colour-vision deficiencies. */
 export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8a7a00", "#777777"];
+/** The same hues lightened for dark backgrounds (blue and vermillion are too dark there). */
+export const PALETTE_DARK = ["#56B4E9", "#E69F00", "#2BD19A", "#E59BC9", "#FF8A50", "#9AD3F5", "#F0E442", "#BBBBBB"];
 
 export interface LineChartOptions {
   labels: string[];
@@ -40,6 +42,7 @@ export function createLineChart(container: HTMLElement, data: (number | null)[][
   container.setAttribute("role", "img");
   container.setAttribute("aria-label", o.ariaLabel);
   const { axis, grid } = themeColours(container);
+  const palette = container.ownerDocument.documentElement.dataset.theme === "dark" ? PALETTE_DARK : PALETTE;
   const fmt = tickFormat(o.unit);
   const font = getComputedStyle(container).fontSize;
   const axisFont = `${font} system-ui, sans-serif`;
@@ -58,11 +61,11 @@ export function createLineChart(container: HTMLElement, data: (number | null)[][
       { label: "step", value: (_u, v) => (v === null ? "–" : String(v)) },
       ...o.labels.map((label, i) => ({
         label,
-        stroke: PALETTE[i % PALETTE.length],
+        stroke: palette[i % palette.length],
         width: 2,
         spanGaps: true,
         points: { show: (u: uPlot, si: number) => sparse(u.data[si] as (number | null)[]), size: 7 },
-        fill: o.stacked ? `${PALETTE[i % PALETTE.length]}33` : undefined,
+        fill: o.stacked ? `${palette[i % palette.length]}33` : undefined,
         value: (_u: uPlot, v: number | null) => (v === null ? "–" : fmt(v)),
       })),
     ],

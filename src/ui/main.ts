@@ -54,6 +54,19 @@ const deps: AppDeps = {
   prefersDark,
 };
 
+// Offline after the first visit (public/sw.js). Built app only (no HMR): in `vite dev` it would
+// cache Vite's on-the-fly modules. (import.meta.env.PROD is false in builds made under vitest.)
+if (!import.meta.hot && "serviceWorker" in navigator) {
+  navigator.serviceWorker
+    .register("/sw.js")
+    .then(() => navigator.serviceWorker.ready)
+    .then((reg) => {
+      const loaded = performance.getEntriesByType("resource").map((e) => e.name).filter((u) => new URL(u).origin === location.origin);
+      reg.active?.postMessage({ type: "cache-urls", urls: [location.pathname, ...loaded] });
+    })
+    .catch((e) => console.warn(`offline support unavailable: ${(e as Error).message}`));
+}
+
 const root = document.getElementById("app");
 if (!root) throw new Error("index.html has no #app element");
 const app = createApp(root, deps);

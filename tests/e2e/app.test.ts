@@ -86,6 +86,33 @@ describe("first visit", () => {
   });
 });
 
+describe("offline", () => {
+  it("works offline after the first visit (service worker cache), still cross-origin isolated", async () => {
+    const context = await newContext();
+    const { page, errors } = await open(context);
+    // Everything the first load fetched is in the cache once the service worker took it over.
+    await expect
+      .poll(
+        () => page.evaluate(async () => {
+          const loaded = performance.getEntriesByType("resource").map((e) => e.name).filter((u) => new URL(u).origin === location.origin && !u.endsWith("/sw.js"));
+          const cache = await caches.open("code-a1-arena-v1");
+          const missing = [];
+          for (const u of [location.origin + "/", ...loaded]) if (!(await cache.match(u, { ignoreVary: true }))) missing.push(u);
+          return missing;
+        }),
+        { timeout: 30_000 },
+      )
+      .toEqual([]);
+    await context.setOffline(true);
+    await page.reload();
+    await expect.poll(() => page.textContent("h1")).toBe("Code-A1 Arena");
+    expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+    await expect.poll(() => page.locator(".first-visit .intro").count()).toBe(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe("navigation and keyboard", () => {
   it("reaches every view by link and by number keys, with the current one marked", async () => {
     const context = await newContext();
@@ -196,6 +223,7 @@ describe("a stored run in every view", () => {
     expect(await page.locator("ol.lines .badge").count()).toBe(lines);
     expect(await page.locator(".tok-keyword").count()).toBeGreaterThan(0);
     await shot(page, "duel");
+    await page.screenshot({ path: `${SHOTS}/duel-viewport.png` });
     await press(page, "[");
     await expect.poll(() => page.textContent(".duel-nav h2")).toBe(`Duel: ${rec.task}, step 11`);
     await page.click("text=Step forward ▶");

@@ -24,6 +24,7 @@ export function compareView(root: HTMLElement, ctx: ViewContext): View {
   let charts: LineChart[] = [];
   let state: Readonly<AppState> | null = null;
   let lastRuns: unknown = null;
+  let lastLook = "";
 
   async function toggleRun(id: string, on: boolean) {
     if (on) {
@@ -146,7 +147,11 @@ export function compareView(root: HTMLElement, ctx: ViewContext): View {
         lastRuns = s.runs;
         renderRuns(s);
       }
-      if (charts.length === 0 && chartsPanel.childElementCount === 0) renderCharts();
+      const look = `${s.prefs.largeType}:${document.documentElement.dataset.theme}`;
+      if (look !== lastLook || chartsPanel.childElementCount === 0) {
+        lastLook = look;
+        renderCharts();
+      }
     },
     destroy() {
       for (const c of charts) c.destroy();

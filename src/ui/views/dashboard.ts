@@ -26,7 +26,8 @@ export function dashboardView(root: HTMLElement, ctx: ViewContext): View {
   root.append(top, controls, tiles, grid);
   const charts = new Map<string, LineChart>();
   let lastMetrics: unknown = null;
-  let lastLarge: boolean | null = null;
+  /** Type size and theme the charts were drawn for: fonts, heights and colours follow them. */
+  let lastLook: string | null = null;
 
   function renderControls(s: Readonly<AppState>) {
     const r = s.run;
@@ -78,12 +79,12 @@ export function dashboardView(root: HTMLElement, ctx: ViewContext): View {
 
   function renderCharts(s: Readonly<AppState>) {
     const large = s.prefs.largeType;
-    if (lastLarge !== large) {
-      // Chart fonts and heights follow the type size: rebuild them.
+    const look = `${large}:${document.documentElement.dataset.theme}`;
+    if (lastLook !== look) {
       for (const c of charts.values()) c.destroy();
       charts.clear();
       grid.replaceChildren();
-      lastLarge = large;
+      lastLook = look;
       lastMetrics = null;
     }
     if (s.run.metrics === lastMetrics) return;
