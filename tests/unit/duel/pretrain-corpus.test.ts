@@ -1,0 +1,138 @@
+/**
+ * The pretraining corpus on the real arena-v1 suite, with the references really run in Pyodide:
+ * train split only, the configured shares, grammar-valid programs and suites inside their token
+ * budgets, answers that are the reference's (except the counted wrong ones), and determinism.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { arenaV1, tasksOfSplit } from "../../../src/core/arena/task-suite.ts";
+import { taskSignature, type Task } from "../../../src/core/arena/task.ts";
+import { decodeCode, decodeSuite, encodeCode, encodeSuite } from "../../../src/core/arena/tokenizer.ts";
+import { codeConstraint } from "../../../src/core/arena/code-grammar.ts";
+import { suiteConstraint } from "../../../src/core/arena/suite-grammar.ts";
+import { CODE_MAX_TOKENS, SUITE_MAX_TOKENS, codeContext, taskVocabulary, testContext } from "../../../src/core/duel/contexts.ts";
+import {
+  buildCorpus, corpusHash, corpusOptions, corpusStats, CorpusError, fitsConstraint, vocabHash, type PretrainCorpus,
+} from "../../../src/core/duel/pretrain-corpus.ts";
+import type { RunPython } from "../../../src/core/arena/plus.ts";
+import { createNodeRunPython } from "../../../src/node/python-runner.ts";
+
+const file = arenaV1();
+const vocab = taskVocabulary(file);
+const byId = new Map(file.tasks.map((t) => [t.id, t]));
+// Small enough for seconds, large enough to exercise every branch (4 refs, 1 noise, 7 buggy per task).
+const SMALL = { seed: 7, codesPerTask: 12, referenceShare: 0.34, noiseShare: 0.1, suitesPerTask: 4, inputsPerTask: 12, wrongAnswerShare: 0.3 };
+
+let runPython: RunPython;
+let corpus: PretrainCorpus;
+beforeAll(async () => {
+  runPython = createNodeRunPython();
+  corpus = await buildCorpus(vocab, file, runPython, SMALL);
+});
+
+/** How many lines of a suite fail on the task's reference, counted by really running them. */
+async function failingLines(task: Task, lines: string[]): Promise<number> {
+  const program = [
+    "__ns = {}",
+    `exec(${JSON.stringify(task.reference)}, __ns)`,
+    "__bad = 0",
+    ...lines.map((l) => `try:\n    exec(${JSON.stringify(l)}, dict(__ns))\nexcept AssertionError:\n    __bad += 1`),
+    "str(__bad)",
+  ].join("\n");
+  return Number(await runPython(program));
+}
+
+describe("pretraining corpus", () => {
+  it("uses the train split only: no held-out task, prompt or context appears", () => {
+    const train = tasksOfSplit(file, "train").map((t) => t.id);
+    const heldout = tasksOfSplit(file, "heldout");
+    expect(heldout.length).toBeGreaterThan(0);
+    expect(corpus.tasks).toEqual(train);
+    const seqs = [...corpus.code, ...corpus.test];
+    expect(seqs.every((s) => byId.get(s.task)!.split === "train")).toBe(true);
+    const heldoutContexts = heldout.map((t) => codeContext(vocab, t).join(","));
+    for (const s of seqs) {
+      const head = s.tokens.slice(0, codeContext(vocab, byId.get(s.task)!).length).join(",");
+      expect(heldoutContexts).not.toContain(head);
+    }
+  });
+
+  it("holds the configured shares of references, buggy variants and noise per task", () => {
+    const stats = corpusStats(corpus);
+    const n = corpus.tasks.length;
+    expect(stats.code).toEqual({ reference: 4 * n, noise: 1 * n, buggy: 7 * n });
+    for (const id of corpus.tasks) {
+      const task = byId.get(id)!;
+      const sig = taskSignature(task);
+      const seqs = corpus.code.filter((s) => s.task === id);
+      expect(seqs).toHaveLength(12);
+      const variants = task.buggy_variants.map((v) => v.code);
+      for (const s of seqs) {
+        expect(s.tokens.slice(0, s.completionStart)).toEqual(codeContext(vocab, task));
+        const src = decodeCode(vocab, s.tokens.slice(s.completionStart));
+        if (s.kind === "reference") expect(src).toBe(task.reference);
+        if (s.kind === "buggy") expect(variants).toContain(src);
+        // Every program, noise included, is a complete sample of the code grammar within its budget.
+        expect(fitsConstraint(codeConstraint(vocab, sig, { maxTokens: CODE_MAX_TOKENS }), s.tokens.slice(s.completionStart))).toBe(true);
+        expect(encodeCode(vocab, src, sig)).toEqual(s.tokens.slice(s.completionStart));
+      }
+    }
+  });
+
+  it("writes suites that round-trip, fit the suite grammar budget and follow a corpus program", () => {
+    expect(corpus.test).toHaveLength(4 * corpus.tasks.length);
+    for (const s of corpus.test) {
+      const task = byId.get(s.task)!;
+      const sig = taskSignature(task);
+      const suite = s.tokens.slice(s.completionStart);
+      const text = decodeSuite(vocab, suite);
+      expect(encodeSuite(vocab, text, sig, { maxLines: corpus.options.maxLines })).toEqual(suite);
+      expect(suite.length).toBeLessThanOrEqual(SUITE_MAX_TOKENS);
+      expect(fitsConstraint(suiteConstraint(vocab, sig, { maxLines: corpus.options.maxLines, maxTokens: SUITE_MAX_TOKENS }), suite)).toBe(true);
+      expect(text.split("\n")).toHaveLength(s.lines);
+      expect(s.lines).toBeGreaterThanOrEqual(1);
+      const programs = corpus.code.filter((c) => c.task === s.task).map((c) => testContext(vocab, task, c.tokens.slice(c.completionStart)).join(","));
+      expect(programs).toContain(s.tokens.slice(0, s.completionStart).join(","));
+      expect(s.tokens.length).toBeLessThanOrEqual(257); // the models' context (256) + 1
+    }
+  });
+
+  it("answers with the reference's real output, except exactly the lines counted wrong", async () => {
+    const stats = corpusStats(corpus);
+    expect(stats.wrongLines).toBeGreaterThan(0);
+    expect(stats.wrongLines).toBeLessThan(stats.testLines);
+    // Every suite of 12 tasks, run against the reference in Pyodide.
+    for (const s of corpus.test.filter((x) => corpus.tasks.indexOf(x.task) % 4 === 0)) {
+      const lines = decodeSuite(vocab, s.tokens.slice(s.completionStart)).split("\n");
+      expect(await failingLines(byId.get(s.task)!, lines)).toBe(s.wrong);
+    }
+  });
+
+  it("with no wrong-answer share, every line holds on the reference", async () => {
+    const clean = await buildCorpus(vocab, { ...file, tasks: file.tasks.filter((t) => t.split === "heldout" || t.id === "clamp" || t.id === "is-sorted") }, runPython, { ...SMALL, wrongAnswerShare: 0 });
+    expect(clean.tasks).toEqual(["clamp", "is-sorted"]);
+    for (const s of clean.test) {
+      expect(s.wrong).toBe(0);
+      expect(await failingLines(byId.get(s.task)!, decodeSuite(vocab, s.tokens.slice(s.completionStart)).split("\n"))).toBe(0);
+    }
+  });
+
+  it("is deterministic in its seed", async () => {
+    const subset = { ...file, tasks: file.tasks.filter((t) => ["sum-positive", "count-char", "fizzbuzz"].includes(t.id)) };
+    const a = await buildCorpus(vocab, subset, runPython, SMALL);
+    const b = await buildCorpus(vocab, subset, runPython, SMALL);
+    const c = await buildCorpus(vocab, subset, runPython, { ...SMALL, seed: 8 });
+    expect(await corpusHash(a)).toBe(await corpusHash(b));
+    expect(a).toEqual(b);
+    expect(await corpusHash(c)).not.toBe(await corpusHash(a));
+    expect(await vocabHash(vocab)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("rejects bad options by name", async () => {
+    expect(() => corpusOptions({ seed: 1, referenceShare: 1.5 })).toThrow(/referenceShare must be in \[0, 1\]/);
+    expect(() => corpusOptions({ seed: 1, referenceShare: 0.8, noiseShare: 0.3 })).toThrow(/referenceShare \+ noiseShare/);
+    expect(() => corpusOptions({ seed: 1, minLines: 5, maxLines: 3 })).toThrow(/minLines \(5\) > maxLines \(3\)/);
+    expect(() => corpusOptions({ seed: 1, refShare: 0.3 } as never)).toThrow(CorpusError);
+    const onlyHeldout = { ...file, tasks: tasksOfSplit(file, "heldout") };
+    await expect(buildCorpus(vocab, onlyHeldout, runPython, { seed: 1 })).rejects.toThrow(/no train tasks/);
+  });
+});
