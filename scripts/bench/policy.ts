@@ -59,12 +59,12 @@ async function nodeBench(backend: "cpu" | "wasm", size: ModelSize, reps: number)
   if (choice.backend !== backend) throw new Error(`Node backend ${backend} unavailable: ${choice.reason}`);
   const service = new PolicyService();
   try {
-    // The pure-JS cpu backend is slow: one timed repetition is enough to see it.
+    // The pure-JS cpu backend is slow (minutes for small): one timed repetition, no warm-up (no shaders).
     const cpuMs = () => {
       const u = process.cpuUsage();
       return (u.user + u.system) / 1000;
     };
-    return await runPolicyBench(service, { backend, size, vocab: VOCAB, reps: backend === "cpu" ? 1 : reps }, cpuMs);
+    return await runPolicyBench(service, backend === "cpu" ? { backend, size, vocab: VOCAB, reps: 1, warmup: false } : { backend, size, vocab: VOCAB, reps }, cpuMs);
   } finally {
     service.dispose();
   }
@@ -127,7 +127,8 @@ export async function main(argv: string[]): Promise<void> {
     }
   };
   log(`policy benchmark: batch 64 x 48 new constrained tokens; GRPO update on 64 x 128 tokens; vocab ${VOCAB}; median of ${args.reps}`);
-  for (const backend of args.backends.filter((b): b is "cpu" | "wasm" => b === "cpu" || b === "wasm")) {
+  const runNode = async (backend: "cpu" | "wasm") => {
+    if (!args.backends.includes(backend)) return;
     for (const size of args.sizes) {
       try {
         record(size, backend, await nodeBench(backend, size, args.reps));
@@ -135,7 +136,8 @@ export async function main(argv: string[]): Promise<void> {
         record(size, backend, null, (e as Error).message);
       }
     }
-  }
+  };
+  await runNode("wasm");
   const browserBackends = args.backends.filter((b) => b === "webgpu" || b === "chromium-wasm");
   if (browserBackends.length) {
     const { server, origin } = await startDevServer();
@@ -155,6 +157,7 @@ export async function main(argv: string[]): Promise<void> {
       await server.close();
     }
   }
+  await runNode("cpu"); // last: the slowest by far
   log("PyTorch: not installed on this machine, no comparison.");
   if (args.json) console.log(JSON.stringify({ ...figures, notes }));
 }

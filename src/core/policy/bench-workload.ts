@@ -18,8 +18,10 @@ export interface PolicyBenchOptions {
   backend: BackendName;
   size: ModelSize;
   vocab: number;
-  /** Timed repetitions after one warm-up (shader compilation, kernel caches). */
+  /** Timed repetitions. */
   reps: number;
+  /** One untimed repetition first (shader compilation, kernel caches); default true. */
+  warmup?: boolean;
 }
 
 export interface PolicyBenchResult {
@@ -58,7 +60,8 @@ export async function runPolicyBench(host: PolicyHost, o: PolicyBenchOptions, cp
   const cpuRates: number[] = [];
   const cpuUpdateMs: number[] = [];
   const cpu = cpuClock ?? (() => 0);
-  for (let rep = 0; rep <= o.reps; rep++) {
+  const first = o.warmup === false ? 1 : 0;
+  for (let rep = first; rep <= o.reps; rep++) {
     let t0 = performance.now();
     let c0 = cpu();
     const sampled = await host.sample(w.samplePrompts, w.spec, { maxNewTokens: w.newTokens, rngState });
