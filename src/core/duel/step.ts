@@ -93,21 +93,33 @@ export function pickTasks(tasks: readonly Task[], c: Readonly<Config>, step: num
   return rng.shuffle(pool).slice(0, Math.min(c.tasks_per_step, pool.length));
 }
 
-/** Sample one group per (prompt list, grammar); one service call per group, the random stream threaded through. */
+/**
+ * Sample every group in ONE batched call (rows of different tasks decode together, each under its own
+ * grammar), then split the rollout back into one per group.
+ */
 async function sampleGroups(
   player: Player,
   groups: { prompts: number[][]; spec: ConstraintSpec }[],
   opts: Omit<ServiceSampleOptions, "rngState">,
   rng: Rng,
 ): Promise<Rollout[]> {
-  const out: Rollout[] = [];
-  let state = rng.fork("sample").state();
-  for (const g of groups) {
-    const r = await player.sample(g.prompts, g.spec, { ...opts, rngState: state });
-    state = r.rngState;
-    out.push(r.rollout);
-  }
-  return out;
+  const prompts = groups.flatMap((g) => g.prompts);
+  const specs = groups.flatMap((g) => g.prompts.map(() => g.spec));
+  const { rollout } = await player.sample(prompts, specs, { ...opts, rngState: rng.state() });
+  let at = 0;
+  return groups.map((g) => {
+    const rows = (xs: readonly unknown[]) => xs.slice(at, at + g.prompts.length);
+    const part: Rollout = {
+      ...rollout,
+      prompts: rows(rollout.prompts) as number[][],
+      completions: rows(rollout.completions) as number[][],
+      logProbs: rows(rollout.logProbs) as Float32Array[],
+      masks: rows(rollout.masks) as Uint8Array[],
+      done: rows(rollout.done) as boolean[],
+    };
+    at += g.prompts.length;
+    return part;
+  });
 }
 
 /** Run one step; returns the next state, the step's metrics, duel records and Mistake Book deltas. */
