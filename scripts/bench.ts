@@ -15,3 +15,6 @@ if (!load) {
   process.exit(2);
 }
 await (await load()).main(rest);
+
+// A module (not a script): top-level await, and `name` does not clash with the DOM global.
+export {};
