@@ -95,9 +95,11 @@ function fromMbpp(raw: unknown, opts: ImportOptions): Task {
   const text = field(rec, "text", "string") as string;
   const code = normalise(field(rec, "code", "string") as string);
   const tests = field(rec, "test_list", "string[]") as string[];
-  const m = /^\s*assert\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/.exec(tests[0]);
-  if (!m) throw new FieldError("test_list[0]", "must start with 'assert NAME(' to name the entry point");
-  return build(`mbpp-${idRaw}`, text, m[1], code, tests, "test_list", opts);
+  // The entry point: the first function defined in `code` that the tests call.
+  const defs = [...code.matchAll(/^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/gm)].map((m) => m[1]);
+  const entry = defs.find((d) => tests.some((t) => new RegExp(`\\b${d}\\s*\\(`).test(t)));
+  if (!entry) throw new FieldError("test_list", `calls none of the functions defined in code (${defs.join(", ") || "none"})`);
+  return build(`mbpp-${idRaw}`, text, entry, code, tests, "test_list", opts);
 }
 
 function fromHumanEval(raw: unknown, opts: ImportOptions): Task {

@@ -1,0 +1,127 @@
+/** Bring your own tasks: MBPP / HumanEval JSONL import, type inference, all-or-nothing errors, real runs. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importJsonl, ImportError } from "../../../src/core/arena/import.ts";
+import { checkTasks } from "../../../src/core/arena/task-check.ts";
+import { createRoundTrip } from "../../../src/core/arena/task-round-trip.ts";
+import { validateTaskFile } from "../../../src/core/arena/task.ts";
+import type { Grader } from "../../../src/core/grader/types.ts";
+import { createNodeGrader } from "../../../src/node/grader.ts";
+import { createNodeRunPython } from "../../../src/node/python-runner.ts";
+
+const jsonl = (...recs: unknown[]) => recs.map((r) => JSON.stringify(r)).join("\n") + "\n";
+
+const mbppArena = {
+  task_id: 901,
+  text: "Write a function to count the negative numbers in a list.",
+  code: "def f(xs):\n    return sum(1 for v in xs if v < 0)",
+  test_list: ["assert f([-1, 2, -3]) == 2", "assert f([]) == 0", "assert f([4])==0"],
+};
+const mbppTuples = {
+  task_id: 902,
+  text: "Write a function to find the shared elements of two tuples.",
+  code: "def similar_elements(test_tup1, test_tup2):\r\n  res = tuple(set(test_tup1) & set(test_tup2))\r\n  return (res) ",
+  test_list: [
+    "assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))",
+    "assert similar_elements((1, 2, 3, 4),(5, 4, 3, 7)) == (3, 4)",
+  ],
+};
+const mbppWords = {
+  task_id: 903,
+  text: "Write a function to join words with spaces.",
+  code: "def join_words(words):\n    return ' '.join(words)",
+  test_list: ["assert join_words(['a', 'b']) == 'a b'", "assert join_words([]) == ''"],
+};
+const humanEval = {
+  task_id: "HumanEval/900",
+  prompt: 'def below_zero(operations):\n    """ Return True if the running balance ever goes below zero.\n\n    >>> below_zero([1, 2, -4])\n    True\n    """\n',
+  canonical_solution: "    balance = 0\n    for op in operations:\n        balance += op\n        if balance < 0:\n            return True\n    return False\n",
+  test: "\n\nMETADATA = {}\n\ndef check(candidate):\n    assert candidate([]) == False\n    assert candidate([1, 2, -4, 5]) == True\n    assert abs(candidate([1]) - 0) < 1e-6\n",
+  entry_point: "below_zero",
+};
+
+describe("importJsonl", () => {
+  it("imports MBPP records with inferred types and flags those outside arena-Python", () => {
+    const { file, outside } = importJsonl(jsonl(mbppArena, mbppTuples, mbppWords), "mbpp", { roundTrip: createRoundTrip() });
+    expect(file.tasks.map((t) => t.id)).toEqual(["mbpp-901", "mbpp-902", "mbpp-903"]);
+    const [neg, tup, words] = file.tasks;
+    expect(neg).toMatchObject({ entry_point: "f", params: [{ name: "xs", type: "list[int]" }], returns: "int", split: "heldout" });
+    expect(neg.outside_arena).toBeUndefined(); // canonical arena-Python: usable by the Code policy as is
+    expect(neg.golden_tests).toEqual(["assert f([-1, 2, -3]) == 2", "assert f([]) == 0", "assert f([4]) == 0"]);
+    expect(tup.params).toEqual([{ name: "test_tup1", type: "other" }, { name: "test_tup2", type: "other" }]);
+    expect(tup.reference).not.toContain("\r");
+    expect(tup.golden_tests).toEqual(["assert similar_elements((1, 2, 3, 4), (5, 4, 3, 7)) == (3, 4)"]);
+    expect(tup.tags).toContain("skipped-tests:1");
+    expect(words.params).toEqual([{ name: "words", type: "list[str]" }]); // [] unified with ['a', 'b']
+    expect(outside.map((o) => o.id)).toEqual(["mbpp-902", "mbpp-903"]);
+    expect(outside[0].reason).toMatch(/types outside .*test_tup1, test_tup2, return value/);
+    expect(outside[1].reason).toBe("entry point 'join_words' (arena programs define f)");
+    expect(() => validateTaskFile(file, { strict: false })).not.toThrow();
+  });
+
+  it("imports HumanEval records: reference = prompt + solution, candidate asserts renamed, docstring as prompt", () => {
+    const { file } = importJsonl(jsonl(humanEval), "humaneval", { split: "train" });
+    const t = file.tasks[0];
+    expect(t.id).toBe("humaneval-900");
+    expect(t.prompt).toBe("Return True if the running balance ever goes below zero.");
+    expect(t.reference.startsWith("def below_zero(operations):")).toBe(true);
+    expect(t.golden_tests).toEqual(["assert below_zero([]) == False", "assert below_zero([1, 2, -4, 5]) == True"]);
+    expect(t.params).toEqual([{ name: "operations", type: "list[int]" }]);
+    expect(t.returns).toBe("bool");
+    expect(t.split).toBe("train");
+  });
+
+  it("fails as a whole, naming line and field of every problem", () => {
+    const bad = [
+      JSON.stringify(mbppArena),
+      "{not json",
+      JSON.stringify({ ...mbppWords, code: "" }),
+      JSON.stringify({ ...mbppWords, task_id: 904, test_list: ["assert join_words(['a'], 1) == 'a'"] }),
+      JSON.stringify({ ...mbppArena }),
+      JSON.stringify({ ...mbppWords, task_id: 905, test_list: ["assert join_words(x) == 'a'"] }),
+    ].join("\n");
+    try {
+      importJsonl(bad, "mbpp");
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ImportError);
+      const p = (e as ImportError).problems;
+      expect(p[0]).toMatch(/^line 2: not valid JSON/);
+      expect(p.slice(1)).toEqual([
+        "line 3: field code: missing or not a non-empty string",
+        "line 4: field test_list[0]: calls join_words with 2 arguments but it takes 1",
+        "line 5: field task_id: duplicate of line 1 (id 'mbpp-901')",
+        "line 6: field test_list: no test of the form 'assert join_words(LITERALS) == LITERAL' (e.g. float tolerances are not supported)",
+      ]);
+      expect((e as Error).message).toMatch(/^import failed, nothing imported: 5 problem\(s\)/);
+    }
+    expect(() => importJsonl("", "humaneval")).toThrow(/file: no records/);
+    expect(() => importJsonl(jsonl({ ...humanEval, test: "def check(c):\n    pass" }), "humaneval")).toThrow(
+      /line 1: field test: has no 'assert candidate\(\.\.\.\)' line/,
+    );
+  });
+});
+
+describe("imported tasks run for real (plus tests by mutation, Node grader)", () => {
+  let grader: Grader;
+  beforeAll(async () => {
+    grader = await createNodeGrader();
+  }, 120_000);
+  afterAll(async () => {
+    await grader?.close();
+  });
+
+  it("references pass their golden tests and their mutation-derived plus tests", async () => {
+    const mbpp = importJsonl(jsonl(mbppArena, mbppTuples, mbppWords), "mbpp").file;
+    const he = importJsonl(jsonl(humanEval), "humaneval").file;
+    const file = { ...mbpp, tasks: [...mbpp.tasks, ...he.tasks] };
+    const report = await checkTasks(file, { grader, runPython: createNodeRunPython() }, { strict: false });
+    expect(report.violations).toEqual([]);
+    for (const t of file.tasks) {
+      const lines = report.plus.get(t.id)!.lines;
+      expect(lines.length, t.id).toBeGreaterThanOrEqual(20);
+      expect(lines.every((l) => l.startsWith(`assert ${t.entry_point}(`)), t.id).toBe(true);
+    }
+    // The tuple task's mutated inputs stay tuples (type-aware mutation).
+    expect(report.plus.get("mbpp-902")!.lines.every((l) => l.startsWith("assert similar_elements(("))).toBe(true);
+  }, 300_000);
+});
