@@ -83,6 +83,7 @@ function runImport(args: string[]): void {
     const { file, outside } = importJsonl(readFileSync(input, "utf8"), format as ImportFormat, {
       split,
       name: name ?? `import-${format}`,
+      roundTrip: createRoundTrip(),
     });
     writeFileSync(out, JSON.stringify(file, null, 2) + "\n");
     console.log(JSON.stringify({ imported: file.tasks.length, outside_arena: outside.length, out }));
