@@ -58,6 +58,11 @@ export interface GrpoLossInput {
   mask: tf.Tensor2D;
   /** (N, T) entropy of pi_theta at each position, for the metric only (optional). */
   entropy?: tf.Tensor2D;
+  /**
+   * Denominator of the token mean; default sum(mask). A micro-batch of a larger mini-batch passes
+   * the mini-batch's token count, so that summing micro-batch gradients gives the mini-batch's.
+   */
+  tokenCount?: number;
 }
 
 export interface GrpoLossOutput {
@@ -86,7 +91,7 @@ export interface GrpoLossOutput {
  */
 export function grpoLoss(input: GrpoLossInput, cfg: GrpoLossConfig): GrpoLossOutput {
   const { logp, oldLogp, refLogp, mask } = input;
-  const tokens = tf.maximum(tf.sum(mask), 1);
+  const tokens = input.tokenCount !== undefined ? tf.scalar(Math.max(1, input.tokenCount)) : tf.maximum(tf.sum(mask), 1);
   const tokenMean = (x: tf.Tensor) => tf.div(tf.sum(tf.mul(x, mask)), tokens) as tf.Scalar;
   const adv = tf.expandDims(input.advantages, 1); // (N, 1)
   const ratio = tf.exp(tf.sub(logp, oldLogp));

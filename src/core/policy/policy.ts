@@ -126,77 +126,83 @@ export class Policy {
     for (let epoch = 0; epoch < cfg.epochs; epoch++) {
       const order = rng.shuffle(rows.map((_, i) => i));
       for (let start = 0; start < order.length; start += cfg.miniBatchSize) {
-        const batch = buildBatch(order.slice(start, start + cfg.miniBatchSize).map((i) => rows[i]), this.config.vocab, this.config.context);
-        const result = this.grpoStep(batch, temperature);
+        const miniBatch = order.slice(start, start + cfg.miniBatchSize).map((i) => rows[i]);
+        const miniTokens = miniBatch.reduce((a, r) => a + r.sequence.length - r.completionStart, 0);
+        const result = await this.accumulatedStep(miniBatch, (t, refLogp) => {
+          const { logp, entropy } = tokenLogProbs(this.logits(this.model, t, true), t.targets, temperature, t.maskBias);
+          const out = grpoLoss({ logp, oldLogp: t.oldLogp, refLogp, advantages: t.advantages, mask: t.lossMask, entropy, tokenCount: miniTokens }, cfg);
+          const m = out.metrics;
+          return [out.loss, m.pgLoss, m.clipFraction, m.dualClipFraction, m.kl, m.entropy];
+        }, temperature);
         lr = result.lr;
-        const values = await result.metrics.data();
-        result.metrics.dispose();
-        values.forEach((v, i) => (sums[i] += v));
+        result.values.forEach((v, i) => (sums[i] += v));
         steps += 1;
-        if (epoch === 0) tokens += batch.lossMask.reduce((a, b) => a + b, 0);
+        if (epoch === 0) tokens += miniTokens;
       }
     }
     const [loss, pgLoss, clipFraction, dualClipFraction, kl, entropy, gradNorm] = Array.from(sums, (s) => s / steps);
     return { loss, pgLoss, clipFraction, dualClipFraction, kl, entropy, gradNorm, lr, steps, tokens };
   }
 
-  /** One AdamW step on the GRPO loss of a host batch; returns the stacked metrics tensor (7). */
-  private grpoStep(batch: HostBatch, temperature: number): { metrics: tf.Tensor1D; lr: number } {
-    const cfg = this.train;
-    const t = this.tensors(batch);
-    try {
-      const refLogp = cfg.klCoef > 0 && this.reference
-        ? tf.tidy(() => tokenLogProbs(this.logits(this.reference!, t), t.targets, temperature, t.maskBias).logp)
-        : null;
-      let kept: tf.Scalar[] = [];
-      const { value, grads } = tf.variableGrads(() => {
-        const logits = this.logits(this.model, t, true);
-        const { logp, entropy } = tokenLogProbs(logits, t.targets, temperature, t.maskBias);
-        const out = grpoLoss({ logp, oldLogp: t.oldLogp, refLogp, advantages: t.advantages, mask: t.lossMask, entropy }, cfg);
-        const m = out.metrics;
-        kept = [out.loss, m.pgLoss, m.clipFraction, m.dualClipFraction, m.kl, m.entropy].map((x) => tf.keep(x.clone()));
-        return out.loss;
-      }, [...this.model.params.values()]);
-      refLogp?.dispose();
-      value.dispose();
-      const { gradNorm, lr } = this.optimizer.apply(this.namedGrads(grads));
-      const metrics = tf.tidy(() => tf.stack([...kept, gradNorm]) as tf.Tensor1D);
-      for (const x of [...kept, gradNorm, ...Object.values(grads)]) x.dispose();
-      return { metrics, lr };
-    } finally {
-      for (const x of Object.values(t)) (x as tf.Tensor | null)?.dispose();
+  /**
+   * One AdamW step over a mini-batch, in micro-batches of `microBatchSize` rows whose gradients are
+   * summed (each micro-batch's loss is already divided by the mini-batch's token count, so the sum is
+   * the mini-batch's token-mean gradient). `lossOf` returns [loss, ...metrics] as scalars on that
+   * same scale; the reply is their sums plus the gradient norm, read in one device transfer.
+   * `temperature` set means: compute the reference log-probs for the KL (when klCoef > 0).
+   */
+  private async accumulatedStep(
+    rows: Parameters<typeof buildBatch>[0],
+    lossOf: (t: ReturnType<Policy["tensors"]>, refLogp: tf.Tensor2D | null) => tf.Scalar[],
+    temperature?: number,
+  ): Promise<{ values: Float32Array; lr: number }> {
+    const vars = [...this.model.params.values()];
+    let acc: tf.NamedTensorMap | null = null;
+    let metricSums: tf.Scalar[] | null = null;
+    for (let m = 0; m < rows.length; m += this.train.microBatchSize) {
+      const t = this.tensors(buildBatch(rows.slice(m, m + this.train.microBatchSize), this.config.vocab, this.config.context));
+      try {
+        const refLogp = temperature !== undefined && this.train.klCoef > 0 && this.reference
+          ? tf.tidy(() => tokenLogProbs(this.logits(this.reference!, t), t.targets, temperature, t.maskBias).logp)
+          : null;
+        let kept: tf.Scalar[] = [];
+        const { value, grads } = tf.variableGrads(() => {
+          const out = lossOf(t, refLogp);
+          kept = out.map((x) => tf.keep(x.clone()));
+          return out[0];
+        }, vars);
+        refLogp?.dispose();
+        value.dispose();
+        const prevAcc: tf.NamedTensorMap | null = acc;
+        const prevSums: tf.Scalar[] | null = metricSums;
+        acc = prevAcc ? tf.tidy(() => Object.fromEntries(Object.entries(grads).map(([k, g]) => [k, tf.add(prevAcc[k], g)]))) : grads;
+        metricSums = prevSums ? tf.tidy(() => kept.map((x, i) => tf.add(prevSums[i], x) as tf.Scalar)) : kept;
+        if (prevAcc) tf.dispose([...Object.values(prevAcc), ...Object.values(grads)]);
+        if (prevSums) tf.dispose([...prevSums, ...kept]);
+      } finally {
+        for (const x of Object.values(t)) (x as tf.Tensor | null)?.dispose();
+      }
     }
+    const { gradNorm, lr } = this.optimizer.apply(this.namedGrads(acc!));
+    const stacked = tf.tidy(() => tf.stack([...metricSums!, gradNorm]));
+    const values = (await stacked.data()) as Float32Array;
+    tf.dispose([stacked, gradNorm, ...metricSums!, ...Object.values(acc!)]);
+    return { values, lr };
   }
 
   /**
    * One next-token-prediction (cross-entropy) step on whole sequences, for base-model pretraining:
    * the loss is the token-mean over positions from `completionStart` on (default 1: every token
-   * after the first). No grammar mask, temperature 1.
+   * after the first). No grammar mask, temperature 1. Micro-batched like the GRPO update.
    */
   async pretrainStep(sequences: readonly (readonly number[])[], completionStart?: readonly number[]): Promise<{ loss: number; gradNorm: number; lr: number }> {
-    const batch = buildBatch(
-      sequences.map((s, i) => ({ sequence: s, completionStart: Math.max(1, completionStart?.[i] ?? 1) })),
-      this.config.vocab,
-      this.config.context,
-    );
-    const t = this.tensors(batch);
-    try {
-      let kept: tf.Scalar | null = null;
-      const { value, grads } = tf.variableGrads(() => {
-        const { logp } = tokenLogProbs(this.logits(this.model, t, true), t.targets, 1, null);
-        const loss = tf.neg(tf.div(tf.sum(tf.mul(logp, t.lossMask)), tf.maximum(tf.sum(t.lossMask), 1))) as tf.Scalar;
-        kept = tf.keep(loss.clone());
-        return loss;
-      }, [...this.model.params.values()]);
-      value.dispose();
-      const { gradNorm, lr } = this.optimizer.apply(this.namedGrads(grads));
-      const both = tf.tidy(() => tf.stack([kept!, gradNorm]));
-      const [loss, norm] = await both.data();
-      for (const x of [both, kept!, gradNorm, ...Object.values(grads)]) x.dispose();
-      return { loss, gradNorm: norm, lr };
-    } finally {
-      for (const x of Object.values(t)) (x as tf.Tensor | null)?.dispose();
-    }
+    const rows = sequences.map((s, i) => ({ sequence: s, completionStart: Math.max(1, completionStart?.[i] ?? 1) }));
+    const total = Math.max(1, rows.reduce((a, r) => a + Math.max(0, r.sequence.length - r.completionStart), 0));
+    const { values, lr } = await this.accumulatedStep(rows, (t) => {
+      const { logp } = tokenLogProbs(this.logits(this.model, t, true), t.targets, 1, null);
+      return [tf.div(tf.neg(tf.sum(tf.mul(logp, t.lossMask))), total) as tf.Scalar];
+    });
+    return { loss: values[0], gradNorm: values[1], lr };
   }
 
   /**

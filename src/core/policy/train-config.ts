@@ -11,6 +11,8 @@ export interface TrainConfig extends GrpoLossConfig, OptimizerConfig {
   epochs: number;
   /** Sequences per optimizer step; an update of N sequences takes ceil(N / miniBatchSize) steps per epoch. Paper: 128 of 256. */
   miniBatchSize: number;
+  /** Sequences per forward/backward pass within a mini-batch (gradients summed): bounds memory, not the math. */
+  microBatchSize: number;
 }
 
 export const TRAIN_DEFAULTS: Readonly<TrainConfig> = {
@@ -32,6 +34,7 @@ export const TRAIN_DEFAULTS: Readonly<TrainConfig> = {
   // Schedule of one update call.
   epochs: 1, // paper: 1 PPO epoch
   miniBatchSize: 64, // sequences per optimizer step
+  microBatchSize: 16, // lower it if the wasm backend aborts (out of memory); raise it for fewer, larger kernels
 };
 
 /** Defaults overridden by `overrides`; unknown keys and out-of-range values are rejected. */
@@ -46,7 +49,7 @@ export function trainConfig(overrides: Partial<TrainConfig> = {}): TrainConfig {
   for (const key of nonNegative) {
     if (!(Number.isFinite(cfg[key]) && cfg[key] >= 0)) throw new PolicyConfigError(`training config ${key} must be a finite number >= 0, got ${cfg[key]}`);
   }
-  for (const key of ["epochs", "miniBatchSize", "totalSteps"] as const) {
+  for (const key of ["epochs", "miniBatchSize", "microBatchSize", "totalSteps"] as const) {
     if (!Number.isInteger(cfg[key]) || cfg[key] < 1) throw new PolicyConfigError(`training config ${key} must be a positive integer, got ${cfg[key]}`);
   }
   if (!(cfg.dualClip > 1)) throw new PolicyConfigError(`training config dualClip must be > 1, got ${cfg.dualClip}`);

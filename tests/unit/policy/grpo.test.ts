@@ -5,6 +5,7 @@ import { rolloutSamples, type GrpoSample } from "../../../src/core/policy/batch.
 import { ToyConstraint, TOY_BOS, TOY_EOS } from "../../../src/core/policy/toy-constraint.ts";
 import { maskBytes } from "../../../src/core/policy/sampler.ts";
 import { Rng } from "../../../src/core/rng.ts";
+import { decodeCheckpoint } from "../../../src/core/policy/checkpoint.ts";
 import { setupBackend, smallPolicy } from "./helpers.ts";
 
 beforeAll(setupBackend);
@@ -94,6 +95,23 @@ describe("GRPO updates", () => {
       else expect(after[i]).toBeLessThan(before[i]);
     });
     policy.dispose();
+  });
+
+  it("are the same whether a mini-batch runs in one pass or in micro-batches (gradient accumulation)", async () => {
+    const grammar = new ToyConstraint(V, 1, 5);
+    const weightsAfter = async (microBatchSize: number) => {
+      const policy = smallPolicy(V, "micro", { lr: 1e-2, klCoef: 0.1, microBatchSize }, { reference: true });
+      const rollout = await policy.sample([[TOY_BOS], [TOY_BOS, 4], [TOY_BOS, 5, 6], [TOY_BOS], [TOY_BOS, 7], [TOY_BOS]], grammar, { maxNewTokens: 6, rng: new Rng(4) });
+      const metrics = await policy.update(rolloutSamples(rollout, groupAdvantages(rollout.completions.map((c) => c.length), 6)), new Rng(5));
+      const weights = decodeCheckpoint(await policy.save()).weights;
+      policy.dispose();
+      return { metrics, weights };
+    };
+    const [whole, micro] = [await weightsAfter(64), await weightsAfter(2)];
+    expect(micro.metrics.loss).toBeCloseTo(whole.metrics.loss, 5);
+    expect(micro.metrics.kl).toBeCloseTo(whole.metrics.kl, 5);
+    expect(micro.metrics.gradNorm).toBeCloseTo(whole.metrics.gradNorm, 4);
+    whole.weights.forEach((w, i) => w.forEach((x, j) => expect(Math.abs(x - micro.weights[i][j])).toBeLessThan(1e-5)));
   });
 
   it("pull a drifted policy back towards the reference through the KL term", async () => {
