@@ -221,7 +221,17 @@ export async function loadOrPrepareBench(grader: Grader, tasks: Task[], cacheDir
     const f = JSON.parse(readFileSync(path, "utf8")) as BenchFile;
     if (f.key === key) return { tasks, plus: new Map(f.plus), mutants: new Map(f.mutants) };
   }
-  const bench = await prepareBench(grader, createNodeRunPython(), mutateSource(), tasks, { onProgress });
+  // One task per prepareBench call: a grader batch then holds one task's mutants, which keeps the
+  // harness' work between steps short on a loaded machine (the supervisor's idle watchdog).
+  const bench: Bench = { tasks, plus: new Map(), mutants: new Map() };
+  const runPython = createNodeRunPython();
+  const source = mutateSource();
+  for (const [i, t] of tasks.entries()) {
+    const one = await prepareBench(grader, runPython, source, [t]);
+    bench.plus.set(t.id, one.plus.get(t.id)!);
+    bench.mutants.set(t.id, one.mutants.get(t.id) ?? []);
+    onProgress?.({ phase: "mutants", done: i + 1, total: tasks.length, text: `plus tests and mutants for ${i + 1}/${tasks.length} tasks` });
+  }
   if (path) {
     mkdirSync(dirname(path), { recursive: true });
     const f: BenchFile = { key, plus: [...bench.plus], mutants: [...bench.mutants] };

@@ -9,8 +9,9 @@
  *         and the task's buggy variants -> validity, pass@k, mut@k, Mul = pass@k x mut@k x 100,
  *         bug-detection.
  *
- * Deterministic for a given checkpoint, task list and seed: every sample call draws from a fork
- * of `new Rng(seed)` named after the task and the role, so adding a task does not shift the others.
+ * Deterministic for a given checkpoint, task list and seed: every sample call (a chunk of tasks,
+ * EVAL_BATCH_ROWS rows, per-row grammars) draws from a fork of `new Rng(seed)` named after the role
+ * and the chunk.
  *
  *   const bench = await prepareBench(grader, runPython, mutateSource, tasks);
  *   const ev = await evaluatePlayers(code, test, bench, tasks, { vocab, grader, samples: 4, seed: 1 });
@@ -98,7 +99,18 @@ export interface SampledPrograms {
   tokens: Record<string, number[][]>;
 }
 
-/** n programs per task, one sample call per task, each from its own fork of the seed. */
+/** Rows per sampling call: tasks are batched together (per-row grammars) up to about this many rows. */
+export const EVAL_BATCH_ROWS = 64;
+
+/** Consecutive chunks of tasks whose rows (rowsPerTask each) fit one sampling call. */
+function taskChunks(tasks: readonly Task[], rowsPerTask: number): Task[][] {
+  const per = Math.max(1, Math.floor(EVAL_BATCH_ROWS / rowsPerTask));
+  const out: Task[][] = [];
+  for (let i = 0; i < tasks.length; i += per) out.push(tasks.slice(i, i + per));
+  return out;
+}
+
+/** n programs per task, several tasks per sample call, each call from its own fork of the seed. */
 export async function samplePrograms(
   code: Sampler,
   tasks: readonly Task[],
@@ -106,22 +118,28 @@ export async function samplePrograms(
 ): Promise<SampledPrograms> {
   const out: SampledPrograms = { texts: {}, tokens: {} };
   const root = new Rng(o.seed);
-  for (const [i, t] of tasks.entries()) {
-    const r = await code.sample(Array.from({ length: o.samples }, () => codeContext(o.vocab, t)), codeSpec(t), {
+  let done = 0;
+  for (const [c, chunk] of taskChunks(tasks, o.samples).entries()) {
+    const rows = chunk.flatMap((t) => Array.from({ length: o.samples }, () => t));
+    const r = await code.sample(rows.map((t) => codeContext(o.vocab, t)), rows.map((t) => codeSpec(t)), {
       maxNewTokens: CODE_MAX_TOKENS,
       temperature: o.temperature ?? 0.7,
-      rngState: root.fork(`eval-code-${t.id}`).state(),
+      rngState: root.fork(`eval-code-${c}`).state(),
     });
-    out.tokens[t.id] = r.rollout.completions;
-    out.texts[t.id] = r.rollout.completions.map((toks) => decodeCode(o.vocab, toks));
-    o.onProgress?.({ phase: "sample", done: i + 1, total: tasks.length, text: `sampled ${o.samples} programs for ${t.id}` });
+    chunk.forEach((t, i) => {
+      const toks = r.rollout.completions.slice(i * o.samples, (i + 1) * o.samples);
+      out.tokens[t.id] = toks;
+      out.texts[t.id] = toks.map((x) => decodeCode(o.vocab, x));
+    });
+    done += chunk.length;
+    o.onProgress?.({ phase: "sample", done, total: tasks.length, text: `sampled ${o.samples} programs for ${done}/${tasks.length} tasks` });
   }
   return out;
 }
 
 /**
- * Suites per task, one sample call per task: `count` suites written against each program of
- * `programsFor(task)` (token lists; null for black-box, i.e. the prompt alone), program by program.
+ * Suites per task: `count` suites written against each program of `programsFor(task)` (token
+ * lists; null for black-box, i.e. the prompt alone), program by program; several tasks per call.
  */
 export async function sampleSuites(
   test: Sampler,
@@ -133,14 +151,21 @@ export async function sampleSuites(
 ): Promise<Record<string, string[][]>> {
   const out: Record<string, string[][]> = {};
   const root = new Rng(o.seed);
-  for (const t of tasks) {
-    const prompts = programsFor(t).flatMap((program) => Array.from({ length: count }, () => testContext(o.vocab, t, program)));
-    const r = await test.sample(prompts, suiteSpec(t, o.testsPerSuite ?? 8), {
+  const perTask = new Map(tasks.map((t) => [t.id, programsFor(t)]));
+  const rowsPerTask = Math.max(...[...perTask.values()].map((ps) => ps.length * count), 1);
+  for (const [c, chunk] of taskChunks(tasks, rowsPerTask).entries()) {
+    const rows = chunk.flatMap((t) => perTask.get(t.id)!.flatMap((program) => Array.from({ length: count }, () => ({ t, program }))));
+    const r = await test.sample(rows.map(({ t, program }) => testContext(o.vocab, t, program)), rows.map(({ t }) => suiteSpec(t, o.testsPerSuite ?? 8)), {
       maxNewTokens: SUITE_MAX_TOKENS,
       temperature: o.temperature ?? 0.7,
-      rngState: root.fork(`${label}-${t.id}`).state(),
+      rngState: root.fork(`${label}-${c}`).state(),
     });
-    out[t.id] = r.rollout.completions.map((toks) => suiteLines(decodeSuite(o.vocab, toks)));
+    let at = 0;
+    for (const t of chunk) {
+      const n = perTask.get(t.id)!.length * count;
+      out[t.id] = r.rollout.completions.slice(at, at + n).map((toks) => suiteLines(decodeSuite(o.vocab, toks)));
+      at += n;
+    }
   }
   return out;
 }

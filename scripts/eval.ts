@@ -1,0 +1,82 @@
+/**
+ * `npm run eval -- runs/x.a1run [--json]`: evaluation metrics of a run's last checkpoint.
+ * `npm run eval -- --preset P [--json]`: those of the preset's base players.
+ * Deterministic for a given checkpoint and --seed (sampling seed, default 0). Progress on stderr;
+ * the table (or with --json one line) on stdout.
+ */
+import { CliError, cliConfig, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
+import { createNodeGrader } from "../src/node/grader.ts";
+import { evaluateCheckpoint, lastCheckpoint, metricsJson, metricsTable } from "../src/node/evaluate-run.ts";
+import { loadOrPrepareBench, loadTaskFile, readRunFile } from "../src/node/run-files.ts";
+import { BundleError } from "../src/core/bundle.ts";
+
+const FLAGS: Record<string, FlagSpec> = {
+  preset: { kind: "string", help: "evaluate this preset's base players instead of a run file" },
+  json: { kind: "bool", help: "print one JSON line" },
+  samples: { kind: "int", min: 1, help: "programs and suites per task (default 4)" },
+  seed: { kind: "int", min: 0, help: "sampling seed of the evaluation (default 0)" },
+  temperature: { kind: "number", min: 0.01, help: "sampling temperature (default 0.7, as the paper)" },
+  k: { kind: "int", min: 1, help: "k of pass@k and mut@k (default 5)" },
+  tts: { kind: "int", min: 0, help: "suites per program for test-time scaling (default 1; 0 skips)" },
+  tasks: { kind: "string", help: "task-suite JSON (default: the built-in arena-v1)" },
+  "task-limit": { kind: "int", min: 1, help: "evaluate only the first N train and N held-out tasks" },
+  "bench-cache": { kind: "string", help: "directory caching plus tests and mutants (default runs/)" },
+};
+const USAGE = usage("eval", "<run.a1run> | --preset <name>  [flags]", FLAGS);
+
+async function main(argv: string[]): Promise<void> {
+  const { flags, positional } = parseArgs(argv, FLAGS, 1);
+  const preset = flags.preset as string | undefined;
+  if (!preset === !positional[0]) throw new CliError("give either a run file or --preset, not both and not neither");
+  const file = loadTaskFile(flags.tasks as string | undefined);
+  let config;
+  let checkpoint;
+  let label: string;
+  if (preset) {
+    config = cliConfig(preset, {});
+    label = `base players of preset ${preset}`;
+  } else {
+    const snapshot = await readRunFile(positional[0]);
+    config = snapshot.config;
+    checkpoint = lastCheckpoint(snapshot);
+    label = `${positional[0]} at step ${checkpoint.step}`;
+  }
+  const log = (s: string) => process.stderr.write(s + "\n");
+  log(`eval: ${label}`);
+  const grader = await createNodeGrader();
+  try {
+    const bench = await loadOrPrepareBench(grader, file.tasks, (flags["bench-cache"] as string | undefined) ?? "runs", (p) => {
+      if (p.done === p.total) log(`  bench: ${p.text}`);
+    });
+    const t0 = Date.now();
+    const { evaluation, origin, step } = await evaluateCheckpoint(config, checkpoint, file, grader, bench, {
+      samples: (flags.samples as number | undefined) ?? 4,
+      seed: (flags.seed as number | undefined) ?? 0,
+      temperature: (flags.temperature as number | undefined) ?? 0.7,
+      k: (flags.k as number | undefined) ?? 5,
+      tts: (flags.tts as number | undefined) ?? 1,
+      taskLimit: flags["task-limit"] as number | undefined,
+      onProgress: (p) => {
+        if (p.done === p.total) log(`  ${p.phase}: ${p.text}`);
+      },
+    });
+    log(`  players: code ${origin.code}; test ${origin.test} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    if (flags.json) process.stdout.write(metricsJson(evaluation.metrics, { step, mode: config.mode }) + "\n");
+    else process.stdout.write(`${label}\n${metricsTable(evaluation.metrics)}\n`);
+  } finally {
+    await grader.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof CliError) {
+    process.stderr.write(`eval: ${e.message}\n${USAGE}\n`);
+    process.exitCode = 2;
+  } else if (e instanceof BundleError || (e instanceof Error && e.name === "RunFileError")) {
+    process.stderr.write(`eval: ${e.message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`eval: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  }
+});

@@ -1,0 +1,89 @@
+/**
+ * `npm run train -- --preset classroom --seed 1 --steps 40 [--mode M] [--tasks FILE] --out runs/x.a1run`
+ * The app's training loop in Node (wasm backend, Pyodide grader), printing one line per step
+ * (rewards, pass rates, ETA) and writing an `.a1run` bundle the app can import (Runs > Import).
+ */
+import { basename } from "node:path";
+import { CliError, cliConfig, formatDuration, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
+import { createNodeGrader } from "../src/node/grader.ts";
+import { loadOrPrepareBench, loadTaskFile } from "../src/node/run-files.ts";
+import { trainRun } from "../src/node/train-run.ts";
+import type { TrainerEvent } from "../src/core/loop/events.ts";
+
+const FLAGS: Record<string, FlagSpec> = {
+  preset: { kind: "string", help: "configuration preset (default classroom)" },
+  seed: { kind: "int", min: 0, help: "run seed (default: the preset's)" },
+  steps: { kind: "int", min: 1, help: "training steps (default: the preset's)" },
+  mode: { kind: "string", help: "code-a1 | golden-tests | self-play | self-play-blackbox | cure | base" },
+  tasks: { kind: "string", help: "task-suite JSON (default: the built-in arena-v1)" },
+  out: { kind: "string", help: "bundle to write, e.g. runs/x.a1run (required)" },
+  "eval-every": { kind: "int", min: 0, help: "evaluate every N steps and at the end (default: the preset's; 0: never)" },
+  "eval-samples": { kind: "int", min: 1, help: "programs and suites per task when evaluating (default 4)" },
+  "eval-task-limit": { kind: "int", min: 1, help: "evaluate only the first N train and N held-out tasks" },
+};
+const USAGE = usage("train", "--out runs/x.a1run [flags]", FLAGS);
+
+function stepLine(e: Extract<TrainerEvent, { type: "step" }>, steps: number, eta: number | null): string {
+  const m = e.metrics;
+  const f = (x: number) => x.toFixed(3);
+  const pct = (x: number | null) => (x === null || !Number.isFinite(x) ? "" : `${(100 * x).toFixed(1)}%`);
+  const evals = m.plus_pass_train !== null ? `  | plus train ${pct(m.plus_pass_train)} held-out ${pct(m.plus_pass_heldout)} golden ${pct(m.golden_pass)} Mul ${Number.isFinite(m.mul) ? m.mul!.toFixed(2) : "n/a"}` : "";
+  const secs = (m.time_sample_ms + m.time_grade_ms + m.time_update_ms) / 1000;
+  return (
+    `step ${String(m.step).padStart(String(steps).length)}/${steps}  R_C ${f(m.code_reward)}  R_T ${f(m.test_reward)}  ` +
+    `valid ${pct(m.test_validity)}  loads ${pct(m.code_loads)}  bugs ${pct(m.bug_detection)}  book ${m.mistake_book_size}  ` +
+    `${secs.toFixed(1)} s  ETA ${eta === null ? "?" : formatDuration(eta)}${evals}`
+  );
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { flags } = parseArgs(argv, FLAGS, 0);
+  const out = flags.out as string | undefined;
+  if (!out) throw new CliError("--out is required (the .a1run bundle to write)");
+  if (!out.endsWith(".a1run")) throw new CliError(`--out must end in .a1run, got ${JSON.stringify(out)}`);
+  const config = cliConfig((flags.preset as string | undefined) ?? "classroom", {
+    seed: flags.seed as number | undefined,
+    steps: flags.steps as number | undefined,
+    mode: flags.mode as string | undefined,
+    evalEvery: flags["eval-every"] as number | undefined,
+  });
+  const file = loadTaskFile(flags.tasks as string | undefined);
+  if (!file.tasks.some((t) => t.split === "train")) throw new CliError(`task file ${String(flags.tasks)} has no train tasks`);
+  const log = (s: string) => process.stdout.write(s + "\n");
+  log(`train: ${config.mode}, seed ${config.seed}, ${config.steps} steps, ${config.tasks_per_step} tasks x ${config.num_generations} codes x ${config.suites_per_code} suites per step -> ${out}`);
+  const grader = await createNodeGrader();
+  try {
+    const evaluation = config.eval_every > 0
+      ? {
+        bench: await loadOrPrepareBench(grader, file.tasks, "runs", (p) => {
+          if (p.done === p.total || p.done % 10 === 0) log(`  evaluation bench: ${p.text}`);
+        }),
+        options: { samples: (flags["eval-samples"] as number | undefined) ?? 4, seed: 0, temperature: 0.7, k: 5, tts: 0, taskLimit: flags["eval-task-limit"] as number | undefined },
+      }
+      : null;
+    let eta: number | null = null;
+    const { origin, seconds } = await trainRun({
+      config,
+      file,
+      grader,
+      out,
+      runId: basename(out, ".a1run"),
+      evaluation,
+      emit: (e) => {
+        if (e.type === "status") eta = e.eta_s;
+        else if (e.type === "step") log(stepLine(e, config.steps, eta));
+        else if (e.type === "progress" && e.phase === "eval") log(`  ${e.text}`);
+      },
+    });
+    log(`players: code ${origin.code}; test ${origin.test}`);
+    log(`done in ${formatDuration(seconds)}: ${out} (open it in the app: Runs > Import, or npm run eval -- ${out})`);
+  } finally {
+    await grader.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  const known = e instanceof Error && ["CliError", "RunFileError", "ConfigError"].includes(e.name);
+  process.stderr.write(`train: ${e instanceof Error ? (known ? e.message : (e.stack ?? e.message)) : String(e)}\n${e instanceof CliError ? USAGE + "\n" : ""}`);
+  process.exitCode = known ? 2 : 1;
+});

@@ -1,0 +1,95 @@
+/**
+ * Argument parsing of the Node command lines (`npm run train / eval / reproduce`): each command
+ * declares its flags once; unknown flags, missing values and bad numbers are a CliError naming
+ * the flag, which the scripts print with their usage and exit 2.
+ */
+import { ConfigError, MODES, presetConfig, type Config, type Mode } from "../core/config/index.ts";
+
+export class CliError extends Error {
+  override name = "CliError";
+}
+
+export interface FlagSpec {
+  kind: "string" | "int" | "number" | "bool";
+  /** Lower bound for numbers. */
+  min?: number;
+  help: string;
+}
+
+export interface ParsedArgs {
+  flags: Record<string, string | number | boolean>;
+  positional: string[];
+}
+
+/** `--name value`, `--name=value` and bare `--bool`; everything else positional. */
+export function parseArgs(argv: readonly string[], specs: Record<string, FlagSpec>, maxPositional: number): ParsedArgs {
+  const flags: ParsedArgs["flags"] = {};
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith("--")) {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const spec = specs[name];
+    if (!spec) throw new CliError(`unknown flag --${name}; known: ${Object.keys(specs).map((k) => `--${k}`).join(", ")}`);
+    if (name in flags) throw new CliError(`--${name} given twice`);
+    if (spec.kind === "bool") {
+      if (eq >= 0) throw new CliError(`--${name} takes no value`);
+      flags[name] = true;
+      continue;
+    }
+    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined || (eq < 0 && value.startsWith("--"))) throw new CliError(`--${name} needs a value (${spec.help})`);
+    if (spec.kind === "string") {
+      flags[name] = value;
+      continue;
+    }
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n) || (spec.kind === "int" && !Number.isInteger(n))) {
+      throw new CliError(`--${name} must be ${spec.kind === "int" ? "an integer" : "a number"}, got ${JSON.stringify(value)}`);
+    }
+    if (spec.min !== undefined && n < spec.min) throw new CliError(`--${name} must be >= ${spec.min}, got ${n}`);
+    flags[name] = n;
+  }
+  if (positional.length > maxPositional) {
+    throw new CliError(maxPositional === 0 ? `unexpected argument ${JSON.stringify(positional[0])}` : `unexpected argument ${JSON.stringify(positional[maxPositional])}`);
+  }
+  return { flags, positional };
+}
+
+/** Usage lines from the flag table. */
+export function usage(command: string, synopsis: string, specs: Record<string, FlagSpec>): string {
+  const rows = Object.entries(specs).map(([k, s]) => `  --${k}${s.kind === "bool" ? "" : ` <${s.kind}>`}`.padEnd(26) + s.help);
+  return [`usage: npm run ${command} -- ${synopsis}`, ...rows].join("\n");
+}
+
+/** A preset's config with a seed, mode and step count on top, config errors turned into CliErrors. */
+export function cliConfig(preset: string, overrides: { seed?: number; steps?: number; mode?: string; evalEvery?: number; alpha?: number }): Config {
+  if (overrides.mode !== undefined && !(MODES as readonly string[]).includes(overrides.mode)) {
+    throw new CliError(`--mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(overrides.mode)}`);
+  }
+  const extra: Partial<Config> = {};
+  if (overrides.seed !== undefined) extra.seed = overrides.seed;
+  if (overrides.steps !== undefined) extra.steps = overrides.steps;
+  if (overrides.mode !== undefined) extra.mode = overrides.mode as Mode;
+  if (overrides.evalEvery !== undefined) extra.eval_every = overrides.evalEvery;
+  if (overrides.alpha !== undefined) extra.alpha = overrides.alpha;
+  try {
+    return presetConfig(preset, extra);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+/** Seconds as `1h02m`, `3m05s`, `12s`. */
+export function formatDuration(s: number): string {
+  if (!Number.isFinite(s)) return "?";
+  const r = Math.max(0, Math.round(s));
+  if (r >= 3600) return `${Math.floor(r / 3600)}h${String(Math.floor((r % 3600) / 60)).padStart(2, "0")}m`;
+  if (r >= 60) return `${Math.floor(r / 60)}m${String(r % 60).padStart(2, "0")}s`;
+  return `${r}s`;
+}

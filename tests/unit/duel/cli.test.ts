@@ -1,0 +1,105 @@
+/**
+ * The command lines' argument errors: parsed in-process, and end to end through the real scripts
+ * (which fail before starting the grader or a policy, so each spawn takes a couple of seconds).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CliError, cliConfig, formatDuration, parseArgs, type FlagSpec } from "../../../src/node/cli.ts";
+import { applyMistakeBookDeltas, optimizerStepsPerStep } from "../../../src/node/run-files.ts";
+import { presetConfig } from "../../../src/core/config/index.ts";
+
+const SPECS: Record<string, FlagSpec> = {
+  out: { kind: "string", help: "bundle" },
+  steps: { kind: "int", min: 1, help: "steps" },
+  temperature: { kind: "number", min: 0.01, help: "temperature" },
+  json: { kind: "bool", help: "json" },
+};
+
+describe("parseArgs", () => {
+  it("reads --flag value, --flag=value, bare booleans and positionals", () => {
+    const a = parseArgs(["run.a1run", "--steps", "3", "--temperature=0.5", "--json", "--out", "x.a1run"], SPECS, 1);
+    expect(a).toEqual({ flags: { steps: 3, temperature: 0.5, json: true, out: "x.a1run" }, positional: ["run.a1run"] });
+  });
+
+  it.each([
+    [["--stepz", "3"], /unknown flag --stepz; known: --out, --steps/],
+    [["--steps"], /--steps needs a value/],
+    [["--steps", "--json"], /--steps needs a value/],
+    [["--steps", "2.5"], /--steps must be an integer, got "2.5"/],
+    [["--steps", "0"], /--steps must be >= 1, got 0/],
+    [["--temperature", "hot"], /--temperature must be a number, got "hot"/],
+    [["--json=yes"], /--json takes no value/],
+    [["--steps", "1", "--steps", "2"], /--steps given twice/],
+    [["a", "b"], /unexpected argument "b"/],
+  ])("rejects %j", (argv, message) => {
+    expect(() => parseArgs(argv, SPECS, 1)).toThrow(message);
+    expect(() => parseArgs(argv, SPECS, 1)).toThrow(CliError);
+  });
+});
+
+describe("cliConfig", () => {
+  it("applies seed, steps and mode on a preset", () => {
+    const c = cliConfig("classroom", { seed: 3, steps: 2, mode: "self-play" });
+    expect(c).toEqual({ ...presetConfig("classroom"), seed: 3, steps: 2, mode: "self-play" });
+  });
+  it("names unknown presets and modes", () => {
+    expect(() => cliConfig("clasroom", {})).toThrow(/unknown preset "clasroom"; known: classroom, paper-mini/);
+    expect(() => cliConfig("classroom", { mode: "coda-a1" })).toThrow(/--mode must be one of code-a1, golden-tests/);
+  });
+});
+
+describe("helpers", () => {
+  it("formats durations", () => {
+    expect([formatDuration(12.4), formatDuration(185), formatDuration(3725)]).toEqual(["12s", "3m05s", "1h02m"]);
+  });
+  it("counts optimiser steps of the largest update of a step", () => {
+    // classroom: 4 tasks x 4 codes = 16 code sequences, 4 x 1 x 4 = 16 suites -> one mini-batch of 64.
+    expect(optimizerStepsPerStep(presetConfig("classroom"))).toBe(1);
+    // paper-mini: 8 x 8 = 64 codes, 8 x 1 x 8 = 64 suites -> 1; self-play shares: 64 + 64 x 8 = 576 -> 9.
+    expect(optimizerStepsPerStep(presetConfig("paper-mini"))).toBe(1);
+    expect(optimizerStepsPerStep(presetConfig("paper-mini", { mode: "self-play" }))).toBe(9);
+  });
+  it("applies Mistake Book deltas as storage does", () => {
+    const e = (test: string, frequency: number) => ({ test, frequency, first_step: 1, last_step: 1, failed_code: "" });
+    const book = { tasks: { a: [e("t1", 1), e("t2", 2)] } };
+    const next = applyMistakeBookDeltas(book, [{ task: "a", step: 2, added: [e("t3", 1)], removed: ["t1"], changed: [e("t2", 3)] }]);
+    expect(next.tasks.a.map((x) => [x.test, x.frequency])).toEqual([["t2", 3], ["t3", 1]]);
+    expect(applyMistakeBookDeltas(next, [{ task: "a", step: 3, added: [], removed: ["t2", "t3"], changed: [] }]).tasks).toEqual({});
+  });
+});
+
+describe("the scripts", () => {
+  const run = (script: string, args: string[]) => spawnSync("npx", ["tsx", `scripts/${script}.ts`, ...args], { encoding: "utf8", timeout: 60_000 });
+
+  it("train: --out is required, bad presets and task files are named, exit code 2", () => {
+    let r = run("train", ["--preset", "classroom"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--out is required/);
+    expect(r.stderr).toMatch(/usage: npm run train/);
+    r = run("train", ["--preset", "nope", "--out", "runs/x.a1run"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/unknown preset "nope"/);
+    const dir = mkdtempSync(join(tmpdir(), "cli-"));
+    writeFileSync(join(dir, "tasks.json"), "{ not json");
+    r = run("train", ["--tasks", join(dir, "tasks.json"), "--out", join(dir, "x.a1run")]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/task file .*tasks\.json is not valid JSON/);
+  });
+
+  it("eval: a run file or --preset, a missing or corrupt bundle is a clear error", () => {
+    let r = run("eval", []);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/give either a run file or --preset/);
+    r = run("eval", ["runs/does-not-exist.a1run"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/run file not found: runs\/does-not-exist\.a1run/);
+    const dir = mkdtempSync(join(tmpdir(), "cli-"));
+    writeFileSync(join(dir, "bad.a1run"), "not a zip");
+    r = run("eval", [join(dir, "bad.a1run"), "--json"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/Cannot open this \.a1run file: it is not a readable zip archive/);
+  });
+});

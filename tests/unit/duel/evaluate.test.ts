@@ -1,0 +1,149 @@
+/**
+ * Evaluation of players on real Pyodide grading and real tfjs sampling: tiny fresh policies for
+ * determinism, and scripted players (that always write the reference, a buggy variant, or the golden
+ * tests) for numbers known in advance, including the test-time-scaling choice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Bench } from "../../../src/core/arena/metrics-evaluate.ts";
+import { prepareBench } from "../../../src/core/arena/mutants.ts";
+import { taskSignature, type Task } from "../../../src/core/arena/task.ts";
+import { encodeCode, encodeSuite } from "../../../src/core/arena/tokenizer.ts";
+import type { Vocabulary } from "../../../src/core/arena/vocab.ts";
+import { arenaConstraints, taskVocabulary } from "../../../src/core/duel/contexts.ts";
+import { evaluatePlayers, type Sampler } from "../../../src/core/duel/evaluate.ts";
+import { argmaxFirst } from "../../../src/core/duel/rank.ts";
+import { EVAL_METRIC_KEYS } from "../../../src/core/loop/types.ts";
+import { PolicyService } from "../../../src/core/policy/policy-service.ts";
+import { createNodeGrader } from "../../../src/node/grader.ts";
+import { createNodeRunPython, mutateSource } from "../../../src/node/python-runner.ts";
+import { loadTaskFile } from "../../../src/node/run-files.ts";
+import { useNodeBackend } from "../../../src/node/tf-backend.ts";
+import type { SupervisedGrader } from "../../../src/core/grader/supervisor.ts";
+
+const file = loadTaskFile();
+const vocab: Vocabulary = taskVocabulary(file);
+// Two train tasks and one held-out task, each with buggy variants.
+const tasks: Task[] = [
+  ...file.tasks.filter((t) => t.split === "train" && t.buggy_variants.length > 0).slice(0, 2),
+  ...file.tasks.filter((t) => t.split === "heldout" && t.buggy_variants.length > 0).slice(0, 1),
+];
+
+let grader: SupervisedGrader;
+let bench: Bench;
+let code: PolicyService;
+let test: PolicyService;
+
+beforeAll(async () => {
+  await useNodeBackend("wasm");
+  grader = await createNodeGrader();
+  bench = await prepareBench(grader, createNodeRunPython(), mutateSource(), tasks, { count: 20 });
+  code = new PolicyService(arenaConstraints(vocab));
+  test = new PolicyService(arenaConstraints(vocab));
+  await code.init(["wasm", "cpu"]);
+  await test.init(["wasm", "cpu"]);
+  await code.create({ size: "tiny", vocab: vocab.size, seed: "eval-code" });
+  await test.create({ size: "tiny", vocab: vocab.size, seed: "eval-test" });
+}, 180_000);
+
+afterAll(async () => {
+  code?.dispose();
+  test?.dispose();
+  await grader?.close();
+});
+
+/** A scripted player: row r of every call gets `write(task of row r, index of the row within its task)`. */
+function scripted(write: (t: Task, i: number) => number[]): Sampler {
+  return {
+    async sample(prompts, constraint, opts) {
+      const specs = Array.isArray(constraint) ? constraint : prompts.map(() => constraint);
+      const seen = new Map<string, number>();
+      const completions = specs.map((spec) => {
+        const sig = JSON.stringify(spec.params?.signature);
+        const t = tasks.find((x) => JSON.stringify(taskSignature(x)) === sig)!;
+        const i = seen.get(t.id) ?? 0;
+        seen.set(t.id, i + 1);
+        return [...write(t, i), vocab.eos];
+      });
+      return {
+        rollout: {
+          prompts,
+          completions,
+          logProbs: completions.map((c) => new Float32Array(c.length)),
+          masks: completions.map(() => new Uint8Array(0)),
+          done: completions.map(() => true),
+          temperature: 1,
+          vocab: vocab.size,
+        },
+        rngState: opts.rngState,
+      };
+    },
+  };
+}
+const writeReference = (t: Task) => encodeCode(vocab, t.reference, taskSignature(t)).filter((x) => x !== vocab.eos);
+const writeGolden = (t: Task) => encodeSuite(vocab, t.golden_tests.join("\n"), taskSignature(t)).filter((x) => x !== vocab.eos);
+
+describe("evaluatePlayers", () => {
+  it("is deterministic for a given checkpoint and seed, and returns every evaluation metric as a fraction", async () => {
+    const opts = { vocab, grader, samples: 2, seed: 7, k: 2, ttsSuitesPerCode: 1 };
+    const a = await evaluatePlayers(code, test, bench, tasks, opts);
+    const b = await evaluatePlayers(code, test, bench, tasks, opts);
+    expect(b.programs).toEqual(a.programs);
+    expect(b.testSuites).toEqual(a.testSuites);
+    expect(b.metrics).toEqual(a.metrics);
+    for (const key of [...EVAL_METRIC_KEYS, "golden_pass_train", "test_validity", "bug_detection", "tts_plus_pass", "plain_plus_pass"] as const) {
+      const v = a.metrics[key];
+      expect(Number.isFinite(v), key).toBe(true);
+      if (key !== "mul") expect(v >= 0 && v <= 1, `${key} = ${v}`).toBe(true);
+    }
+    expect(a.metrics.mul).toBeCloseTo(a.metrics.test_pass_k * a.metrics.test_mut_k * 100, 10);
+    expect(Object.keys(a.programs)).toEqual(tasks.map((t) => t.id));
+    expect(a.programs[tasks[0].id]).toHaveLength(2);
+    // Another seed samples other programs.
+    const c = await evaluatePlayers(code, test, bench, tasks, { ...opts, seed: 8, ttsSuitesPerCode: 0 });
+    expect(c.programs).not.toEqual(a.programs);
+  });
+
+  it("scores a player that writes the reference and one that writes the golden tests as perfect where they must be", async () => {
+    const ev = await evaluatePlayers(scripted(writeReference), scripted(writeGolden), bench, tasks, { vocab, grader, samples: 3, seed: 1, k: 5 });
+    expect(ev.metrics.plus_pass_train).toBe(1);
+    expect(ev.metrics.plus_pass_heldout).toBe(1);
+    expect(ev.metrics.golden_pass_train).toBe(1);
+    // Golden tests are valid on the reference: every line valid, every suite passes, pass@k 1.
+    expect(ev.metrics.test_validity).toBe(1);
+    expect(ev.metrics.test_pass_k).toBe(1);
+    // Mut@k and bug detection: exactly what the golden tests catch, computed here from the graded kills.
+    const killShare = ev.suites!.perTask.map((p) => p.kills[0].filter(Boolean).length / p.kills[0].length);
+    expect(ev.metrics.test_mut_k).toBeCloseTo(killShare.reduce((x, y) => x + y, 0) / killShare.length, 10);
+    expect(ev.metrics.mul).toBeCloseTo(100 * ev.metrics.test_mut_k, 10);
+  });
+
+  it("test-time scaling keeps the program that passes the generated tests, ignoring the others", async () => {
+    // Programs alternate buggy variant / reference; the Test policy writes the golden tests.
+    const writeMixed = (t: Task, i: number) =>
+      i % 2 === 0 ? encodeCode(vocab, t.buggy_variants[0].code, taskSignature(t)).filter((x) => x !== vocab.eos) : writeReference(t);
+    const ev = await evaluatePlayers(scripted(writeMixed), scripted(writeGolden), bench, tasks, { vocab, grader, samples: 2, seed: 1, ttsSuitesPerCode: 1 });
+    const tts = ev.tts!;
+    for (const p of tts.perTask) {
+      // The reference passes every golden line; the buggy variant fails one at least (or ties).
+      expect(p.passRates[1]).toBe(1);
+      expect(p.choice).toBe(argmaxFirst(p.passRates));
+      expect(p.chosenPlusPass).toBe(true);
+    }
+    expect(ev.metrics.tts_plus_pass).toBe(1);
+    // Plain sampling: the reference half always passes plus, the buggy half passes only if no plus test catches it.
+    expect(ev.metrics.plain_plus_pass).toBeLessThan(1);
+  });
+
+  it("rejects tasks outside the bench and bad sample counts", async () => {
+    const other = file.tasks.find((t) => !tasks.includes(t))!;
+    await expect(evaluatePlayers(code, test, bench, [other], { vocab, grader, samples: 1, seed: 1 })).rejects.toThrow(/not in the evaluation bench/);
+    await expect(evaluatePlayers(code, test, bench, tasks, { vocab, grader, samples: 0, seed: 1 })).rejects.toThrow(/samples must be a positive integer/);
+  });
+});
+
+describe("argmaxFirst", () => {
+  it("keeps the first of equal maxima", () => {
+    expect(argmaxFirst([0.5, 1, 1, 0])).toBe(1);
+    expect(argmaxFirst([])).toBe(-1);
+  });
+});
