@@ -74,8 +74,38 @@ function localAssets(): Plugin {
   };
 }
 
+/**
+ * Content-Security-Policy of the grader sandbox worker (workers/grader.worker.ts; dev URL
+ * /workers/grader.worker.ts, built /assets/grader.worker-<hash>.js): scripts from this origin
+ * only, wasm compilation, and network access to the Pyodide assets and nothing else. Defence in
+ * depth under the worker's own lockdown (see docs/SECURITY.md).
+ */
+function graderSandboxCsp(): Plugin {
+  const isSandboxScript = (url: string) => /^\/(workers\/grader\.worker\.ts|assets\/grader\.worker-[\w-]+\.js)$/.test(url);
+  const middleware = (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse, next: () => void) => {
+    const url = (req.url ?? "").split("?")[0];
+    if (isSandboxScript(url)) {
+      const origin = `http://${req.headers.host ?? "localhost"}`;
+      res.setHeader(
+        "Content-Security-Policy",
+        `default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src ${origin}/pyodide/; worker-src 'none'`,
+      );
+    }
+    next();
+  };
+  return {
+    name: "code-a1-grader-csp",
+    configureServer(server) {
+      server.middlewares.use(middleware);
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use(middleware);
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [localAssets()],
+  plugins: [localAssets(), graderSandboxCsp()],
   server: { headers: ISOLATION_HEADERS },
   preview: { headers: ISOLATION_HEADERS },
   worker: { format: "es" },

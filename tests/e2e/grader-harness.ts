@@ -1,0 +1,37 @@
+/**
+ * Page-side code for tests/e2e/grader.test.ts, served from source by the vite dev server: drives
+ * the browser grader (src/grader-client.ts) while a counter on the page keeps ticking.
+ */
+import { createBrowserGrader, probeSandboxScope } from "../../src/grader-client.ts";
+import type { GradeRequest, GradeResult } from "../../src/core/grader/types.ts";
+
+export interface GraderRun {
+  result: GradeResult;
+  /** Page timer ticks (every 10 ms) while the batch was graded, and the wall time it took. */
+  ticks: number;
+  ms: number;
+  spawns: number;
+  crossOriginIsolated: boolean;
+}
+
+export async function gradeWithCounter(request: GradeRequest): Promise<GraderRun> {
+  const grader = createBrowserGrader();
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 10);
+  const t0 = performance.now();
+  try {
+    const result = await grader.grade(request);
+    return { result, ticks, ms: performance.now() - t0, spawns: grader.spawns, crossOriginIsolated: self.crossOriginIsolated };
+  } finally {
+    clearInterval(timer);
+    await grader.close();
+  }
+}
+
+export const probe = probeSandboxScope;
+
+/** The CSP header the server sends with the sandbox worker script. */
+export async function sandboxCsp(): Promise<string | null> {
+  const url = new URL("../../workers/grader.worker.ts", import.meta.url);
+  return (await fetch(url)).headers.get("content-security-policy");
+}
