@@ -95,6 +95,14 @@ export async function runJobs(grader: Grader, tasks: Task[], jobs: Job[], opts: 
   return out;
 }
 
+/**
+ * Per-line limit when evaluating codes, mutants and variants, ms. References of the arena run in
+ * microseconds on inputs this small, so anything slower is looping; it counts as a failed test.
+ */
+export const EVAL_TEST_MS = 250;
+/** Plus lines of the first, cheap pass: boundary cases come first and catch most wrong codes. */
+export const FIRST_PASS_LINES = 12;
+
 function plusOf(bench: Bench, task: string): string[] {
   const p = bench.plus.get(task);
   if (!p) throw new Error(`no plus tests for task '${task}': build them with prepareBench`);
@@ -111,33 +119,51 @@ export interface CodeEvaluation {
 
 /**
  * Code metrics for n sampled codes per task (e.g. 8 at temperature 0.7): every code is run on its
- * task's plus tests and golden tests. Tasks missing from `codesPerTask` are skipped.
+ * task's plus tests and golden tests, with a `testMs` line limit (default EVAL_TEST_MS). Tasks
+ * missing from `codesPerTask` are skipped.
  */
 export async function evaluateCodes(
   grader: Grader,
   bench: Bench,
   codesPerTask: Record<string, string[]>,
-  opts: { onProgress?: OnEvalProgress; batch?: number } = {},
+  opts: { onProgress?: OnEvalProgress; batch?: number; testMs?: number } = {},
 ): Promise<CodeEvaluation> {
   const tasks = bench.tasks.filter((t) => codesPerTask[t.id]?.length);
   for (const id of Object.keys(codesPerTask)) {
     if (!bench.tasks.some((t) => t.id === id)) throw new Error(`evaluateCodes: unknown task '${id}'`);
   }
-  const jobs: Job[] = tasks.flatMap((t) =>
-    codesPerTask[t.id].map((code) => ({ task: t.id, code, suites: [plusOf(bench, t.id)], golden: [t.golden_tests] })),
+  // Pass 1: golden tests and the first plus lines (boundary cases) for every code; pass 2: the
+  // remaining plus lines, only for codes that passed pass 1 (a looping sample costs 12 lines, not 100).
+  const samples = tasks.flatMap((t) => codesPerTask[t.id].map((code) => ({ t, code })));
+  const progress = (pass: string) => (done: number, total: number) =>
+    opts.onProgress?.({ phase: "codes", done, total, text: `${pass}: graded ${done}/${total} codes` });
+  const first = await runJobs(
+    grader,
+    bench.tasks,
+    samples.map(({ t, code }) => ({ task: t.id, code, suites: [plusOf(bench, t.id).slice(0, FIRST_PASS_LINES)], golden: [t.golden_tests] })),
+    { batch: opts.batch, testMs: opts.testMs ?? EVAL_TEST_MS, onProgress: progress("boundary pass") },
   );
-  const results = await runJobs(grader, bench.tasks, jobs, {
-    batch: opts.batch,
-    onProgress: (done, total) => opts.onProgress?.({ phase: "codes", done, total, text: `graded ${done}/${total} codes` }),
+  const rest = samples
+    .map((s, i) => i)
+    .filter((i) => passesAll(first[i].code, first[i].suites[0]) && plusOf(bench, samples[i].t.id).length > FIRST_PASS_LINES);
+  const second = await runJobs(
+    grader,
+    bench.tasks,
+    rest.map((i) => ({ task: samples[i].t.id, code: samples[i].code, suites: [plusOf(bench, samples[i].t.id).slice(FIRST_PASS_LINES)] })),
+    { batch: opts.batch, testMs: opts.testMs ?? EVAL_TEST_MS, onProgress: progress("full pass") },
+  );
+  const plusPass = first.map((r) => passesAll(r.code, r.suites[0]));
+  rest.forEach((i, j) => {
+    plusPass[i] = passesAll(second[j].code, second[j].suites[0]);
   });
   let i = 0;
   const perTask = tasks.map((t) => {
-    const rs = codesPerTask[t.id].map(() => results[i++]);
+    const idx = codesPerTask[t.id].map(() => i++);
     return {
       task: t.id,
       split: t.split,
-      plusPass: rs.map((r) => passesAll(r.code, r.suites[0])),
-      goldenPass: rs.map((r) => passesAll(r.code, r.golden[0])),
+      plusPass: idx.map((k) => plusPass[k]),
+      goldenPass: idx.map((k) => passesAll(first[k].code, first[k].golden[0])),
     };
   });
   return {
@@ -177,8 +203,8 @@ export interface SuiteEvaluation {
 /**
  * Test metrics for n generated suites per task (each a list of `assert f(...) == ...` lines): the
  * suites run against the reference (validity), every surviving mutant (mut@k) and every buggy
- * variant (bug detection), reference-corrected as in training. Lines are limited to `testMs`
- * (default 250 ms: the references run in microseconds, so slower mutants are looping).
+ * variant (bug detection), reference-corrected as in training, with a `testMs` line limit
+ * (default EVAL_TEST_MS).
  */
 export async function evaluateSuites(
   grader: Grader,
@@ -202,7 +228,7 @@ export async function evaluateSuites(
   });
   const results = await runJobs(grader, bench.tasks, jobs, {
     batch: opts.batch,
-    testMs: opts.testMs ?? 250,
+    testMs: opts.testMs ?? EVAL_TEST_MS,
     onProgress: (done, total) => opts.onProgress?.({ phase: "suites", done, total, text: `graded ${done}/${total} codes` }),
   });
   let i = 0;

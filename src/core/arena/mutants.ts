@@ -7,7 +7,7 @@
  * file stays runtime-free.
  */
 import type { Grader } from "../grader/types.ts";
-import { runJobs, type Bench, type OnEvalProgress } from "./metrics-evaluate.ts";
+import { EVAL_TEST_MS, FIRST_PASS_LINES, runJobs, type Bench, type OnEvalProgress } from "./metrics-evaluate.ts";
 import { passesAll } from "./metrics.ts";
 import { buildPlusTests, type PlusOptions, type PlusTests, type RunPython } from "./plus.ts";
 import type { Task } from "./task.ts";
@@ -33,11 +33,6 @@ export async function generateMutants(tasks: Task[], runPython: RunPython, mutat
   return new Map(tasks.map((t, i) => [t.id, raw[i].map((m) => ({ task: t.id, ...m }))]));
 }
 
-/** Per-line limit for mutants: references run in microseconds, so a mutant this slow is looping. */
-export const MUTANT_TEST_MS = 250;
-/** Plus lines of the first, cheap pass (boundary cases come first and kill most mutants). */
-const FIRST_PASS_LINES = 12;
-
 /**
  * Keeps the mutants that fail at least one plus test (killable, hence not equivalent on the
  * input domain). Two passes so that looping mutants cost little: the first 12 plus lines for all,
@@ -57,7 +52,7 @@ export async function dropEquivalent(
       tasks,
       ms.map((m) => ({ task: m.task, code: m.code, suites: [lines(m)] })),
       {
-        testMs: MUTANT_TEST_MS,
+        testMs: EVAL_TEST_MS,
         onProgress: (done, total) => onProgress?.({ phase: "mutants", done, total, text: `${pass}: ${done}/${total} mutants` }),
       },
     );
