@@ -6,9 +6,14 @@
  */
 import "@tensorflow/tfjs-backend-webgpu";
 import { setWasmPaths } from "@tensorflow/tfjs-backend-wasm";
+import { env } from "@tensorflow/tfjs";
 import { expose } from "comlink";
 import { PolicyService } from "../src/core/policy/policy-service.ts";
 import { arenaConstraints, arenaVocabulary } from "../src/core/duel/contexts.ts";
 
 setWasmPaths(new URL("/tfjs-wasm/", self.location.origin).href);
+// The app is cross-origin isolated, so tfjs would pick its multi-threaded wasm build, whose pthread
+// workers are blob scripts that fail once bundled ("e is not defined"). One thread per policy
+// worker is what we want anyway: the two policies and the grader already run in parallel.
+env().set("WASM_HAS_MULTITHREAD_SUPPORT", false);
 expose(new PolicyService(arenaConstraints(arenaVocabulary())));
