@@ -1,4 +1,8 @@
 /** Bring your own tasks: MBPP / HumanEval JSONL import, type inference, all-or-nothing errors, real runs. */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importJsonl, ImportError } from "../../../src/core/arena/import.ts";
 import { checkTasks } from "../../../src/core/arena/task-check.ts";
@@ -99,6 +103,36 @@ describe("importJsonl", () => {
       /line 1: field test: has no 'assert candidate\(\.\.\.\)' line/,
     );
   });
+});
+
+describe("npm run tasks -- import", () => {
+  const tsx = (args: string[]) => {
+    try {
+      return { code: 0, out: execFileSync("npx", ["tsx", "scripts/tasks.ts", ...args], { encoding: "utf8", stdio: "pipe" }), err: "" };
+    } catch (e) {
+      const x = e as { status: number; stdout: string; stderr: string };
+      return { code: x.status, out: x.stdout, err: x.stderr };
+    }
+  };
+
+  it("writes a valid task file and prints one JSON summary line", () => {
+    const dir = mkdtempSync(join(tmpdir(), "import-"));
+    writeFileSync(join(dir, "in.jsonl"), jsonl(mbppArena, mbppTuples));
+    const r = tsx(["import", "mbpp", join(dir, "in.jsonl"), "--out", join(dir, "out.json"), "--split", "train"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out.trim())).toEqual({ imported: 2, outside_arena: 1, out: join(dir, "out.json") });
+    const file = validateTaskFile(JSON.parse(readFileSync(join(dir, "out.json"), "utf8")), { strict: false });
+    expect(file.tasks.map((t) => [t.id, t.split])).toEqual([["mbpp-901", "train"], ["mbpp-902", "train"]]);
+  }, 60_000);
+
+  it("writes nothing for a bad file and exits 1 naming line and field", () => {
+    const dir = mkdtempSync(join(tmpdir(), "import-"));
+    writeFileSync(join(dir, "in.jsonl"), jsonl(mbppArena, { ...mbppTuples, text: 3 }));
+    const r = tsx(["import", "mbpp", join(dir, "in.jsonl"), "--out", join(dir, "out.json")]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("line 2: field text: missing or not a non-empty string");
+    expect(existsSync(join(dir, "out.json"))).toBe(false);
+  }, 60_000);
 });
 
 describe("imported tasks run for real (plus tests by mutation, Node grader)", () => {
