@@ -3,9 +3,9 @@
  *
  * Engines are found at build time: a worker file that exists is bundled and used, one that does
  * not yet exist leaves its part of the UI explaining what is missing:
- *   workers/trainer.worker.ts -> Start, pause/resume/step/stop, auto-resume (TrainerControl)
- *   workers/grader.worker.ts  -> Play (a Grader)
- * Both are expected to `Comlink.expose` the core object (see worker-clients.ts).
+ *   workers/trainer.worker.ts -> Start, pause/resume/step/stop, auto-resume (a TrainerControl
+ *                                exposed with comlink, see worker-clients.ts)
+ *   src/grader-client.ts      -> Play (createBrowserGrader: sandboxes in workers/grader.worker.ts)
  */
 import "./styles.css";
 import { arenaV1 } from "../core/arena/task-suite.ts";
@@ -13,15 +13,18 @@ import { openArenaDb } from "../storage/db.ts";
 import { createApp } from "./app.ts";
 import type { AppDeps } from "./deps.ts";
 import { probeWebGpu } from "./gpu-probe.ts";
+import { registerOffline } from "./offline.ts";
 import { applyPrefs, loadPrefs } from "./prefs.ts";
-import { indexedDbRunStore } from "./run-store.ts";
-import { graderFromWorker, trainerFromWorker } from "./worker-clients.ts";
+import { indexedDbBundles } from "./run-bundles.ts";
+import { indexedDbRunStore, sharedConnection } from "./run-store.ts";
+import { trainerFromWorker } from "./worker-clients.ts";
 
 type WorkerCtor = new () => Worker;
+type GraderClient = typeof import("../grader-client.ts");
 const trainerWorkers = import.meta.glob<WorkerCtor>("../../workers/trainer.worker.ts", { query: "?worker", import: "default" });
-const graderWorkers = import.meta.glob<WorkerCtor>("../../workers/grader.worker.ts", { query: "?worker", import: "default" });
+const graderClients = import.meta.glob<GraderClient>("../grader-client.ts");
 
-function firstLoader(found: Record<string, () => Promise<WorkerCtor>>): (() => Promise<WorkerCtor>) | null {
+function firstLoader<T>(found: Record<string, () => Promise<T>>): (() => Promise<T>) | null {
   const loaders = Object.values(found);
   return loaders.length > 0 ? loaders[0] : null;
 }
@@ -37,15 +40,30 @@ const prefersDark = () => window.matchMedia?.("(prefers-color-scheme: dark)").ma
 // Theme before the first paint, so a dark-mode visitor never sees a white flash.
 applyPrefs(document.documentElement, loadPrefs(storage), prefersDark());
 
+// Offline after the first visit; built app only (no HMR): in `vite dev` it would cache Vite's
+// on-the-fly modules. (import.meta.env.PROD is false in builds made under vitest.)
+const offline = import.meta.hot ? Promise.resolve() : registerOffline(navigator, location, performance);
+
 const trainerLoader = firstLoader(trainerWorkers);
-const graderLoader = firstLoader(graderWorkers);
+const graderLoader = firstLoader(graderClients);
+const db = typeof indexedDB === "undefined" ? null : sharedConnection(() => openArenaDb({ onVersionChange: () => alert("Code-A1 Arena was updated in another tab: reload this page.") }));
 
 const deps: AppDeps = {
-  trainer: trainerLoader ? async () => trainerFromWorker(new (await trainerLoader())()) : null,
-  runs: typeof indexedDB === "undefined" ? null : indexedDbRunStore(() => openArenaDb({ onVersionChange: () => alert("Code-A1 Arena was updated in another tab: reload this page.") })),
-  bundles: null, // TODO(issue 5): wire src/core/bundle.ts export/import here (BundleIO in deps.ts)
+  trainer: trainerLoader
+    ? async () => {
+        await offline; // so the worker's scripts and wasm go through the offline cache
+        return trainerFromWorker(new (await trainerLoader())());
+      }
+    : null,
+  runs: db ? indexedDbRunStore(db) : null,
+  bundles: db ? indexedDbBundles(db) : null,
   tasks: async () => arenaV1().tasks,
-  grader: graderLoader ? async () => graderFromWorker(new (await graderLoader())()) : null,
+  grader: graderLoader
+    ? async () => {
+        await offline;
+        return (await graderLoader()).createBrowserGrader();
+      }
+    : null,
   policies: null, // TODO(issue 4): Test/Code policy sampling for Play (PlayPolicies in deps.ts)
   probeGpu: () => probeWebGpu(navigator),
   url: new URL(location.href),
@@ -53,19 +71,6 @@ const deps: AppDeps = {
   storage,
   prefersDark,
 };
-
-// Offline after the first visit (public/sw.js). Built app only (no HMR): in `vite dev` it would
-// cache Vite's on-the-fly modules. (import.meta.env.PROD is false in builds made under vitest.)
-if (!import.meta.hot && "serviceWorker" in navigator) {
-  navigator.serviceWorker
-    .register("/sw.js")
-    .then(() => navigator.serviceWorker.ready)
-    .then((reg) => {
-      const loaded = performance.getEntriesByType("resource").map((e) => e.name).filter((u) => new URL(u).origin === location.origin);
-      reg.active?.postMessage({ type: "cache-urls", urls: [location.pathname, ...loaded] });
-    })
-    .catch((e) => console.warn(`offline support unavailable: ${(e as Error).message}`));
-}
 
 const root = document.getElementById("app");
 if (!root) throw new Error("index.html has no #app element");

@@ -7,12 +7,17 @@ function summary(r: RunRecord): RunSummary {
   return { id: r.id, name: r.name, config: r.config, status: r.status, step: r.step, updated: r.updated };
 }
 
-export function indexedDbRunStore(open: () => Promise<ArenaDatabase>): RunStore {
+/** One lazily opened connection shared by the run store and the bundles. */
+export function sharedConnection(open: () => Promise<ArenaDatabase>): () => Promise<ArenaDatabase> {
   let db: Promise<ArenaDatabase> | null = null;
-  const conn = () => (db ??= open().catch((e) => {
-    db = null; // let a later call retry (e.g. after the user closes a blocking tab)
-    throw e;
-  }));
+  return () =>
+    (db ??= open().catch((e) => {
+      db = null; // let a later call retry (e.g. after the user closes a blocking tab)
+      throw e;
+    }));
+}
+
+export function indexedDbRunStore(conn: () => Promise<ArenaDatabase>): RunStore {
   return {
     async list() {
       return (await listRuns(await conn())).map(summary);

@@ -1,11 +1,10 @@
 /**
  * Clients for the worker-side engines, over comlink: the worker file exposes the core object
  * (`Comlink.expose(trainer)`), and the UI gets the same interface back. Callbacks that cross the
- * thread boundary (event listeners, progress) are wrapped in Comlink.proxy here, once.
+ * thread boundary (event listeners) are wrapped in Comlink.proxy here, once.
  */
 import * as Comlink from "comlink";
 import type { TrainerControl, TrainerEvent } from "../core/loop/events.ts";
-import type { GradeProgress, GradeRequest, Grader } from "../core/grader/types.ts";
 
 /** A TrainerControl living in `worker` (workers/trainer.worker.ts exposes one). */
 export function trainerFromWorker(worker: Worker): TrainerControl {
@@ -18,17 +17,5 @@ export function trainerFromWorker(worker: Worker): TrainerControl {
     stop: () => remote.stop(),
     subscribe: (listener: (e: TrainerEvent) => void) => remote.subscribe(Comlink.proxy(listener)),
     unsubscribe: (id) => remote.unsubscribe(id),
-  };
-}
-
-/** A Grader living in `worker` (a worker that exposes a Grader). */
-export function graderFromWorker(worker: Worker): Grader {
-  const remote = Comlink.wrap<Grader>(worker);
-  return {
-    grade: (request: GradeRequest, onProgress?: (p: GradeProgress) => void) => remote.grade(request, onProgress ? Comlink.proxy(onProgress) : undefined),
-    close: async () => {
-      await remote.close();
-      worker.terminate();
-    },
   };
 }

@@ -249,11 +249,38 @@ describe("a stored run in every view", () => {
     await shot(page, "compare");
   });
 
-  it("Play: shows the task and an editor", async () => {
+  it("Play: grades a hand-written solution against golden and Mistake Book tests, and hand-written tests against programs", async () => {
     await press(page, "5");
     await expect.poll(() => page.inputValue("#play-task")).toBe("sum-positive");
     expect(await page.inputValue("#play-editor")).toBe("def f(xs):\n    ");
+    // sum(xs) forgets to drop the negatives: the golden test f([1, -2, 3]) == 4 breaks it
+    await page.fill("#play-editor", "def f(xs):\n    return sum(xs)");
+    await page.click("#play-run");
+    await expect.poll(() => page.textContent("#play-results h3"), { timeout: 120_000 }).toMatch(/^[1-9]\d* of \d+ tests break your code$/);
+    const golden = page.locator("#play-results tr", { hasText: "golden tests" }).filter({ hasText: "assert f([1, -2, 3]) == 4" });
+    expect(await golden.locator(".badge").textContent()).toBe("fail");
     await shot(page, "play");
+    await page.click("text=Attack: write the tests");
+    await page.fill("#play-editor", "assert f([1, -1]) == 1\nassert f([2]) == 2");
+    await page.click("#play-run");
+    // [1, -1] catches all three buggy variants; the duel's reference code survives
+    await expect.poll(() => page.textContent("#play-results h3"), { timeout: 60_000 }).toBe("Your tests catch 3 of 4 programs");
+    expect(await page.textContent("#play-results")).toContain("All your tests agree with the reference solution.");
+  });
+
+  it("export, delete and import a run as a .a1run file", async () => {
+    await press(page, "4");
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator("table.runs tr", { hasText: fixture.id }).locator("text=Export").click()]);
+    expect(download.suggestedFilename()).toBe(`${fixture.id}.a1run`);
+    const file = "test-artifacts/fixture-run.a1run";
+    await download.saveAs(file);
+    page.once("dialog", (d) => void d.accept());
+    await page.locator("table.runs tr", { hasText: fixture.id }).locator("text=Delete").click();
+    await expect.poll(() => page.locator("table.runs").count()).toBe(0);
+    await page.setInputFiles("#import-file", file);
+    await expect.poll(() => page.textContent(".notices")).toMatch(/Imported fixture-run\.a1run as run /);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { arena: { store: { get(): { run: { metrics: { code_reward: number }[] } } } } }).arena.store.get().run.metrics.map((m) => m.code_reward))).toEqual(fixture.metrics.map((m) => m.code_reward));
+    await expect.poll(() => page.locator(".chart-card canvas").count()).toBe(7);
   });
 
   it("dark theme and large type stay readable (duel view, projector)", async () => {

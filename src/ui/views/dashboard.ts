@@ -87,8 +87,10 @@ export function dashboardView(root: HTMLElement, ctx: ViewContext): View {
       lastLook = look;
       lastMetrics = null;
     }
-    if (s.run.metrics === lastMetrics) return;
-    lastMetrics = s.run.metrics;
+    // The run id is part of the key: a new run starts with the same empty array.
+    const key = [s.run.runId, s.run.metrics];
+    if (lastMetrics && (lastMetrics as unknown[])[0] === key[0] && (lastMetrics as unknown[])[1] === key[1]) return;
+    lastMetrics = key;
     if (s.run.metrics.length === 0) {
       for (const c of charts.values()) c.destroy();
       charts.clear();

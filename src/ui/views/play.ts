@@ -108,7 +108,7 @@ export function playView(root: HTMLElement, ctx: ViewContext): View {
       h("div", { class: "buttons" }, run),
       h("p", { class: "muted" }, game === "defend"
         ? `Attackers: ${deps.policies ? `the trained Test policy (${POLICY_SAMPLES} suites, reading your code), ` : ""}the task's golden tests and this run's Mistake Book tests.`
-        : `Targets: ${deps.policies ? `the trained Code policy (${POLICY_SAMPLES} programs), ` : ""}the codes of recorded duels and the task's known buggy variants.`),
+        : `Targets: ${deps.policies ? `the trained Code policy (${POLICY_SAMPLES} programs), ` : ""}the task's known buggy variants and the codes of recorded duels.`),
     );
   }
 
@@ -151,16 +151,14 @@ export function playView(root: HTMLElement, ctx: ViewContext): View {
     await busy(async () => {
       const tests = parseUserTests(text);
       const programs: Program[] = [];
-      if (deps.policies) (await deps.policies.samplePrograms(t, POLICY_SAMPLES)).forEach((code, i) => programs.push({ label: `Code policy #${i + 1}`, code }));
-      const seen = new Set(programs.map((p) => p.code));
-      for (const d of state?.run.duels ?? []) {
-        if (d.task !== t.id) continue;
-        d.codes.forEach((c, i) => {
-          if (!seen.has(c.text)) programs.push({ label: `duel step ${d.step}, code ${i + 1}`, code: c.text });
-          seen.add(c.text);
-        });
-      }
-      for (const v of t.buggy_variants) programs.push({ label: `buggy variant: ${v.bug}`, code: v.code });
+      const seen = new Set<string>();
+      const add = (label: string, code: string) => {
+        if (!seen.has(code)) programs.push({ label, code });
+        seen.add(code);
+      };
+      for (const v of t.buggy_variants) add(`buggy variant: ${v.bug}`, v.code);
+      for (const d of state?.run.duels ?? []) if (d.task === t.id) d.codes.forEach((c, i) => add(`duel step ${d.step}, code ${i + 1}`, c.text));
+      if (deps.policies) (await deps.policies.samplePrograms(t, POLICY_SAMPLES)).forEach((code, i) => add(`Code policy #${i + 1}`, code));
       const report = attackReport(programs, tests, await (await getGrader()).grade(attackRequest(gradeTask(t), programs, tests)));
       const invalid = report.tests.filter((x) => x.validity !== "valid");
       replace(
