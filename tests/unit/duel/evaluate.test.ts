@@ -9,7 +9,7 @@ import { prepareBench } from "../../../src/core/arena/mutants.ts";
 import { taskSignature, type Task } from "../../../src/core/arena/task.ts";
 import { encodeCode, encodeSuite } from "../../../src/core/arena/tokenizer.ts";
 import type { Vocabulary } from "../../../src/core/arena/vocab.ts";
-import { arenaConstraints, taskVocabulary } from "../../../src/core/duel/contexts.ts";
+import { arenaConstraints, codeContext, taskVocabulary } from "../../../src/core/duel/contexts.ts";
 import { evaluatePlayers, type Sampler } from "../../../src/core/duel/evaluate.ts";
 import { argmaxFirst } from "../../../src/core/duel/rank.ts";
 import { EVAL_METRIC_KEYS } from "../../../src/core/loop/types.ts";
@@ -55,11 +55,12 @@ afterAll(async () => {
 function scripted(write: (t: Task, i: number) => number[]): Sampler {
   return {
     async sample(prompts, constraint, opts) {
-      const specs = Array.isArray(constraint) ? constraint : prompts.map(() => constraint);
+      expect(Array.isArray(constraint) ? constraint.length : 1).toBe(Array.isArray(constraint) ? prompts.length : 1);
       const seen = new Map<string, number>();
-      const completions = specs.map((spec) => {
-        const sig = JSON.stringify(spec.params?.signature);
-        const t = tasks.find((x) => JSON.stringify(taskSignature(x)) === sig)!;
+      // The task of a row is the one whose code context (prompt and signature) starts the row's context.
+      const taskOf = (ctx: number[]) => tasks.find((x) => codeContext(vocab, x).every((tok, i) => ctx[i] === tok))!;
+      const completions = prompts.map((ctx) => {
+        const t = taskOf(ctx);
         const i = seen.get(t.id) ?? 0;
         seen.set(t.id, i + 1);
         return [...write(t, i), vocab.eos];

@@ -1,0 +1,192 @@
+/**
+ * `npm run reproduce [-- --preset classroom --seeds 3 --steps N ...]`: the research claim of issue
+ * 5, section 6. Trains golden-tests, self-play and code-a1 (and evaluates base) on one preset over
+ * several seeds, runs the alpha ablation, evaluates every final checkpoint, and writes
+ * docs/RESULTS.md with SVG curves in docs/results/.
+ *
+ * Incremental: every finished run (`<out-dir>/<job>.a1run`) and evaluation (`<job>.eval.json`) is
+ * cached and reused, so an interrupted reproduce continues where it stopped; RESULTS.md is rewritten
+ * after every job. Delete the out-dir (default runs/reproduce) to start over.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CliError, cliConfig, formatDuration, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
+import { createNodeGrader } from "../src/node/grader.ts";
+import { evaluateCheckpoint, lastCheckpoint, type NodeEvalOptions } from "../src/node/evaluate-run.ts";
+import { loadOrPrepareBench, loadTaskFile, readRunFile } from "../src/node/run-files.ts";
+import { trainRun } from "../src/node/train-run.ts";
+import { CURVES, curveSvg, resultsMarkdown, type JobResult } from "../src/node/results-report.ts";
+import { ALPHA_SWEEP, MODES, type Config } from "../src/core/config/index.ts";
+import type { EvalMetrics } from "../src/core/duel/evaluate.ts";
+import type { StepMetrics } from "../src/core/loop/types.ts";
+import type { Grader } from "../src/core/grader/types.ts";
+import type { Bench } from "../src/core/arena/metrics-evaluate.ts";
+import type { TaskFile } from "../src/core/arena/task.ts";
+
+/**
+ * Default scale, planned for about an hour on two shared cores (see README "Train, evaluate,
+ * reproduce" for the measurement): 3 seeds x 3 trained modes + 4 alpha runs = 13 runs of
+ * DEFAULT_STEPS classroom steps, plus 16 evaluations.
+ */
+const DEFAULT_STEPS = 12;
+
+const FLAGS: Record<string, FlagSpec> = {
+  preset: { kind: "string", help: "preset every run starts from (default classroom)" },
+  seeds: { kind: "int", min: 1, help: "seeds per mode, 1..N (default 3)" },
+  steps: { kind: "int", min: 1, help: `training steps per run (default ${DEFAULT_STEPS})` },
+  modes: { kind: "string", help: "comma-separated modes (default base,golden-tests,self-play,code-a1)" },
+  "alpha-seeds": { kind: "int", min: 0, help: "seeds of each alpha-ablation run (default 1; 0 skips the ablation)" },
+  "eval-samples": { kind: "int", min: 1, help: "programs and suites per task in evaluation (default 4)" },
+  "eval-task-limit": { kind: "int", min: 1, help: "evaluate only the first N train and N held-out tasks" },
+  tasks: { kind: "string", help: "task-suite JSON (default: the built-in arena-v1)" },
+  "out-dir": { kind: "string", help: "where runs and evaluations are cached (default runs/reproduce)" },
+  results: { kind: "string", help: "the report to write (default docs/RESULTS.md)" },
+};
+const USAGE = usage("reproduce", "[flags]", FLAGS);
+
+interface Job {
+  name: string;
+  config: Config;
+  kind: "main" | "alpha";
+}
+
+interface EvalCache {
+  key: string;
+  metrics: EvalMetrics;
+  trainSeconds: number;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { flags } = parseArgs(argv, FLAGS, 0);
+  const preset = (flags.preset as string | undefined) ?? "classroom";
+  const seeds = Array.from({ length: (flags.seeds as number | undefined) ?? 3 }, (_, i) => i + 1);
+  const steps = (flags.steps as number | undefined) ?? DEFAULT_STEPS;
+  const modes = ((flags.modes as string | undefined) ?? "base,golden-tests,self-play,code-a1").split(",").map((m) => m.trim());
+  for (const m of modes) if (!(MODES as readonly string[]).includes(m)) throw new CliError(`--modes: unknown mode ${JSON.stringify(m)}; known: ${MODES.join(", ")}`);
+  const alphaSeeds = Array.from({ length: (flags["alpha-seeds"] as number | undefined) ?? 1 }, (_, i) => i + 1);
+  const outDir = (flags["out-dir"] as string | undefined) ?? "runs/reproduce";
+  const resultsPath = (flags.results as string | undefined) ?? "docs/RESULTS.md";
+  const file = loadTaskFile(flags.tasks as string | undefined);
+  const evalOpts: NodeEvalOptions = {
+    samples: (flags["eval-samples"] as number | undefined) ?? 4,
+    seed: 0,
+    temperature: 0.7,
+    k: 5,
+    tts: 1,
+    taskLimit: flags["eval-task-limit"] as number | undefined,
+  };
+  // Every run: the preset with this mode and seed, evaluation only at the end (below).
+  const jobConfig = (mode: string, seed: number, alpha?: number) => cliConfig(preset, { mode, seed, steps, evalEvery: 0, alpha });
+  const jobs: Job[] = [];
+  for (const mode of modes) for (const seed of seeds) jobs.push({ name: `${preset}-${mode}-s${seed}-n${steps}`, config: jobConfig(mode, seed), kind: "main" });
+  for (const alpha of ALPHA_SWEEP.filter((a) => a !== 0.5)) {
+    for (const seed of alphaSeeds) jobs.push({ name: `${preset}-code-a1-alpha${alpha}-s${seed}-n${steps}`, config: jobConfig("code-a1", seed, alpha), kind: "alpha" });
+  }
+  const command = `npm run reproduce -- ${argv.join(" ")}`.trim();
+  const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
+  log(`reproduce: ${jobs.length} jobs (${jobs.filter((j) => j.config.mode !== "base").length} to train, ${steps} steps each), cache ${outDir}`);
+  mkdirSync(outDir, { recursive: true });
+
+  const grader = await createNodeGrader();
+  try {
+    const bench = await loadOrPrepareBench(grader, file.tasks, "runs", (p) => {
+      if (p.done === p.total || p.done % 10 === 0) log(`evaluation bench: ${p.text}`);
+    });
+    const done: { job: Job; result: JobResult }[] = [];
+    const t0 = Date.now();
+    for (const [i, job] of jobs.entries()) {
+      const result = await runJob(job, file, grader, bench, evalOpts, outDir, log);
+      done.push({ job, result });
+      const left = ((Date.now() - t0) / (i + 1)) * (jobs.length - i - 1);
+      log(`[${i + 1}/${jobs.length}] ${job.name}: plus held-out ${pct(result.metrics.plus_pass_heldout)}, Mul ${result.metrics.mul.toFixed(2)}; ETA ${formatDuration(left / 1000)}`);
+      writeReport(done, { command, preset, steps, seeds, evalOpts, resultsPath });
+    }
+    log(`wrote ${resultsPath}`);
+  } finally {
+    await grader.close();
+  }
+}
+
+const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : "n/a");
+
+/** Train (unless cached or base) and evaluate (unless cached) one job. */
+async function runJob(job: Job, file: TaskFile, grader: Grader, bench: Bench, evalOpts: NodeEvalOptions, outDir: string, log: (s: string) => void): Promise<JobResult> {
+  const bundlePath = join(outDir, `${job.name}.a1run`);
+  const evalPath = join(outDir, `${job.name}.eval.json`);
+  const c = job.config;
+  // The evaluation seed follows the run seed, so seeds also vary evaluation sampling (base included).
+  const opts = { ...evalOpts, seed: c.seed };
+  const key = JSON.stringify({ ...opts, onProgress: undefined });
+  let stepMetrics: StepMetrics[] = [];
+  let trainSeconds = 0;
+  let checkpoint;
+  if (c.mode !== "base") {
+    let snapshot = existsSync(bundlePath) ? await readRunFile(bundlePath) : null;
+    if (snapshot && (snapshot.run.step !== c.steps || snapshot.run.status !== "done")) snapshot = null;
+    if (!snapshot) {
+      log(`training ${job.name}`);
+      const r = await trainRun({
+        config: c,
+        file,
+        grader,
+        out: bundlePath,
+        runId: job.name,
+        evaluation: null,
+        emit: (e) => {
+          if (e.type === "step") log(`  ${job.name} step ${e.metrics.step}/${c.steps}: R_C ${e.metrics.code_reward.toFixed(3)} R_T ${e.metrics.test_reward.toFixed(3)} valid ${pct(e.metrics.test_validity)}`);
+        },
+      });
+      snapshot = r.snapshot;
+      trainSeconds = r.seconds;
+    }
+    stepMetrics = snapshot.metrics;
+    checkpoint = lastCheckpoint(snapshot);
+  }
+  if (existsSync(evalPath)) {
+    const cached = JSON.parse(readFileSync(evalPath, "utf8")) as EvalCache;
+    if (cached.key === key) return result(job, cached.metrics, stepMetrics, cached.trainSeconds || trainSeconds);
+  }
+  log(`evaluating ${job.name}`);
+  const { evaluation } = await evaluateCheckpoint(c, checkpoint, file, grader, bench, opts);
+  // NaN survives the cache as null; read back as NaN.
+  writeFileSync(evalPath, JSON.stringify({ key, metrics: evaluation.metrics, trainSeconds } satisfies EvalCache));
+  return result(job, evaluation.metrics, stepMetrics, trainSeconds);
+}
+
+function result(job: Job, metrics: EvalMetrics, steps: StepMetrics[], trainSeconds: number): JobResult {
+  const m = Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, v === null ? NaN : v])) as EvalMetrics;
+  return { mode: job.config.mode, seed: job.config.seed, alpha: job.config.alpha, metrics: m, steps, trainSeconds };
+}
+
+function writeReport(
+  done: { job: Job; result: JobResult }[],
+  o: { command: string; preset: string; steps: number; seeds: number[]; evalOpts: NodeEvalOptions; resultsPath: string },
+): void {
+  const main = done.filter((d) => d.job.kind === "main").map((d) => d.result);
+  const alpha = done.filter((d) => d.job.kind === "alpha").map((d) => d.result);
+  const docsDir = o.resultsPath.replace(/[^/]*$/, "") || ".";
+  const curveDir = join(docsDir, "results");
+  mkdirSync(curveDir, { recursive: true });
+  for (const c of CURVES) writeFileSync(join(curveDir, c.file), curveSvg(main, c.key, c.title));
+  writeFileSync(
+    o.resultsPath,
+    resultsMarkdown({
+      command: o.command,
+      preset: o.preset,
+      steps: o.steps,
+      seeds: o.seeds,
+      evalSamples: o.evalOpts.samples,
+      evalTasks: o.evalOpts.taskLimit ? `the first ${o.evalOpts.taskLimit} train and ${o.evalOpts.taskLimit} held-out tasks` : "all tasks of the suite",
+      main,
+      alpha,
+      curveDir: "results",
+      generatedAt: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",
+    }),
+  );
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  const known = e instanceof Error && ["CliError", "RunFileError", "ConfigError", "BundleError"].includes(e.name);
+  process.stderr.write(`reproduce: ${e instanceof Error ? (known ? e.message : (e.stack ?? e.message)) : String(e)}\n${e instanceof CliError ? USAGE + "\n" : ""}`);
+  process.exitCode = known ? 2 : 1;
+});
