@@ -6,7 +6,7 @@
  *       program = the task's reference (share `referenceShare`), a grammar-random program of the
  *       task's signature (share `noiseShare`), else one of its buggy variants (cycled evenly).
  *   Test policy sequence:  testContext(task, program) ++ suite tokens (<eos> included)
- *       program = one of the task's code-corpus programs; suite = `assert f(ARGS) == ANSWER` lines,
+ *       program = one of the task's distinct code-corpus programs; suite = `assert f(ARGS) == ANSWER` lines,
  *       ARGS drawn from the task's input_spec (plus.ts), ANSWER the repr the reference really
  *       returns (run in Python), replaced by a plausible wrong value with `wrongAnswerShare`.
  *
@@ -52,7 +52,7 @@ export interface CorpusOptions {
 
 export const CORPUS_DEFAULTS: Readonly<Omit<CorpusOptions, "seed">> = {
   codesPerTask: 24,
-  referenceShare: 0.35,
+  referenceShare: 0.5,
   noiseShare: 0.05,
   suitesPerTask: 16,
   wrongAnswerShare: 0.2,
@@ -164,7 +164,7 @@ export async function buildCorpus(
     const programs = codePrograms(vocab, task, options, root.fork(`code:${task.id}`));
     const context = codeContext(vocab, task);
     for (const p of programs) code.push({ task: task.id, kind: p.kind, tokens: [...context, ...p.tokens], completionStart: context.length });
-    test.push(...(await taskSuites(vocab, task, programs, runPython, options, root.fork(`suite:${task.id}`))));
+    test.push(...(await taskSuites(vocab, task, distinctPrograms(vocab, task, programs), runPython, options, root.fork(`suite:${task.id}`))));
   }
   return { options, tasks: tasks.map((t) => t.id), code, test };
 }
@@ -179,13 +179,28 @@ function codePrograms(vocab: Vocabulary, task: Task, o: CorpusOptions, rng: Rng)
   const reference = encodeCode(vocab, task.reference, sig);
   const variants = task.buggy_variants.map((v) => encodeCode(vocab, v.code, sig));
   const out: { kind: CodeKind; tokens: number[] }[] = [];
+  // Noise first: its draws must not depend on the shares (distinctPrograms relies on it).
+  const noise = codeConstraint(vocab, sig, { maxTokens: CODE_MAX_TOKENS });
+  for (let i = 0; i < nNoise; i++) out.push({ kind: "noise", tokens: sampleConstraint(noise, rng) });
   for (let i = 0; i < nRef; i++) out.push({ kind: "reference", tokens: reference });
   // Cycle the variants from a random start so every variant gets its share (+-1).
   const first = variants.length > 0 ? rng.int(variants.length) : 0;
   for (let i = 0; i < nBuggy; i++) out.push({ kind: "buggy", tokens: variants[(first + i) % variants.length] });
-  const noise = codeConstraint(vocab, sig, { maxTokens: CODE_MAX_TOKENS });
-  for (let i = 0; i < nNoise; i++) out.push({ kind: "noise", tokens: sampleConstraint(noise, rng) });
   return rng.shuffle(out);
+}
+
+/**
+ * The programs the Test policy reads: the reference, every buggy variant and the noise programs,
+ * each once, in that fixed order, so the test corpus does not move when the code shares are tuned
+ * (noise programs are drawn before any share-dependent choice, see codePrograms).
+ */
+function distinctPrograms(vocab: Vocabulary, task: Task, programs: { kind: CodeKind; tokens: number[] }[]): { kind: CodeKind; tokens: number[] }[] {
+  const sig = taskSignature(task);
+  return [
+    { kind: "reference" as const, tokens: encodeCode(vocab, task.reference, sig) },
+    ...task.buggy_variants.map((v) => ({ kind: "buggy" as const, tokens: encodeCode(vocab, v.code, sig) })),
+    ...programs.filter((p) => p.kind === "noise"),
+  ];
 }
 
 /**

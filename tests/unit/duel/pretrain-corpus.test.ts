@@ -125,6 +125,10 @@ describe("pretraining corpus", () => {
     expect(a).toEqual(b);
     expect(await corpusHash(c)).not.toBe(await corpusHash(a));
     expect(await vocabHash(vocab)).toMatch(/^[0-9a-f]{64}$/);
+    // Tuning the code shares leaves the Test policy's corpus (and so its checkpoint) unchanged.
+    const d = await buildCorpus(vocab, subset, runPython, { ...SMALL, referenceShare: 0.6 });
+    expect(d.test).toEqual(a.test);
+    expect(d.code).not.toEqual(a.code);
   });
 
   it("rejects bad options by name", async () => {
