@@ -4,7 +4,7 @@
  */
 import { h, replace } from "../dom.ts";
 import { createLineChart, type LineChart } from "../chart.ts";
-import { formatNumber, formatPercent, runProgress } from "../format.ts";
+import { estimateEta, formatNumber, formatPercent, runProgress } from "../format.ts";
 import { CHARTS, chartData, latestValue, type MetricKey } from "../series.ts";
 import type { AppState, View, ViewContext } from "../app-types.ts";
 import { startPanel } from "./start-panel.ts";
@@ -35,7 +35,10 @@ export function dashboardView(root: HTMLElement, ctx: ViewContext): View {
       replace(controls, h("p", { class: "muted" }, "No run is open. Start one above, or open a stored run under Runs & Compare."));
       return;
     }
-    const p = runProgress(r.step, r.steps || s.config.steps, r.eta_s);
+    const steps = r.steps || s.config.steps;
+    // The orchestrator's ETA wins; until it sends one, estimate from the recent steps' times.
+    const stepMs = r.metrics.map((m) => m.time_sample_ms + m.time_grade_ms + m.time_update_ms);
+    const p = runProgress(r.step, steps, r.status === "running" ? (r.eta_s ?? estimateEta(stepMs, r.step, steps)) : null);
     const running = r.status === "running";
     const can = s.trainerReady;
     replace(
