@@ -51,7 +51,8 @@ export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerH
     },
     async baseCheckpoint(role, size) {
       const response = await fetch(new URL(`/checkpoints/${role}-${size}.bin`, self.location.origin));
-      if (response.status === 404) return null;
+      // A missing file is a 404, or the SPA fallback page from a dev/preview server.
+      if (response.status === 404 || (response.headers.get("content-type") ?? "").includes("text/html")) return null;
       if (!response.ok) throw new Error(`could not load the base ${role} policy (${response.status} ${response.statusText}): rebuild it with npm run pretrain`);
       return response.arrayBuffer();
     },

@@ -33,8 +33,10 @@ export function findChromium(): string {
   return found;
 }
 
-export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: findChromium(), args: [...CHROMIUM_FLAGS, ...extraArgs], headless: true });
+/** Headless Chromium with our flags; `webgpu: false` leaves WebGPU off (no adapter), for the fallback paths. */
+export async function launchBrowser(opts: { webgpu?: boolean; args?: string[] } = {}): Promise<Browser> {
+  const flags = opts.webgpu === false ? CHROMIUM_FLAGS.filter((f) => f !== "--enable-unsafe-webgpu") : CHROMIUM_FLAGS;
+  return chromium.launch({ executablePath: findChromium(), args: [...flags, ...(opts.args ?? [])], headless: true });
 }
 
 /** Base URL of the built app served by `vite preview` (started in global-setup.ts). */

@@ -1,0 +1,118 @@
+/**
+ * Training in the real app, in real Chromium: the trainer worker drives both policy workers and the
+ * grader's sandbox workers, and commits every step to IndexedDB.
+ *  - WebGPU (SwiftShader, slow): one step of a tiny run; the backend badge names the adapter; the
+ *    metrics and the duel appear.
+ *  - WebGPU unavailable (Chromium without --enable-unsafe-webgpu): the fallback is shown and
+ *    trains; a reload mid-run resumes from the last complete step and reaches the same metrics as
+ *    a run never interrupted.
+ */
+import { mkdirSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { configToQuery, presetConfig } from "../../src/core/config/index.ts";
+import { STEP_METRIC_KEYS, type StepMetrics } from "../../src/core/loop/types.ts";
+import { appUrl, launchBrowser, watchErrors } from "./browser.ts";
+
+const SHOTS = "test-artifacts/screenshots";
+mkdirSync(SHOTS, { recursive: true });
+
+// The smallest duel that still has every part: 1 task x 2 programs x 2 suites of 2 tests.
+const tiny = (steps: number, seed: number) =>
+  presetConfig("classroom", { steps, seed, tasks_per_step: 1, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0 });
+
+const browsers: Browser[] = [];
+afterAll(async () => {
+  for (const b of browsers) await b.close();
+});
+
+async function openApp(browser: Browser, query: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = watchErrors(page);
+  await page.goto(appUrl(`/?${query}`));
+  await page.waitForFunction(() => (window as unknown as { arena?: { ready: Promise<void> } }).arena?.ready.then(() => true));
+  return { page, errors };
+}
+
+/** Runs and their committed metrics, straight from the app's IndexedDB. */
+function storedRuns(page: Page): Promise<{ id: string; step: number; status: string; metrics: StepMetrics[] }[]> {
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const req = indexedDB.open("code-a1-arena");
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => {
+          const tx = req.result.transaction(["runs", "metrics"], "readonly");
+          const runs = tx.objectStore("runs").getAll();
+          const metrics = tx.objectStore("metrics").getAll();
+          tx.oncomplete = () => {
+            req.result.close();
+            resolve(
+              runs.result.map((r: { id: string; step: number; status: string }) => ({
+                id: r.id,
+                step: r.step,
+                status: r.status,
+                metrics: metrics.result.filter((m: { run: string }) => m.run === r.id).map((m: { metrics: StepMetrics }) => m.metrics),
+              })),
+            );
+          };
+        };
+      }),
+  );
+}
+
+async function waitForRun(page: Page, predicate: (r: { id: string; step: number; status: string }) => boolean, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const runs = await storedRuns(page);
+    const hit = runs.find(predicate);
+    if (hit) return hit;
+    if (Date.now() > deadline) throw new Error(`no run reached the expected state in ${timeoutMs / 1000} s: ${JSON.stringify(runs.map((r) => [r.id, r.step, r.status]))}`);
+    await page.waitForTimeout(1000);
+  }
+}
+
+const withoutTimes = (m: StepMetrics) => Object.fromEntries(STEP_METRIC_KEYS.filter((k) => !k.startsWith("time_")).map((k) => [k, m[k]]));
+
+describe("training in the browser", () => {
+  it("trains on WebGPU (SwiftShader): backend badge, metrics and a duel appear", async () => {
+    const browser = await launchBrowser();
+    browsers.push(browser);
+    const { page, errors } = await openApp(browser, configToQuery(tiny(1, 3)));
+    await page.getByRole("button", { name: "Start", exact: true }).click();
+    await expect.poll(() => page.textContent("body"), { timeout: 120_000 }).toMatch(/webgpu \([^)]*swiftshader[^)]*\)/i);
+    const run = await waitForRun(page, (r) => r.status === "done", 420_000);
+    expect(run.step).toBe(1);
+    await expect.poll(() => page.textContent("main, body")).toMatch(/Code reward/);
+    await page.getByRole("link", { name: "Duel" }).or(page.getByRole("tab", { name: "Duel" })).or(page.getByRole("button", { name: "Duel" })).first().click();
+    await expect.poll(() => page.textContent("body"), { timeout: 30_000 }).toMatch(/def f\(/);
+    await page.screenshot({ path: `${SHOTS}/train-webgpu-duel.png`, fullPage: true });
+    expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  }, 600_000);
+
+  it("falls back without WebGPU, and a reload mid-run resumes to the same metrics as an uninterrupted run", async () => {
+    // Chromium without --enable-unsafe-webgpu: navigator.gpu offers no adapter here.
+    const noGpu = await launchBrowser({ webgpu: false });
+    browsers.push(noGpu);
+    const config = tiny(3, 5);
+
+    // Uninterrupted reference run.
+    const first = await openApp(noGpu, configToQuery(config));
+    await first.page.getByRole("button", { name: "Start", exact: true }).click();
+    await expect.poll(() => first.page.textContent("body"), { timeout: 120_000 }).toMatch(/wasm, because webgpu is unavailable/i);
+    const reference = await waitForRun(first.page, (r) => r.status === "done", 420_000);
+    expect(reference.metrics.map((m) => m.step)).toEqual([1, 2, 3]);
+    await first.page.screenshot({ path: `${SHOTS}/train-fallback-dashboard.png`, fullPage: true });
+    await first.page.close();
+
+    // Same config and seed, reloaded after its first committed step.
+    const second = await openApp(noGpu, configToQuery(config));
+    await second.page.getByRole("button", { name: "Start", exact: true }).click();
+    const interrupted = await waitForRun(second.page, (r) => r.id !== reference.id && r.step >= 1, 300_000);
+    await second.page.reload();
+    const resumed = await waitForRun(second.page, (r) => r.id === interrupted.id && r.status === "done", 420_000);
+    expect(resumed.metrics.map((m) => m.step)).toEqual([1, 2, 3]);
+    expect(resumed.metrics.map(withoutTimes)).toEqual(reference.metrics.map(withoutTimes));
+    expect(second.errors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  }, 1_200_000);
+});
