@@ -37,6 +37,11 @@ export interface SupervisorOptions {
   killGraceMs?: number;
   /** Give up a batch after this many sandbox restarts (each costs a Pyodide start). */
   maxRestarts?: number;
+  /**
+   * Keep one spare sandbox booted (default true): a kill then costs a hand-over instead of a
+   * Pyodide start (seconds). Costs the memory of a second interpreter; turn off where it is short.
+   */
+  warmSpare?: boolean;
 }
 
 /** A Grader that also says how many sandboxes it has started (1 + restarts), for tests and benchmarks. */
@@ -45,26 +50,41 @@ export interface SupervisedGrader extends Grader {
 }
 
 export function createSupervisedGrader(spawn: SpawnSandbox, options: SupervisorOptions = {}): SupervisedGrader {
-  const control = createSandboxControl();
   const maxRestarts = options.maxRestarts ?? 200;
-  let host: Promise<SandboxHost> | null = null;
+  const warmSpare = options.warmSpare ?? true;
+  /** A sandbox and its own shared buffers (a booting spare must never see the live one's SIGINT). */
+  interface Live {
+    host: Promise<SandboxHost>;
+    control: SandboxControl;
+  }
+  let live: Live | null = null;
+  let spare: Live | null = null;
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
   /** Sandboxes started, for tests and benchmarks (first start included). */
   let spawns = 0;
 
-  const sandbox = () => {
-    if (!host) {
-      spawns++;
-      Atomics.store(control.interrupt, 0, 0);
-      host = spawn(control);
-      host.catch(() => (host = null));
+  const start = (): Live => {
+    spawns++;
+    const control = createSandboxControl();
+    const started: Live = { host: spawn(control), control };
+    started.host.catch(() => {
+      if (live === started) live = null;
+      if (spare === started) spare = null;
+    });
+    return started;
+  };
+  const sandbox = (): Live => {
+    if (!live) {
+      live = spare ?? start();
+      spare = null;
     }
-    return host;
+    if (warmSpare && !spare && !closed) spare = start();
+    return live;
   };
   const discard = async () => {
-    const h = host;
-    host = null;
+    const h = live?.host;
+    live = null;
     if (h) await (await h.catch(() => null))?.terminate();
   };
 
@@ -80,8 +100,9 @@ export function createSupervisedGrader(spawn: SpawnSandbox, options: SupervisorO
     let taintRetry = false;
     for (;;) {
       onProgress?.({ phase: "load", done: 0, total: 0, text: "starting the Python sandbox" });
-      const h = await sandbox();
-      const { ctl, interrupt } = control;
+      const current = sandbox();
+      const h = await current.host;
+      const { ctl, interrupt } = current.control;
       ctl.fill(-1);
       Atomics.store(interrupt, 0, 0);
       let killed: { step: number } | null = null;
@@ -158,7 +179,9 @@ export function createSupervisedGrader(spawn: SpawnSandbox, options: SupervisorO
     },
     async close() {
       closed = true;
-      await discard();
+      const s = spare?.host;
+      spare = null;
+      await Promise.all([discard(), s?.then((h) => h.terminate(), () => undefined)]);
     },
     get spawns() {
       return spawns;

@@ -136,11 +136,11 @@ const SNIPPETS: Snippet[] = [
   { name: "infinite loop at load", code: "while True:\n    pass\ndef f(xs):\n    return max(xs)", status: "timeout", verdicts: ["skipped"] },
   { name: "C loop at load", code: "x = sum(range(10 ** 15))\ndef f(xs):\n    return max(xs)", status: "timeout", verdicts: ["skipped"] },
   { name: "deep recursion", code: body("    return f(xs)"), status: "ok", verdicts: ["error"] },
-  // Frames live on the heap in 3.14: a raised limit makes the recursion slow, not a crash.
+  // Past a raised limit the wasm stack overflows first: Pyodide dies, the sandbox is replaced.
   {
     name: "deep recursion past a raised limit",
-    code: body(`${SYS}    sys.setrecursionlimit(10 ** 6)\n    def g(n):\n        return g(n + sum(range(100)))\n    return g(0)`),
-    status: "ok", verdicts: ["timeout"],
+    code: body(`${SYS}    sys.setrecursionlimit(10 ** 6)\n    def g(n):\n        return g(n + 1)\n    return g(0)`),
+    status: "ok", verdicts: ["error"], reason: "crashed",
   },
   { name: "huge allocation", code: body("    return [0] * 10 ** 10"), status: "ok", verdicts: ["error"], reason: "raised" },
   { name: "output flood", code: body("    while True:\n        print('x' * 1000)"), status: "ok", verdicts: ["timeout"] },
@@ -204,9 +204,10 @@ describe("hostile corpus: one batch, every snippet contained", () => {
   });
 
   it("restarted the sandbox only for the uninterruptible snippets", () => {
-    // swallow every interrupt, C loop at call, C loop at load, __del__ swallowing at cleanup, and
-    // the tainted interpreter (ast patched) is replaced before the next batch, not during this one.
-    expect(spawnsForBatch).toBe(4);
+    // One new sandbox per kill or crash: swallow every interrupt, C loop at call, C loop at load,
+    // __del__ swallowing at cleanup, stack overflow. The tainted interpreter (ast patched) is
+    // replaced before the next batch, not during this one.
+    expect(spawnsForBatch).toBe(5);
   });
 
   it("a later batch is graded correctly after the corpus (tainted interpreter replaced)", async () => {
