@@ -11,13 +11,13 @@
  * second of the process, the figure to compare when the 2 shared cores are busy with other jobs.
  * PyTorch is not installed on these machines, so there is no PyTorch comparison.
  */
-import { createServer, type ViteDevServer } from "vite";
 import { type BackendName } from "../../src/core/policy/backend.ts";
 import { type PolicyBenchResult, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
 import { useNodeBackend } from "../../src/node/tf-backend.ts";
 import { launchBrowser } from "../../tests/e2e/browser.ts";
+import { callHarness, startPolicyDevServer } from "../../tests/e2e/policy-page.ts";
 
 type BenchBackend = "cpu" | "wasm" | "webgpu" | "chromium-wasm";
 const ALL_BACKENDS: BenchBackend[] = ["cpu", "wasm", "webgpu", "chromium-wasm"];
@@ -70,25 +70,13 @@ async function nodeBench(backend: "cpu" | "wasm", size: ModelSize, reps: number)
   }
 }
 
-async function startDevServer(): Promise<{ server: ViteDevServer; origin: string }> {
-  const server = await createServer({
-    server: { port: 0, host: "127.0.0.1" },
-    logLevel: "warn",
-    optimizeDeps: { include: ["@tensorflow/tfjs", "@tensorflow/tfjs-backend-webgpu", "@tensorflow/tfjs-backend-wasm", "comlink"] },
-  });
-  await server.listen();
-  const origin = server.resolvedUrls?.local[0];
-  if (!origin) throw new Error("vite dev server did not report a URL");
-  return { server, origin };
-}
-
 async function browserBench(origin: string, backend: BackendName, size: ModelSize, reps: number): Promise<PolicyBenchResult> {
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage();
     await page.goto(origin);
     const opts = JSON.stringify({ backend, size, vocab: VOCAB, reps });
-    const run = page.evaluate(`import("/tests/e2e/policy-harness.ts").then((m) => m.benchPolicy(${opts}))`) as Promise<PolicyBenchResult>;
+    const run = callHarness<PolicyBenchResult>(page, `m.benchPolicy(${opts})`);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`timed out after ${BROWSER_TIMEOUT_MS / 1000} s`)), BROWSER_TIMEOUT_MS);
@@ -140,7 +128,7 @@ export async function main(argv: string[]): Promise<void> {
   await runNode("wasm");
   const browserBackends = args.backends.filter((b) => b === "webgpu" || b === "chromium-wasm");
   if (browserBackends.length) {
-    const { server, origin } = await startDevServer();
+    const { server, origin } = await startPolicyDevServer();
     try {
       for (const backend of browserBackends) {
         for (const size of args.sizes) {

@@ -16,6 +16,7 @@ export interface DuelResult {
   /** sum_i A_i (log pi_new(y_i) - log pi_old(y_i)): > 0 when the update followed the advantages. */
   moved: number;
   clipFraction: number;
+  gradNorm: number;
   checkpointBytes: number;
 }
 
@@ -44,6 +45,7 @@ export async function runDuel(vocab: number): Promise<DuelResult> {
       advantages,
       moved,
       clipFraction: metrics.clipFraction,
+      gradNorm: metrics.gradNorm,
       checkpointBytes: checkpoint.byteLength,
     };
   } finally {

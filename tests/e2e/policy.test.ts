@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { chromium, type Browser } from "playwright-core";
-import { createServer, type ViteDevServer } from "vite";
+import type { ViteDevServer } from "vite";
+import { callHarness, startPolicyDevServer } from "./policy-page.ts";
 import { CHROMIUM_FLAGS, findChromium, launchBrowser, watchErrors } from "./browser.ts";
 import { ToyConstraint } from "../../src/core/policy/toy-constraint.ts";
 import type { DuelResult } from "./policy-harness.ts";
@@ -16,13 +17,7 @@ let origin: string;
 
 /** The dev server serves the worker and core modules from source, as `npm run dev` does. */
 beforeAll(async () => {
-  server = await createServer({
-    server: { port: 0, host: "127.0.0.1" },
-    logLevel: "warn",
-    optimizeDeps: { include: ["@tensorflow/tfjs", "@tensorflow/tfjs-backend-webgpu", "@tensorflow/tfjs-backend-wasm", "comlink"] },
-  });
-  await server.listen();
-  origin = server.resolvedUrls!.local[0];
+  ({ server, origin } = await startPolicyDevServer());
 });
 afterAll(async () => {
   await server?.close();
@@ -33,8 +28,7 @@ async function runInPage(browser: Browser): Promise<{ result: DuelResult; errors
   const page = await browser.newPage();
   const errors = watchErrors(page);
   await page.goto(origin);
-  // A string, so the test runner leaves the browser-side import alone.
-  const result = (await page.evaluate(`import("/tests/e2e/policy-harness.ts").then((m) => m.runDuel(${VOCAB}))`)) as DuelResult;
+  const result = await callHarness<DuelResult>(page, `m.runDuel(${VOCAB})`);
   await page.close();
   return { result, errors };
 }
@@ -47,6 +41,8 @@ function expectWorkingPolicy(result: DuelResult): void {
   expect(result.advantages.some((a) => a !== 0)).toBe(true);
   expect(result.moved).toBeGreaterThan(0);
   expect(result.clipFraction).toBe(0); // first mini-batch of a fresh rollout: ratio 1 everywhere
+  expect(result.gradNorm).toBeGreaterThan(0); // a kernel failing on the device shows up as a zero or NaN norm
+  expect(Number.isFinite(result.gradNorm)).toBe(true);
   expect(result.checkpointBytes).toBeGreaterThan(100_000 * 4 * 3);
 }
 

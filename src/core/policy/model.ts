@@ -205,12 +205,12 @@ export class GptModel {
       const probs = tf.reshape(tf.softmax(att, -1), [B * heads, T, S]);
       // (B*H, T, S_i) @ (B*H, S_i, D) summed over segments -> (B, H, T, D) -> (B*T, C)
       const parts = segments.length === 1 ? [probs] : tf.split(probs, sizes, 2);
-      const y = tf.addN(
-        parts.map((p, i) => {
+      const y = parts
+        .map((p, i) => {
           const v = tf.reshape(segments[i].v, [B * heads, sizes[i], D]);
           return T === 1 ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
-        }),
-      );
+        })
+        .reduce((a, b) => tf.add(a, b));
       x = tf.add(x, dense(mergeHeads(y), `h${l}.attn.proj`));
       // MLP: pre-LN, C -> 4C -> C with GELU.
       const h2 = layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`));

@@ -61,7 +61,9 @@ export class AdamW {
     const t = this.step;
     const gradNorm = tf.tidy(() => {
       const sq = [...this.params.keys()].map((k) => tf.sum(tf.square(grads[k])));
-      const norm = tf.sqrt(tf.addN(sq)) as tf.Scalar;
+      // Pairwise adds, not tf.addN: webgpu's AddN binds one storage buffer per input and fails
+      // (invalid pipeline, silently dropping the step) past the adapter's limit, e.g. 8 on SwiftShader.
+      const norm = tf.sqrt(sq.reduce((a, b) => tf.add(a, b))) as tf.Scalar;
       const scale = cfg.gradClip > 0 ? tf.minimum(1, tf.div(cfg.gradClip, tf.add(norm, 1e-6))) : tf.scalar(1);
       const c1 = 1 - cfg.beta1 ** t;
       const c2 = 1 - cfg.beta2 ** t;
