@@ -5,6 +5,7 @@
  */
 import { parseConfig, type Config, type Mode } from "../core/config/index.ts";
 import type { TrainerEvent } from "../core/loop/events.ts";
+import { EVAL_METRIC_KEYS, STEP_METRIC_KEYS, type StepMetrics } from "../core/loop/types.ts";
 
 /** In the paper's order: no training, human tests only, one shared policy, Code-A1. */
 export const PAPER_COMPARISON: readonly Mode[] = ["base", "golden-tests", "self-play", "code-a1"];
@@ -81,4 +82,38 @@ export class RunQueue {
     this.state = { ...this.state, ...p };
     this.onChange(this.state);
   }
+}
+
+/** Wall-clock metrics differ between any two runs; they are not part of reproduction. */
+const TIMING = new Set<string>(["time_sample_ms", "time_grade_ms", "time_update_ms"]);
+const REPRO_KEYS = [...STEP_METRIC_KEYS, ...EVAL_METRIC_KEYS].filter((k) => !TIMING.has(k));
+
+export interface ReproductionCheck {
+  /** Steps both runs have. */
+  steps: number;
+  /** Every compared metric equal (within `tolerance`) on every common step. */
+  reproduced: boolean;
+  /** The first difference, in step order then metric order. */
+  firstDifference: { step: number; key: string; a: number | null; b: number | null } | null;
+}
+
+/**
+ * "Re-run and compare": does run `b` reproduce run `a`'s metrics? Same seed and backend should give
+ * identical numbers (tolerance 0); timings are ignored.
+ */
+export function compareMetrics(a: readonly StepMetrics[], b: readonly StepMetrics[], tolerance = 0): ReproductionCheck {
+  const byStep = new Map(b.map((m) => [m.step, m]));
+  let steps = 0;
+  for (const ma of [...a].sort((x, y) => x.step - y.step)) {
+    const mb = byStep.get(ma.step);
+    if (!mb) continue;
+    steps++;
+    for (const key of REPRO_KEYS) {
+      const va = ma[key];
+      const vb = mb[key];
+      const same = va === null || vb === null ? va === vb : Math.abs(va - vb) <= tolerance || (Number.isNaN(va) && Number.isNaN(vb));
+      if (!same) return { steps, reproduced: false, firstDifference: { step: ma.step, key, a: va, b: vb } };
+    }
+  }
+  return { steps, reproduced: steps > 0, firstDifference: null };
 }

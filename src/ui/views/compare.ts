@@ -5,7 +5,8 @@
 import { h, replace } from "../dom.ts";
 import { createLineChart, type LineChart } from "../chart.ts";
 import { CHARTS, overlayData, type MetricKey, type RunSeries } from "../series.ts";
-import { PAPER_COMPARISON } from "../compare-plan.ts";
+import { PAPER_COMPARISON, compareMetrics } from "../compare-plan.ts";
+import { formatNumber } from "../format.ts";
 import type { RunData } from "../deps.ts";
 import type { AppState, View, ViewContext } from "../app-types.ts";
 
@@ -129,7 +130,7 @@ export function compareView(root: HTMLElement, ctx: ViewContext): View {
       ),
     );
     const grid = h("div", { class: "chart-grid" });
-    replace(chartsPanel, h("h2", {}, "Overlay"), picker, runs.length ? grid : h("p", { class: "muted" }, "Tick runs above to overlay their metrics."));
+    replace(chartsPanel, h("h2", {}, "Overlay"), reproduction(), picker, runs.length ? grid : h("p", { class: "muted" }, "Tick runs above to overlay their metrics."));
     if (!runs.length) return;
     for (const key of METRICS.filter((m) => metrics.has(m.key))) {
       const plot = h("div", { class: "chart" });
@@ -137,6 +138,22 @@ export function compareView(root: HTMLElement, ctx: ViewContext): View {
       const spec = CHARTS.find((c) => c.series.some((x) => x.key === key.key))!;
       charts.push(createLineChart(plot, overlayData(runs, key.key), { labels: runs.map((r) => r.label), unit: spec.unit, height: state?.prefs.largeType ? 300 : 220, ariaLabel: `${key.label} of ${runs.length} runs` }));
     }
+  }
+
+  /** With two runs ticked: does the second reproduce the first (same seed, same backend)? */
+  function reproduction(): HTMLElement | null {
+    const pair = [...selected].map((id) => loaded.get(id)).filter((d): d is RunData => !!d);
+    if (pair.length !== 2) return null;
+    const [a, b] = pair;
+    const r = compareMetrics(a.metrics, b.metrics);
+    const same = JSON.stringify({ ...a.run.config }) === JSON.stringify({ ...b.run.config });
+    const d = r.firstDifference;
+    const text = r.reproduced
+      ? `${b.run.id} reproduces ${a.run.id}: identical metrics on all ${r.steps} common steps (timings aside).`
+      : d
+        ? `${b.run.id} does not reproduce ${a.run.id}: first difference at step ${d.step}, ${d.key} ${formatNumber(d.a, 6)} vs ${formatNumber(d.b, 6)}.`
+        : `${a.run.id} and ${b.run.id} have no step in common yet.`;
+    return h("p", { id: "reproduction", class: r.reproduced ? "" : "warn" }, h("strong", {}, "Reproduction: "), text, same ? "" : " (their configurations differ)");
   }
 
   return {

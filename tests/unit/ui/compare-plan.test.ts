@@ -39,3 +39,22 @@ describe("paper comparison queue", () => {
     expect(q.snapshot.pending).toEqual([]);
   });
 });
+
+describe("re-run and compare", () => {
+  it("reports identical metrics as reproduced, ignoring wall-clock timings", async () => {
+    const { compareMetrics } = await import("../../../src/ui/compare-plan.ts");
+    const { metricsAt } = await import("./fixtures.ts");
+    const a = [metricsAt(1, { code_reward: 0.5, time_grade_ms: 100 }), metricsAt(2, { code_reward: 0.6, golden_pass: 0.25 })];
+    const b = [metricsAt(1, { code_reward: 0.5, time_grade_ms: 900 }), metricsAt(2, { code_reward: 0.6, golden_pass: 0.25 }), metricsAt(3)];
+    expect(compareMetrics(a, b)).toEqual({ steps: 2, reproduced: true, firstDifference: null });
+  });
+  it("names the first step and metric that differ, and a run with no common step reproduces nothing", async () => {
+    const { compareMetrics } = await import("../../../src/ui/compare-plan.ts");
+    const { metricsAt } = await import("./fixtures.ts");
+    const a = [metricsAt(1, { code_reward: 0.5 }), metricsAt(2, { r_adv: 0.1, golden_pass: 0.2 })];
+    const b = [metricsAt(1, { code_reward: 0.5 }), metricsAt(2, { r_adv: 0.1, golden_pass: null })];
+    expect(compareMetrics(a, b).firstDifference).toEqual({ step: 2, key: "golden_pass", a: 0.2, b: null });
+    expect(compareMetrics(a, [metricsAt(1, { code_reward: 0.5 + 1e-9 })], 1e-6).reproduced).toBe(true);
+    expect(compareMetrics(a, [metricsAt(9)]).reproduced).toBe(false);
+  });
+});
