@@ -94,6 +94,11 @@ def setup():
     _state["public"] = _MappingProxy({k: _MappingProxy(v) for k, v in public.items()})
     _state["import_code"] = compile(_IMPORT_SRC, "<sandbox-import>", "exec")
     refused = _tiny_function(_REFUSED_SRC, "refused", {})
+    _state["refused"] = refused
+    # A raised recursion limit lets a recursion overflow the wasm stack, which kills Pyodide
+    # (sometimes slowly): candidates keep the default limit, and get RecursionError.
+    _state["setrecursionlimit"] = _sys.setrecursionlimit
+    vars(_sys)["setrecursionlimit"] = refused
     # Process-level kill switches that raise no audit event: replace them, in os and posix alike.
     for m in (mods.get("os"), mods.get("posix")):
         for name in _OS_DENIED:
@@ -169,7 +174,8 @@ def _restore_world():
         live.clear()  # C-level clear + update beats comparing entry by entry
         live.update(snap)
     _sys.stdout = _sys.stderr = _state["sink"]
-    _sys.setrecursionlimit(_state["recursion"])
+    _state["setrecursionlimit"](_state["recursion"])
+    vars(_sys)["setrecursionlimit"] = _state["refused"]
     _gc.disable()
 
 
