@@ -24,11 +24,15 @@ import type { Bench } from "../src/core/arena/metrics-evaluate.ts";
 import type { TaskFile } from "../src/core/arena/task.ts";
 
 /**
- * Default scale, planned for about an hour on two shared cores (see README "Train, evaluate,
- * reproduce" for the measurement): 3 seeds x 3 trained modes + 4 alpha runs = 13 runs of
- * DEFAULT_STEPS classroom steps, plus 16 evaluations.
+ * Default scale, planned for about an hour on two cores (measured 2026-11-29 on the shared 2-core
+ * machine at load ~15: a classroom code-a1 or self-play step 26 s, golden-tests 8 s; a full
+ * evaluation of 63 tasks x 4 samples 255 s, of 16 + 16 tasks about half): 9 main runs + 4 alpha runs
+ * of DEFAULT_STEPS steps (~(3 x 60 + 4 x 26) s per step = 284 s) and 16 evaluations of the 16
+ * held-out tasks plus the first 16 train tasks. Expect about an hour on an idle machine, longer
+ * under load; lower --steps or --seeds to fit.
  */
-const DEFAULT_STEPS = 12;
+const DEFAULT_STEPS = 10;
+const DEFAULT_EVAL_TASK_LIMIT = 16;
 
 const FLAGS: Record<string, FlagSpec> = {
   preset: { kind: "string", help: "preset every run starts from (default classroom)" },
@@ -37,7 +41,7 @@ const FLAGS: Record<string, FlagSpec> = {
   modes: { kind: "string", help: "comma-separated modes (default base,golden-tests,self-play,code-a1)" },
   "alpha-seeds": { kind: "int", min: 0, help: "seeds of each alpha-ablation run (default 1; 0 skips the ablation)" },
   "eval-samples": { kind: "int", min: 1, help: "programs and suites per task in evaluation (default 4)" },
-  "eval-task-limit": { kind: "int", min: 1, help: "evaluate only the first N train and N held-out tasks" },
+  "eval-task-limit": { kind: "int", min: 1, help: `evaluate the first N train and N held-out tasks (default ${DEFAULT_EVAL_TASK_LIMIT}: all held-out)` },
   tasks: { kind: "string", help: "task-suite JSON (default: the built-in arena-v1)" },
   "out-dir": { kind: "string", help: "where runs and evaluations are cached (default runs/reproduce)" },
   results: { kind: "string", help: "the report to write (default docs/RESULTS.md)" },
@@ -73,7 +77,7 @@ async function main(argv: string[]): Promise<void> {
     temperature: 0.7,
     k: 5,
     tts: 1,
-    taskLimit: flags["eval-task-limit"] as number | undefined,
+    taskLimit: (flags["eval-task-limit"] as number | undefined) ?? DEFAULT_EVAL_TASK_LIMIT,
   };
   // Every run: the preset with this mode and seed, evaluation only at the end (below).
   const jobConfig = (mode: string, seed: number, alpha?: number) => cliConfig(preset, { mode, seed, steps, evalEvery: 0, alpha });

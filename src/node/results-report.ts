@@ -86,13 +86,16 @@ export function expectations(main: JobResult[]): string[] {
   const verdict = (ok: boolean | null) => (ok === null ? "**not measurable**" : ok ? "**holds**" : "**does not hold**");
   const out: string[] = [];
   const known = (...xs: number[]) => (xs.every(Number.isFinite) ? true : null);
+  // A difference no larger than the seeds' spread is reported as such.
+  const spread = (mode: string, key: keyof EvalMetrics) => meanStd(byMode(main, mode).map((j) => j.metrics[key])).std;
+  const noise = (d: number, ...stds: number[]) => (Math.abs(d) <= Math.max(0, ...stds.filter(Number.isFinite)) ? " (within the seeds' spread)" : "");
 
   let a = m("code-a1", "plus_pass_heldout");
   let b = m("base", "plus_pass_heldout");
-  out.push(`- Code-A1 above base on plus-pass (held-out): ${verdict(known(a, b) && a > b)}: ${pct(a)} vs ${pct(b)}; train ${pct(m("code-a1", "plus_pass_train"))} vs ${pct(m("base", "plus_pass_train"))}.`);
+  out.push(`- Code-A1 above base on plus-pass (held-out): ${verdict(known(a, b) && a > b)}${noise(a - b, spread("code-a1", "plus_pass_heldout"), spread("base", "plus_pass_heldout"))}: ${pct(a)} vs ${pct(b)}; train ${pct(m("code-a1", "plus_pass_train"))} vs ${pct(m("base", "plus_pass_train"))}.`);
   a = m("golden-tests", "golden_pass_train");
   b = m("golden-tests", "plus_pass_train");
-  out.push(`- Golden-tests' golden-pass above its plus-pass (fooled by weak tests): ${verdict(known(a, b) && a > b)}: ${pct(a)} vs ${pct(b)} on train tasks.`);
+  out.push(`- Golden-tests' golden-pass above its plus-pass (fooled by weak tests): ${verdict(known(a, b) && a > b)}${noise(a - b, spread("golden-tests", "golden_pass_train"), spread("golden-tests", "plus_pass_train"))}: ${pct(a)} vs ${pct(b)} on train tasks.`);
   for (const [key, name] of [["test_validity", "test validity"], ["bug_detection", "bug detection"]] as const) {
     const { early, late } = earlyLate(byMode(main, "code-a1"), key);
     out.push(`- Code-A1's ${name} rising over training: ${verdict(known(early, late) && late > early)}: ${pct(early)} in the first fifth of steps, ${pct(late)} in the last.`);
@@ -101,7 +104,7 @@ export function expectations(main: JobResult[]): string[] {
   out.push(`- Self-play's tests growing easy (adversarial reward R_adv falling): ${verdict(known(sp.early, sp.late) && sp.late < sp.early)}: ${sp.early.toFixed(3)} early, ${sp.late.toFixed(3)} late.`);
   a = m("code-a1", "tts_plus_pass");
   b = m("code-a1", "plain_plus_pass");
-  out.push(`- Test-time scaling helps the trained pair (ranked above plain sampling): ${verdict(known(a, b) && a > b)}: ${pct(a)} vs ${pct(b)}; base pair ${pct(m("base", "tts_plus_pass"))} vs ${pct(m("base", "plain_plus_pass"))}.`);
+  out.push(`- Test-time scaling helps the trained pair (ranked above plain sampling): ${verdict(known(a, b) && a > b)}${noise(a - b, spread("code-a1", "tts_plus_pass"), spread("code-a1", "plain_plus_pass"))}: ${pct(a)} vs ${pct(b)}; base pair ${pct(m("base", "tts_plus_pass"))} vs ${pct(m("base", "plain_plus_pass"))}.`);
   return out;
 }
 
@@ -199,7 +202,7 @@ ${expectations(r.main).join("\n")}
 - Scale: the paper trains 1.5B-7B pretrained LLMs for ~111 steps of 256 tasks on MBPP/HumanEval-style data; here two
   transformers of ~0.1M parameters (\`tiny\`) train for ${r.steps} steps of a few tasks on a fixed 63-task arena-Python suite,
   on CPU (wasm). Absolute numbers are not comparable; only the direction of differences is.
-- Seeds: ${r.seeds.length} seeds per mode. Where the ± spread is as large as a difference between rows, that difference is
+- Seeds: ${r.seeds.length} seed(s) per mode. Where the ± spread is as large as a difference between rows, that difference is
   not evidence either way.
 - The base players are ${r.main.some((j) => j.mode === "base") ? "whatever `createNodePlayers` loads: the pretrained checkpoints in public/checkpoints/ when present, else fresh seeded weights (which write valid but meaningless programs, so every code metric starts near zero)" : "not evaluated in this run"}.
 - Rewards, the Mistake Book, TopVar and GRPO follow the spec exactly; the grammar-constrained decoding (every sample is
