@@ -461,6 +461,9 @@ def _cleanup(holder):
     """Step body after a candidate's last line: undo its changes to shared modules, free its
     objects (their __del__ runs here, inside its own time limit) and collect its cycles."""
     _restore_world()
+    for ns in holder:
+        if type(ns) is dict:
+            ns.clear()  # the namespace and its function form a cycle; clearing it frees most objects now
     holder.clear()
     # Collect the young generation when enough has piled up, as automatic collection would (a
     # full collection per candidate costs more than grading it). Garbage one candidate left may
