@@ -97,11 +97,15 @@ export function compareView(root: HTMLElement, ctx: ViewContext): View {
                   h("td", {}, new Date(r.updated).toLocaleString()),
                   h(
                     "td",
-                    { class: "buttons" },
+                    {},
+                    h(
+                      "div",
+                      { class: "buttons nowrap" },
                     h("button", { onclick: () => actions.openRun(r.id) }, "Open"),
                     h("button", { onclick: () => actions.rerun(r.id), disabled: !s.trainerReady, title: "Train the same config and seed again; overlay both to check reproduction" }, "Re-run"),
                     h("button", { onclick: () => actions.exportRun(r.id), disabled: !bundles }, "Export"),
                     h("button", { class: "danger", onclick: () => confirm(`Delete run ${r.id} and all its data?`) && actions.deleteRun(r.id) }, "Delete"),
+                    ),
                   ),
                 ),
               ),
