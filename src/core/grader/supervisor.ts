@@ -141,6 +141,8 @@ export function createSupervisedGrader(spawn: SpawnSandbox, options: SupervisorO
       }, tick);
       try {
         await h.grade(call, (code, json) => builder.add(code, json));
+        const total = Math.max(0, Atomics.load(ctl, 3));
+        onProgress?.({ phase: "grade", done: total, total, text: "graded" });
         return builder.result;
       } catch (e) {
         if (closed) throw new GraderClosedError("the grader was closed while grading");

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNodeGrader } from "../../../src/node/grader.ts";
 import { GradeRequestError } from "../../../src/core/grader/request.ts";
-import type { Grader, GradeRequest, LineResult } from "../../../src/core/grader/types.ts";
+import type { Grader, GradeProgress, GradeRequest, LineResult } from "../../../src/core/grader/types.ts";
 
 let grader: Grader;
 beforeAll(async () => {
@@ -144,6 +144,20 @@ describe("equality on canonical forms", () => {
     const [r] = await lines("class A:\n    pass\ndef f(x):\n    return A()", "assert f(1) == 1", ID);
     expect(r).toEqual(v("valid", "fail"));
     expect(r.reason).toBe("returned a non-builtin value: A is not a builtin value");
+  });
+});
+
+describe("progress", () => {
+  it("reports typed progress events ending at done === total", async () => {
+    const events: GradeProgress[] = [];
+    await grader.grade(
+      { tasks: [MAX], codes: [{ task: "max", code: GOOD }], suites: [{ code: 0, text: "assert f([1]) == 1\nassert f([2]) == 2" }] },
+      (p) => events.push(p),
+    );
+    const last = events[events.length - 1];
+    // steps: reference load, 2 reference calls, candidate load, 2 calls, cleanup
+    expect(last).toEqual({ phase: "grade", done: 7, total: 7, text: "graded" });
+    for (const e of events) expect(e.done).toBeLessThanOrEqual(e.total);
   });
 });
 
