@@ -1,0 +1,76 @@
+/**
+ * The RESULTS.md builder: spread over seeds, the expectations checked on hand-made numbers, and the
+ * SVG curve's scaling.
+ */
+import { describe, expect, it } from "vitest";
+import { curveSvg, expectations, meanStd, resultsMarkdown, type JobResult } from "../../../src/node/results-report.ts";
+import { EVAL_METRIC_KEYS, STEP_METRIC_KEYS, type StepMetrics } from "../../../src/core/loop/types.ts";
+import type { EvalMetrics } from "../../../src/core/duel/evaluate.ts";
+
+function metrics(over: Partial<EvalMetrics>): EvalMetrics {
+  const zero = Object.fromEntries([...EVAL_METRIC_KEYS, "golden_pass_train", "test_validity", "bug_detection", "tts_plus_pass", "plain_plus_pass"].map((k) => [k, 0]));
+  return { ...zero, ...over } as EvalMetrics;
+}
+
+function steps(values: Partial<Record<keyof StepMetrics, number[]>>, n: number): StepMetrics[] {
+  return Array.from({ length: n }, (_, i) => {
+    const m = Object.fromEntries([...STEP_METRIC_KEYS.map((k) => [k, 0]), ...EVAL_METRIC_KEYS.map((k) => [k, null])]) as unknown as StepMetrics;
+    for (const [k, xs] of Object.entries(values)) (m as unknown as Record<string, number>)[k] = xs![i];
+    return { ...m, step: i + 1 };
+  });
+}
+
+const job = (mode: string, seed: number, m: Partial<EvalMetrics>, s: StepMetrics[] = []): JobResult => ({ mode, seed, alpha: 0.5, metrics: metrics(m), steps: s, trainSeconds: 60 });
+
+describe("meanStd", () => {
+  it("is the mean and the sample standard deviation, NaN skipped", () => {
+    // mean 2, squared deviations 1 + 0 + 1 = 2, / (3 - 1) -> std 1
+    expect(meanStd([1, 2, 3, NaN])).toEqual({ mean: 2, std: 1, n: 3 });
+    expect(meanStd([5])).toEqual({ mean: 5, std: 0, n: 1 });
+    expect(meanStd([NaN]).n).toBe(0);
+  });
+});
+
+describe("expectations", () => {
+  const rising = steps({ test_validity: [0.1, 0.1, 0.2, 0.3, 0.5], bug_detection: [0.5, 0.4, 0.4, 0.3, 0.2], r_adv: [0.5, 0.4, 0.3, 0.2, 0.1] }, 5);
+  const main = [
+    job("base", 1, { plus_pass_heldout: 0.1, plus_pass_train: 0.1 }),
+    job("base", 2, { plus_pass_heldout: 0.1, plus_pass_train: 0.1 }),
+    job("code-a1", 1, { plus_pass_heldout: 0.3, plus_pass_train: 0.4, tts_plus_pass: 0.5, plain_plus_pass: 0.3 }, rising),
+    job("code-a1", 2, { plus_pass_heldout: 0.5, plus_pass_train: 0.4, tts_plus_pass: 0.5, plain_plus_pass: 0.3 }, rising),
+    job("golden-tests", 1, { golden_pass_train: 0.6, plus_pass_train: 0.2 }),
+    job("self-play", 1, {}, rising),
+  ];
+  const lines = expectations(main);
+
+  it("checks each expected outcome on the numbers", () => {
+    // code-a1 held-out 0.4 +- 0.141 vs base 0.1: difference 0.3 beyond the spread.
+    expect(lines[0]).toMatch(/^- Code-A1 above base .*: \*\*holds\*\*: 40\.0% vs 10\.0%/);
+    expect(lines[1]).toMatch(/golden-pass above its plus-pass .*\*\*holds\*\*: 60\.0% vs 20\.0%/);
+    // first fifth (1 step) vs last fifth: validity 10% -> 50%, bug detection 50% -> 20%.
+    expect(lines[2]).toMatch(/test validity rising over training: \*\*holds\*\*: 10\.0% .* 50\.0%/);
+    expect(lines[3]).toMatch(/bug detection rising over training: \*\*does not hold\*\*: 50\.0% .* 20\.0%/);
+    expect(lines[4]).toMatch(/R_adv falling\): \*\*holds\*\*: 0\.500 early, 0\.100 late/);
+    expect(lines[5]).toMatch(/Test-time scaling .*\*\*holds\*\*: 50\.0% vs 30\.0%/);
+  });
+
+  it("says when a difference is within the seeds' spread", () => {
+    const close = [job("base", 1, { plus_pass_heldout: 0.1 }), job("base", 2, { plus_pass_heldout: 0.5 }), job("code-a1", 1, { plus_pass_heldout: 0.35 })];
+    // base 0.3 +- 0.283 vs code-a1 0.35: difference 0.05 within the spread.
+    expect(expectations(close)[0]).toMatch(/\*\*holds\*\* \(within the seeds' spread\)/);
+  });
+});
+
+describe("report", () => {
+  it("draws one polyline per trained mode and renders the table with mean +- std", () => {
+    const main = [job("code-a1", 1, { mul: 2 }, steps({ code_reward: [0, 1] }, 2)), job("code-a1", 2, { mul: 4 }, steps({ code_reward: [0, 0.5] }, 2)), job("base", 1, {})];
+    const svg = curveSvg(main, "code_reward", "R_C");
+    expect(svg.match(/<polyline/g)).toHaveLength(1);
+    expect(svg).toContain(">code-a1</text>");
+    const md = resultsMarkdown({ command: "npm run reproduce", preset: "classroom", steps: 2, seeds: [1, 2], evalSamples: 4, evalTasks: "all", main, alpha: [], curveDir: "results", generatedAt: "now" });
+    // Mul of code-a1: mean 3, std sqrt(2) = 1.41.
+    expect(md).toMatch(/\| code-a1 \| .*\| 3\.00 ± 1\.41 \|/);
+    expect(md).toContain("A smoke run");
+    expect(md).toContain("![Code reward R_C](results/curve-code-reward.svg)");
+  });
+});
