@@ -16,6 +16,7 @@ import type { PlusTests } from "../core/arena/plus.ts";
 import { validateTaskFile, type Task, type TaskFile } from "../core/arena/task.ts";
 import type { Vocabulary } from "../core/arena/vocab.ts";
 import { arenaConstraints } from "../core/duel/contexts.ts";
+import { baseCheckpointFile } from "../core/duel/pretrain.ts";
 import type { RunCommit, RunStore } from "../core/duel/run.ts";
 import { usesSharedPolicy } from "../core/duel/step.ts";
 import type { Grader } from "../core/grader/types.ts";
@@ -29,7 +30,7 @@ import { useNodeBackend } from "./tf-backend.ts";
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "../..");
 /** The built-in task suite. */
 export const DEFAULT_TASKS_PATH = join(ROOT, "src/core/arena/tasks/arena-v1.json");
-/** Where base checkpoints ship: `<role>-<size>.bin` (role code / test). */
+/** Where base checkpoints ship (file names: baseCheckpointFile in src/core/duel/pretrain.ts). */
 export const BASE_CHECKPOINT_DIR = join(ROOT, "public/checkpoints");
 
 /** A run file or task file cannot be used; the message says which and why. */
@@ -132,9 +133,9 @@ export class FileRunStore implements RunStore {
   }
 }
 
-/** The base checkpoint of a role and size, if one ships in public/checkpoints/. */
-export function baseCheckpointFile(role: "code" | "test", size: Config["code_model"], dir = BASE_CHECKPOINT_DIR): string | null {
-  const path = join(dir, `${role}-${size}.bin`);
+/** Path of the base checkpoint of a role and size, if one ships in public/checkpoints/ (npm run pretrain). */
+export function baseCheckpointPath(role: "code" | "test", size: Config["code_model"], dir = BASE_CHECKPOINT_DIR): string | null {
+  const path = join(dir, baseCheckpointFile(role, size));
   return existsSync(path) ? path : null;
 }
 
@@ -175,7 +176,7 @@ export async function createNodePlayers(config: Readonly<Config>, vocab: Vocabul
       await service.load(saved.slice().buffer as ArrayBuffer, train);
       return { service, origin: `checkpoint of step ${from!.step}` };
     }
-    const file = baseCheckpointFile(role, size);
+    const file = baseCheckpointPath(role, size);
     if (file) {
       const bytes = readFileSync(file);
       const info = await service.load(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer, train);
