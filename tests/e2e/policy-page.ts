@@ -5,9 +5,14 @@
 import type { Page } from "playwright-core";
 import { createServer, type ViteDevServer } from "vite";
 
-/** A dev server on a free port with the tfjs and comlink bundles prepared up front. */
+/**
+ * A dev server on a free port with the tfjs and comlink bundles prepared up front, in its own
+ * dependency cache: dev servers sharing node_modules/.vite overwrite each other's optimised bundles,
+ * and each overwrite reloads the page mid-run.
+ */
 export async function startPolicyDevServer(): Promise<{ server: ViteDevServer; origin: string }> {
   const server = await createServer({
+    cacheDir: "node_modules/.vite-policy",
     server: { port: 0, host: "127.0.0.1" },
     logLevel: "warn",
     optimizeDeps: { include: ["@tensorflow/tfjs", "@tensorflow/tfjs-backend-webgpu", "@tensorflow/tfjs-backend-wasm", "comlink"] },
