@@ -149,14 +149,12 @@ export interface NodePlayers {
 }
 
 /**
- * Optimiser steps one training step makes, for the learning-rate schedule: the largest update of
- * a step (the Code policy's tasks x G sequences, or the Test policy's tasks x topvar_k x S) over
- * the mini-batch size, times the epochs.
+ * Optimiser steps one training step makes, for the learning-rate schedule: the Code policy's
+ * tasks x G sequences over the mini-batch size, times the epochs. The same rule as the app's
+ * TrainerService (src/core/duel/trainer-service.ts), so a run has the same schedule in both.
  */
 export function optimizerStepsPerStep(c: Readonly<Config>): number {
-  const seqs = Math.max(c.tasks_per_step * c.num_generations, c.tasks_per_step * Math.min(c.topvar_k, c.num_generations) * c.suites_per_code);
-  const shared = usesSharedPolicy(c.mode) ? c.tasks_per_step * c.num_generations * (1 + c.suites_per_code) : 0;
-  return Math.ceil(Math.max(seqs, shared) / TRAIN_DEFAULTS.miniBatchSize) * c.num_iterations;
+  return Math.max(1, Math.ceil((c.tasks_per_step * c.num_generations) / TRAIN_DEFAULTS.miniBatchSize)) * c.num_iterations;
 }
 
 /**
@@ -167,11 +165,13 @@ export function optimizerStepsPerStep(c: Readonly<Config>): number {
 export async function createNodePlayers(config: Readonly<Config>, vocab: Vocabulary, from?: SnapshotCheckpoint): Promise<NodePlayers> {
   await useNodeBackend("wasm");
   const train = policyTrainOverrides(config, optimizerStepsPerStep(config));
-  const start = async (role: "code" | "test", size: Config["code_model"]) => {
+  // Roles, sizes and fresh seeds as the app's TrainerService: code seed, test seed + 1; the shared
+  // policy is the Code policy's model, stored as "shared".
+  const start = async (role: "code" | "test", key: string, size: Config["code_model"], seed: number) => {
     const service = new PolicyService(arenaConstraints(vocab));
     await service.init(["wasm", "cpu"]);
-    const saved = from?.policies[usesSharedPolicy(config.mode) ? "shared" : role];
-    if (from && !saved) throw new RunFileError(`checkpoint of step ${from.step} has no '${role}' policy (it has ${Object.keys(from.policies).join(", ")})`);
+    const saved = from?.policies[key];
+    if (from && !saved) throw new RunFileError(`checkpoint of step ${from.step} has no '${key}' policy (it has ${Object.keys(from.policies).join(", ")})`);
     if (saved) {
       await service.load(saved.slice().buffer as ArrayBuffer, train);
       return { service, origin: `checkpoint of step ${from!.step}` };
@@ -181,18 +181,19 @@ export async function createNodePlayers(config: Readonly<Config>, vocab: Vocabul
       const bytes = readFileSync(file);
       const info = await service.load(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer, train);
       if (info.config.vocab !== vocab.size) throw new RunFileError(`${file} was trained for a vocabulary of ${info.config.vocab}, this task set has ${vocab.size}: rebuild it with npm run pretrain`);
+      // Base checkpoints carry no reference (pretrain.ts baseCheckpoint): the KL term anchors at the base.
       await service.setReference();
       return { service, origin: file };
     }
-    await service.create({ size, vocab: vocab.size, seed: `${config.seed}:${role}`, train });
-    return { service, origin: `fresh ${size} weights, seed ${config.seed}` };
+    await service.create({ size, vocab: vocab.size, seed, train, reference: config.beta > 0 });
+    return { service, origin: `fresh ${size} weights, seed ${seed}` };
   };
   if (usesSharedPolicy(config.mode)) {
-    const shared = await start("test", config.test_model);
+    const shared = await start("code", "shared", config.code_model, config.seed);
     return { code: shared.service, test: shared.service, origin: { code: shared.origin, test: shared.origin }, dispose: () => shared.service.dispose() };
   }
-  const code = await start("code", config.code_model);
-  const test = await start("test", config.test_model);
+  const code = await start("code", "code", config.code_model, config.seed);
+  const test = await start("test", "test", config.test_model, config.seed + 1);
   return {
     code: code.service,
     test: test.service,

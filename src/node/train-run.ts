@@ -49,7 +49,8 @@ export async function trainRun(o: TrainRunOptions): Promise<TrainRunResult> {
   const vocab = taskVocabulary(file);
   const players = await createNodePlayers(config, vocab);
   try {
-    const rng = new Rng(config.seed).fork("run").state();
+    // The app's TrainerService starts from the same state: same seed, same run.
+    const rng = new Rng(config.seed).state();
     const store = new FileRunStore(o.out, {
       id: o.runId,
       name: `${config.mode} seed ${config.seed}`,

@@ -55,12 +55,12 @@ describe("helpers", () => {
   it("formats durations", () => {
     expect([formatDuration(12.4), formatDuration(185), formatDuration(3725)]).toEqual(["12s", "3m05s", "1h02m"]);
   });
-  it("counts optimiser steps of the largest update of a step", () => {
-    // classroom: 4 tasks x 4 codes = 16 code sequences, 4 x 1 x 4 = 16 suites -> one mini-batch of 64.
+  it("counts optimiser steps per training step as the app does", () => {
+    // classroom: 4 tasks x 4 codes = 16 sequences -> one mini-batch of 64; paper-mini 8 x 8 = 64 -> 1.
     expect(optimizerStepsPerStep(presetConfig("classroom"))).toBe(1);
-    // paper-mini: 8 x 8 = 64 codes, 8 x 1 x 8 = 64 suites -> 1; self-play shares: 64 + 64 x 8 = 576 -> 9.
     expect(optimizerStepsPerStep(presetConfig("paper-mini"))).toBe(1);
-    expect(optimizerStepsPerStep(presetConfig("paper-mini", { mode: "self-play" }))).toBe(9);
+    // 16 tasks x 8 codes = 128 -> 2 mini-batches, x 3 epochs.
+    expect(optimizerStepsPerStep(presetConfig("paper-mini", { tasks_per_step: 16, num_iterations: 3 }))).toBe(6);
   });
   it("applies Mistake Book deltas as storage does", () => {
     const e = (test: string, frequency: number) => ({ test, frequency, first_step: 1, last_step: 1, failed_code: "" });
