@@ -11,7 +11,6 @@ import { taskVocabulary } from "../core/duel/contexts.ts";
 import { evaluatePlayers, type EvalMetrics, type PlayerEvalProgress, type PlayerEvaluation } from "../core/duel/evaluate.ts";
 import { isWhiteBox } from "../core/duel/step.ts";
 import type { Grader } from "../core/grader/types.ts";
-import { EVAL_METRIC_KEYS, type EvalMetricKey } from "../core/loop/types.ts";
 import { createNodePlayers, RunFileError, type NodePlayers } from "./run-files.ts";
 
 export interface NodeEvalOptions {
@@ -40,11 +39,6 @@ export function lastCheckpoint(s: RunSnapshot): SnapshotCheckpoint {
   const cp = s.checkpoints.reduce<SnapshotCheckpoint | null>((best, c) => (!best || c.step > best.step ? c : best), null);
   if (!cp) throw new RunFileError(`run ${s.run.id} has no checkpoint to evaluate`);
   return cp;
-}
-
-/** Only the StepMetrics evaluation fields, as the run loop merges them (NaN where not measured). */
-export function evalStepMetrics(m: EvalMetrics): { [K in EvalMetricKey]: number } {
-  return Object.fromEntries(EVAL_METRIC_KEYS.map((k) => [k, m[k]])) as { [K in EvalMetricKey]: number };
 }
 
 export interface NodeEvaluation {

@@ -14,7 +14,8 @@ import type { Grader } from "../core/grader/types.ts";
 import type { TrainerEvent } from "../core/loop/events.ts";
 import { emptyMistakeBook } from "../core/loop/mistake-book.ts";
 import { Rng } from "../core/rng.ts";
-import { evaluateNodePlayers, evalStepMetrics, type NodeEvalOptions } from "./evaluate-run.ts";
+import { evaluateNodePlayers, type NodeEvalOptions } from "./evaluate-run.ts";
+import { evalStepMetrics } from "../core/duel/evaluate.ts";
 import { createNodePlayers, FileRunStore, type NodePlayers } from "./run-files.ts";
 import { usesSharedPolicy } from "../core/duel/step.ts";
 

@@ -23,7 +23,7 @@ import { decodeCode, decodeSuite, encodeCode } from "../arena/tokenizer.ts";
 import { taskSignature, type Task } from "../arena/task.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
 import type { Grader } from "../grader/types.ts";
-import type { EvalMetricKey } from "../loop/types.ts";
+import { EVAL_METRIC_KEYS, type EvalMetricKey } from "../loop/types.ts";
 import type { PolicyService } from "../policy/policy-service.ts";
 import { Rng } from "../rng.ts";
 import { CODE_MAX_TOKENS, SUITE_MAX_TOKENS, codeContext, codeSpec, suiteSpec, testContext } from "./contexts.ts";
@@ -82,6 +82,11 @@ export interface PlayerEvaluation {
   /** What was sampled, per task id. */
   programs: Record<string, string[]>;
   testSuites: Record<string, string[][]>;
+}
+
+/** Only the StepMetrics evaluation fields, as RunLoop's `evaluate` returns them (NaN where not measured). */
+export function evalStepMetrics(m: EvalMetrics): { [K in EvalMetricKey]: number } {
+  return Object.fromEntries(EVAL_METRIC_KEYS.map((k) => [k, m[k]])) as { [K in EvalMetricKey]: number };
 }
 
 export class EvaluationError extends Error {
