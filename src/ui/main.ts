@@ -18,6 +18,7 @@ import { applyPrefs, loadPrefs } from "./prefs.ts";
 import { indexedDbBundles } from "./run-bundles.ts";
 import { indexedDbRunStore, sharedConnection } from "./run-store.ts";
 import { trainerFromWorker } from "./worker-clients.ts";
+import { createPlayPolicies } from "../play-policies.ts";
 
 type WorkerCtor = new () => Worker;
 type GraderClient = typeof import("../grader-client.ts");
@@ -64,7 +65,7 @@ const deps: AppDeps = {
         return (await graderLoader()).createBrowserGrader();
       }
     : null,
-  policies: null, // TODO(issue 4): Test/Code policy sampling for Play (PlayPolicies in deps.ts)
+  policies: db ? createPlayPolicies(db) : null,
   probeGpu: () => probeWebGpu(navigator),
   url: new URL(location.href),
   replaceUrl: (url) => history.replaceState(null, "", url),

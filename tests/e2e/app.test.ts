@@ -255,15 +255,21 @@ describe("a stored run in every view", () => {
     // sum(xs) forgets to drop the negatives: the golden test f([1, -2, 3]) == 4 breaks it
     await page.fill("#play-editor", "def f(xs):\n    return sum(xs)");
     await page.click("#play-run");
-    await expect.poll(() => page.textContent("#play-results h3"), { timeout: 120_000 }).toMatch(/^[1-9]\d* of \d+ tests break your code$/);
+    // Attackers include 4 suites the Test policy writes reading this code (white-box, policy worker).
+    await expect.poll(() => page.textContent("#play-results h3"), { timeout: 240_000 }).toMatch(/^[1-9]\d* of \d+ tests break your code$/);
     const golden = page.locator("#play-results tr", { hasText: "golden tests" }).filter({ hasText: "assert f([1, -2, 3]) == 4" });
     expect(await golden.locator(".badge").textContent()).toBe("fail");
     await shot(page, "play");
     await page.click("text=Attack: write the tests");
     await page.fill("#play-editor", "assert f([1, -1]) == 1\nassert f([2]) == 2");
     await page.click("#play-run");
-    // [1, -1] catches all three buggy variants; the duel's reference code survives
-    await expect.poll(() => page.textContent("#play-results h3"), { timeout: 60_000 }).toBe("Your tests catch 3 of 4 programs");
+    // Targets: 4 programs of the Code policy (base model, sampled in a policy worker), then the three
+    // buggy variants and the duel's reference code. [1, -1] catches all three variants; the
+    // reference survives.
+    // Identical programs are listed once: the base Code policy often writes exactly a known buggy
+    // variant or the reference, hence 4 to 8.
+    expect(await page.textContent("body")).toContain("Targets: the trained Code policy (4 programs)");
+    await expect.poll(() => page.textContent("#play-results h3"), { timeout: 240_000 }).toMatch(/^Your tests catch \d+ of [4-8] programs$/);
     expect(await page.textContent("#play-results")).toContain("All your tests agree with the reference solution.");
   });
 
