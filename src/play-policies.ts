@@ -40,7 +40,9 @@ export function createPlayPolicies(db: () => Promise<ArenaDatabase>): PlayPolici
         const saved = await latestPolicies(await db()).catch(() => null);
         const checkpoint = saved?.[role] ?? saved?.shared ?? (await baseCheckpoint(role));
         const worker = startPolicyWorker(`play ${role} policy`);
-        await worker.policy.init();
+        // Play samples 4 sequences at a time: dispatch latency dominates, and tfjs wasm beats
+        // WebGPU there (and beats software WebGPU by far); training keeps WebGPU.
+        await worker.policy.init(["wasm", "cpu"]);
         if (checkpoint) await worker.policy.load(checkpoint);
         else await worker.policy.create({ size: "tiny", vocab: vocab.size, seed: role === "code" ? 1 : 2 });
         return worker;
