@@ -102,9 +102,9 @@ export const CONFIG_FIELDS = {
     when: "Rarely; the paper used 1.0.",
   },
   max_completion_length: {
-    kind: "int", default: 160, min: 8, max: 4096, group: "sampling", trl: true,
-    effect: "Maximum tokens generated per code or suite.",
-    when: "Raise if codes or suites are cut off (see truncation in the duel view).",
+    kind: "int", default: 160, min: 32, max: 4096, group: "sampling", trl: true,
+    effect: "Most tokens generated per code or suite; the grammars always finish within it, and the models' 256-token context caps it at 96 for codes and 112 for suites.",
+    when: "Lower it for faster steps and shorter programs and suites.",
   },
   white_box: {
     kind: "bool", default: true, group: "sampling",

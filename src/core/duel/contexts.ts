@@ -10,7 +10,7 @@
  * candidate's tokens without its <eos>. Both policies share one vocabulary, so the Test policy reads
  * code in the same tokens the Code policy writes it.
  */
-import { buildVocabulary, promptWords, type Vocabulary } from "../arena/vocab.ts";
+import { buildVocabulary, LOCAL_NAMES, promptWords, type Vocabulary } from "../arena/vocab.ts";
 import { encodePrompt } from "../arena/tokenizer.ts";
 import { codeConstraint } from "../arena/code-grammar.ts";
 import { suiteConstraint } from "../arena/suite-grammar.ts";
@@ -47,6 +47,31 @@ export function codeContext(vocab: Vocabulary, task: Task): number[] {
 export function testContext(vocab: Vocabulary, task: Task, program: readonly number[] | null): number[] {
   const body = program ? program.filter((t) => t !== vocab.eos) : [];
   return [...codeContext(vocab, task), ...body, vocab.sep];
+}
+
+/**
+ * The program with its local names renamed by first appearance to i, j, c, w, ... (config
+ * `anonymise_code`): the Test policy then has to read the logic, not names like `total` or `best`.
+ * Parameters and method names are kept. `def f(xs): total = 0 ...` -> `def f(xs): i = 0 ...`.
+ */
+export function anonymiseProgram(vocab: Vocabulary, program: readonly number[]): number[] {
+  const locals = new Set(LOCAL_NAMES.map((n) => vocab.codeToken(n)));
+  const dot = vocab.codeToken(".");
+  const renamed = new Map<number, number>();
+  return program.map((t, i) => {
+    if (!locals.has(t) || (i > 0 && program[i - 1] === dot)) return t; // `.count(` is a method
+    let to = renamed.get(t);
+    if (to === undefined) {
+      to = vocab.codeToken(LOCAL_NAMES[renamed.size]);
+      renamed.set(t, to);
+    }
+    return to;
+  });
+}
+
+/** Budgets never exceed what the models' context allows, whatever max_completion_length says. */
+export function completionBudgets(maxCompletionLength: number): { code: number; suite: number } {
+  return { code: Math.min(CODE_MAX_TOKENS, maxCompletionLength), suite: Math.min(SUITE_MAX_TOKENS, maxCompletionLength) };
 }
 
 export function codeSpec(task: Task, maxTokens = CODE_MAX_TOKENS): ConstraintSpec {

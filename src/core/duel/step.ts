@@ -33,7 +33,7 @@ import { mistakeBookSize, topMistakes, updateMistakeBook, type MistakeBook, type
 import { cureOutcomes, cureSuiteReward } from "../loop/cure.ts";
 import { duelRecord, rolloutMetrics, scoreTask, type TaskGrading, type TaskScores } from "../loop/score-task.ts";
 import type { DuelRecord, StepMetricKey } from "../loop/types.ts";
-import { codeContext, codeSpec, suiteSpec, testContext } from "./contexts.ts";
+import { anonymiseProgram, codeContext, codeSpec, completionBudgets, suiteSpec, testContext } from "./contexts.ts";
 
 /** What a step needs from a policy: the async half of PolicyService (in-thread, or a comlink proxy of a worker's). */
 export type Player = Pick<PolicyService, "sample" | "update">;
@@ -137,6 +137,7 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
   const useBook = c.mistake_book && (mode === "code-a1" || mode === "self-play" || mode === "self-play-blackbox");
   const whiteBox = isWhiteBox(c);
   const sampling = { temperature: c.temperature, topP: c.top_p };
+  const budget = completionBudgets(c.max_completion_length);
   const t0 = now();
 
   // 1-2. Tasks and programs.
@@ -144,8 +145,8 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
   ctx.onPhase?.("sample", `writing ${tasks.length * G} programs`);
   const codeRollouts = await sampleGroups(
     ctx.code,
-    tasks.map((t) => ({ prompts: Array.from({ length: G }, () => codeContext(vocab, t)), spec: codeSpec(t) })),
-    { maxNewTokens: codeSpec(tasks[0]).params!.maxTokens as number, ...sampling },
+    tasks.map((t) => ({ prompts: Array.from({ length: G }, () => codeContext(vocab, t)), spec: codeSpec(t, budget.code) })),
+    { maxNewTokens: budget.code, ...sampling },
     rng.fork(`code-${step}`),
   );
   const programs = codeRollouts.map((r) => r.completions.map((toks) => decodeCode(vocab, toks)));
@@ -156,11 +157,11 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
     ctx.onPhase?.("sample", `writing ${tasks.length * G * S} test suites`);
     const groups = tasks.flatMap((t, ti) =>
       codeRollouts[ti].completions.map((prog) => ({
-        prompts: Array.from({ length: S }, () => testContext(vocab, t, whiteBox ? prog : null)),
-        spec: suiteSpec(t, N),
+        prompts: Array.from({ length: S }, () => testContext(vocab, t, !whiteBox ? null : c.anonymise_code ? anonymiseProgram(vocab, prog) : prog)),
+        spec: suiteSpec(t, N, budget.suite),
       })),
     );
-    const flat = await sampleGroups(ctx.test, groups, { maxNewTokens: suiteSpec(tasks[0], N).params!.maxTokens as number, ...sampling }, rng.fork(`test-${step}`));
+    const flat = await sampleGroups(ctx.test, groups, { maxNewTokens: budget.suite, ...sampling }, rng.fork(`test-${step}`));
     suiteRollouts = tasks.map((_, ti) => flat.slice(ti * G, (ti + 1) * G));
   }
   const suites = suiteRollouts.map((perCode) => perCode.map((r) => r.completions.map((toks) => decodeSuite(vocab, toks))));
