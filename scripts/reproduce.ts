@@ -24,14 +24,14 @@ import type { Bench } from "../src/core/arena/metrics-evaluate.ts";
 import type { TaskFile } from "../src/core/arena/task.ts";
 
 /**
- * Default scale, planned for about an hour on two cores (measured 2026-11-29 on the shared 2-core
- * machine at load ~15: a classroom code-a1 or self-play step 26 s, golden-tests 8 s; a full
- * evaluation of 63 tasks x 4 samples 255 s, of 16 + 16 tasks about half): 9 main runs + 4 alpha runs
- * of DEFAULT_STEPS steps (~(3 x 60 + 4 x 26) s per step = 284 s) and 16 evaluations of the 16
- * held-out tasks plus the first 16 train tasks. Expect about an hour on an idle machine, longer
- * under load; lower --steps or --seeds to fit.
+ * Default scale, planned for about an hour on the shared 2-core machine (measured 2026-11-29 at
+ * load ~10, players from the shipped base checkpoints: a classroom code-a1 step 6-10 s, self-play
+ * about the same, golden-tests about half; one evaluation of 16 held-out + 16 train tasks x 4
+ * samples with test-time scaling 40-60 s). Per step of all runs: 3 seeds x (8 + 8 + 4) s + 4 alpha
+ * runs x 8 s = ~92 s, so 30 steps (the classroom preset's own length) = ~46 min of training, plus
+ * 16 evaluations (~12 min). Lower --steps or --seeds to fit a busier machine.
  */
-const DEFAULT_STEPS = 10;
+const DEFAULT_STEPS = 30;
 const DEFAULT_EVAL_TASK_LIMIT = 16;
 
 const FLAGS: Record<string, FlagSpec> = {
