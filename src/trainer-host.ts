@@ -34,8 +34,10 @@ export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerH
       const w = startPolicyWorker(`${role} policy`);
       try {
         const choice = await w.policy.init();
-        if ("checkpoint" in init) await w.policy.load(init.checkpoint, train);
-        else await w.policy.create({ ...init.fresh, train });
+        if ("checkpoint" in init) {
+          await w.policy.load(init.checkpoint, train);
+          if (init.freezeReference) await w.policy.setReference();
+        } else await w.policy.create({ ...init.fresh, train });
         const adapter = choice.backend === "webgpu" ? await adapterName() : null;
         return {
           sample: (prompts, spec, opts) => w.policy.sample(prompts, spec, opts),

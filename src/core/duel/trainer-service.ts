@@ -36,8 +36,12 @@ export type HostedPlayer = RunPlayer & {
   backend?: { backend: string; reason: string; adapter?: string | null };
 };
 
-/** How a player starts: from a checkpoint, or fresh with these options. */
-export type PlayerInit = { checkpoint: ArrayBuffer } | { fresh: CreatePolicyOptions };
+/**
+ * How a player starts: from a checkpoint, or fresh with these options. A base checkpoint carries no
+ * KL reference: `freezeReference` makes its weights the frozen reference (a run's own checkpoints
+ * carry theirs).
+ */
+export type PlayerInit = { checkpoint: ArrayBuffer; freezeReference: boolean } | { fresh: CreatePolicyOptions };
 
 export interface TrainerHost {
   tasks: TaskFile;
@@ -133,8 +137,9 @@ export class TrainerService implements TrainerControl {
     const { host } = this;
     const train = policyTrainOverrides(config, optimizerStepsPerStep(config));
     const init = async (role: PlayerRole, key: string, size: Config["code_model"], seed: number): Promise<PlayerInit> => {
-      const checkpoint = saved?.[key] ?? (await host.baseCheckpoint(role, size));
-      return checkpoint ? { checkpoint } : { fresh: { size, vocab: host.vocab.size, seed, reference: config.beta > 0 } };
+      if (saved?.[key]) return { checkpoint: saved[key], freezeReference: false };
+      const base = await host.baseCheckpoint(role, size);
+      return base ? { checkpoint: base, freezeReference: true } : { fresh: { size, vocab: host.vocab.size, seed, reference: config.beta > 0 } };
     };
     this.emit({ type: "progress", phase: "load", done: 0, total: 2, text: "starting the players" });
     let code: HostedPlayer;

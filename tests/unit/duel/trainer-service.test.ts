@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
+import { arenaConstraints, arenaVocabulary } from "../../../src/core/duel/contexts.ts";
+import type { RunCommit } from "../../../src/core/duel/run.ts";
+import { TrainerService, type RunRepository, type TrainerHost } from "../../../src/core/duel/trainer-service.ts";
+import { presetConfig, type Config } from "../../../src/core/config/index.ts";
+import type { TrainerEvent } from "../../../src/core/loop/events.ts";
+import { PolicyService } from "../../../src/core/policy/policy-service.ts";
+import { useNodeBackend } from "../../../src/node/tf-backend.ts";
+import { createNodeGrader } from "../../../src/node/grader.ts";
+import type { Grader } from "../../../src/core/grader/types.ts";
+import { emptyMistakeBook } from "../../../src/core/loop/mistake-book.ts";
+import { Rng } from "../../../src/core/rng.ts";
+
+const vocab = arenaVocabulary();
+let grader: Grader;
+beforeAll(async () => {
+  await useNodeBackend("wasm");
+  grader = await createNodeGrader();
+});
+afterAll(async () => {
+  await grader?.close();
+});
+
+/** An in-memory repository: what IndexedDB does in the app, minus the disk. */
+function memoryRepo() {
+  const runs = new Map<string, { config: Config; commits: RunCommit[]; status: string }>();
+  const repo: RunRepository = {
+    async create(config) {
+      const id = `run-${runs.size + 1}`;
+      runs.set(id, { config, commits: [], status: "created" });
+      return id;
+    },
+    async commitStep(c) {
+      runs.get(c.runId)!.commits.push(c);
+    },
+    async resume(runId) {
+      const r = runs.get(runId)!;
+      const last = r.commits.at(-1);
+      return {
+        config: r.config,
+        state: last ? { step: last.step, book: last.checkpoint!.mistakeBook, rng: last.rngState } : { step: 0, book: emptyMistakeBook(), rng: new Rng(r.config.seed).state() },
+        policies: last?.checkpoint?.policies ?? null,
+      };
+    },
+    async setStatus(runId, status) {
+      runs.get(runId)!.status = status;
+    },
+  };
+  return { runs, repo };
+}
+
+it("starts from base checkpoints without a KL reference (freezing one), steps to the end and reports events", async () => {
+  // A base checkpoint as pretraining ships it: weights, no reference.
+  const base = new PolicyService(arenaConstraints(vocab));
+  await base.init(["wasm"]);
+  await base.create({ size: "tiny", vocab: vocab.size, seed: 9, reference: false });
+  const checkpoint = await base.save();
+  base.dispose();
+
+  const { runs, repo } = memoryRepo();
+  const host: TrainerHost = {
+    tasks: arenaV1(),
+    vocab,
+    grader,
+    repo,
+    async player(_role, init, train) {
+      const s = new PolicyService(arenaConstraints(vocab));
+      await s.init(["wasm"]);
+      if ("checkpoint" in init) {
+        await s.load(init.checkpoint, train);
+        if (init.freezeReference) await s.setReference();
+      } else await s.create({ ...init.fresh, train });
+      return Object.assign(s, { backend: { backend: "wasm", reason: "test" } });
+    },
+    baseCheckpoint: async () => checkpoint,
+  };
+  const service = new TrainerService(host);
+  const events: TrainerEvent[] = [];
+  await service.subscribe((e) => events.push(e));
+  const config = presetConfig("classroom", { steps: 2, tasks_per_step: 1, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0, beta: 0.01 });
+  const runId = await service.start(config);
+  await expect.poll(() => runs.get(runId)?.commits.length ?? 0, { timeout: 300_000, interval: 500 }).toBe(2);
+  await service.pause();
+  expect(events.filter((e) => e.type === "error")).toEqual([]);
+  expect(events.some((e) => e.type === "backend" && e.policy === "test")).toBe(true);
+  expect(events.filter((e) => e.type === "step").map((e) => (e as { metrics: { step: number } }).metrics.step)).toEqual([1, 2]);
+  // The KL term ran against the frozen base (without a reference the update would have thrown).
+  for (const m of runs.get(runId)!.commits.map((c) => c.metrics)) expect(Number.isFinite(m.kl_test) && m.kl_test >= 0).toBe(true);
+  expect(runs.get(runId)!.status).toBe("done");
+}, 600_000);
