@@ -203,12 +203,22 @@ async function main(): Promise<void> {
       corpus: corpus.options,
       policies: { code: entries.code, test: entries.test },
       figures: figures ?? previous?.figures ?? null,
-      command: `npm run pretrain -- ${process.argv.slice(2).join(" ")}`.trim(),
+      // What rebuilds these bytes from scratch (both policies; --out and evaluation flags do not matter).
+      command: rebuildCommand(opts),
     };
     writeFileSync(join(opts.out, BASE_MANIFEST_FILE), JSON.stringify(manifest, null, 2) + "\n");
     console.log(`wrote ${join(opts.out, BASE_MANIFEST_FILE)}`);
   }
   console.log(`pretrain: done in ${Math.round((performance.now() - started) / 1000)} s`);
+}
+
+function rebuildCommand(opts: { size: ModelSize; seed: number | string; steps?: number }): string {
+  const args = [
+    ...(opts.size !== "tiny" ? ["--size", opts.size] : []),
+    ...(opts.seed !== 1 ? ["--seed", String(opts.seed)] : []),
+    ...(opts.steps ? ["--steps", String(opts.steps)] : []),
+  ];
+  return ["npm run pretrain", ...(args.length ? ["--", ...args] : [])].join(" ");
 }
 
 /** Plus tests only (no mutants): enough for plus-pass, validity and bug detection. */

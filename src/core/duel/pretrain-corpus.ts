@@ -55,12 +55,12 @@ export const CORPUS_DEFAULTS: Readonly<Omit<CorpusOptions, "seed">> = {
   referenceShare: 0.5,
   noiseShare: 0.05,
   suitesPerTask: 16,
-  wrongAnswerShare: 0.2,
+  wrongAnswerShare: 0.1,
   minLines: 2,
-  maxLines: 6,
+  maxLines: 4,
   // A small pool of answered inputs per task (like a benchmark's tests, seen during pretraining):
   // a tiny model can learn these answers, not compute new ones.
-  inputsPerTask: 16,
+  inputsPerTask: 10,
 };
 
 export type CodeKind = "reference" | "buggy" | "noise";
