@@ -42,7 +42,7 @@ export const ISOLATION_HEADERS = {
 function localAssets(): Plugin {
   const files = (dir: string, include: (f: string) => boolean) =>
     readdirSync(dir).filter((f) => include(f) && statSync(join(dir, f)).isFile());
-  const middleware = (req: { url?: string }, res: import("node:http").ServerResponse, next: () => void) => {
+  const middleware: Middleware = (req, res, next) => {
     const url = (req.url ?? "").split("?")[0];
     for (const asset of LOCAL_ASSETS) {
       if (!url.startsWith(asset.prefix)) continue;
@@ -57,13 +57,7 @@ function localAssets(): Plugin {
     next();
   };
   return {
-    name: "code-a1-local-assets",
-    configureServer(server) {
-      server.middlewares.use(middleware);
-    },
-    configurePreviewServer(server) {
-      server.middlewares.use(middleware);
-    },
+    ...serverMiddleware("code-a1-local-assets", middleware),
     async generateBundle() {
       for (const asset of LOCAL_ASSETS) {
         for (const f of files(asset.dir, asset.include)) {
@@ -82,7 +76,7 @@ function localAssets(): Plugin {
  */
 function graderSandboxCsp(): Plugin {
   const isSandboxScript = (url: string) => /^\/(workers\/grader\.worker\.ts|assets\/grader\.worker-[\w-]+\.js)$/.test(url);
-  const middleware = (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse, next: () => void) => {
+  const middleware: Middleware = (req, res, next) => {
     const url = (req.url ?? "").split("?")[0];
     if (isSandboxScript(url)) {
       const origin = `http://${req.headers.host ?? "localhost"}`;
@@ -93,8 +87,15 @@ function graderSandboxCsp(): Plugin {
     }
     next();
   };
+  return serverMiddleware("code-a1-grader-csp", middleware);
+}
+
+type Middleware = (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse, next: () => void) => void;
+
+/** A plugin that adds one middleware to both the dev and the preview server. */
+function serverMiddleware(name: string, middleware: Middleware): Plugin {
   return {
-    name: "code-a1-grader-csp",
+    name,
     configureServer(server) {
       server.middlewares.use(middleware);
     },
