@@ -60,7 +60,7 @@ export const CORPUS_DEFAULTS: Readonly<Omit<CorpusOptions, "seed">> = {
   maxLines: 4,
   // A small pool of answered inputs per task (like a benchmark's tests, seen during pretraining):
   // a tiny model can learn these answers, not compute new ones.
-  inputsPerTask: 10,
+  inputsPerTask: 5,
 };
 
 export type CodeKind = "reference" | "buggy" | "noise";
