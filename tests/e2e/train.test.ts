@@ -94,14 +94,14 @@ describe("training in the browser", () => {
     // Chromium without --enable-unsafe-webgpu: navigator.gpu offers no adapter here.
     const noGpu = await launchBrowser({ webgpu: false });
     browsers.push(noGpu);
-    const config = tiny(3, 5);
+    const config = tiny(4, 5);
 
     // Uninterrupted reference run.
     const first = await openApp(noGpu, configToQuery(config));
     await first.page.getByRole("button", { name: "Start", exact: true }).click();
     await expect.poll(() => first.page.textContent("body"), { timeout: 120_000 }).toMatch(/wasm, because webgpu is unavailable/i);
     const reference = await waitForRun(first.page, (r) => r.status === "done", 420_000);
-    expect(reference.metrics.map((m) => m.step)).toEqual([1, 2, 3]);
+    expect(reference.metrics.map((m) => m.step)).toEqual([1, 2, 3, 4]);
     await first.page.screenshot({ path: `${SHOTS}/train-fallback-dashboard.png`, fullPage: true });
     await first.page.close();
 
@@ -110,8 +110,11 @@ describe("training in the browser", () => {
     await second.page.getByRole("button", { name: "Start", exact: true }).click();
     const interrupted = await waitForRun(second.page, (r) => r.id !== reference.id && r.step >= 1, 300_000);
     await second.page.reload();
+    // The reload really interrupted the run: steps were still to come.
+    expect(interrupted.status).not.toBe("done");
+    expect(interrupted.step).toBeLessThan(config.steps);
     const resumed = await waitForRun(second.page, (r) => r.id === interrupted.id && r.status === "done", 420_000);
-    expect(resumed.metrics.map((m) => m.step)).toEqual([1, 2, 3]);
+    expect(resumed.metrics.map((m) => m.step)).toEqual([1, 2, 3, 4]);
     expect(resumed.metrics.map(withoutTimes)).toEqual(reference.metrics.map(withoutTimes));
     expect(second.errors.filter((e) => !/favicon/.test(e))).toEqual([]);
   }, 1_200_000);
