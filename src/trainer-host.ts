@@ -7,6 +7,10 @@
 import { arenaV1 } from "./core/arena/task-suite.ts";
 import { taskSetHash } from "./core/bundle.ts";
 import { arenaVocabulary } from "./core/duel/contexts.ts";
+import { evalStepMetrics, evaluatePlayers } from "./core/duel/evaluate.ts";
+import { isWhiteBox } from "./core/duel/step.ts";
+import type { Bench } from "./core/arena/metrics-evaluate.ts";
+import type { Task } from "./core/arena/task.ts";
 import type { HostedPlayer, TrainerHost } from "./core/duel/trainer-service.ts";
 import type { Grader } from "./core/grader/types.ts";
 import { startPolicyWorker } from "./policy-client.ts";
@@ -22,9 +26,31 @@ async function adapterName(): Promise<string | null> {
   return [info.vendor, info.architecture, info.description, info.device].filter((x) => x).join(" ") || "unnamed adapter";
 }
 
+/** Tasks evaluated in the app: the first 8 train and 8 held-out tasks (the CLI evaluates more). */
+const EVAL_TASKS_PER_SPLIT = 8;
+const EVAL_SAMPLES = 2;
+
+/**
+ * The evaluation bench (plus tests and surviving mutants per task), built in Node by the same
+ * prepareBench the CLI uses and shipped as /bench/arena-v1.json: building it needs a trusted
+ * Python runtime and takes minutes, so the app loads it instead.
+ */
+async function loadBench(tasks: Task[]): Promise<Bench> {
+  const response = await fetch(new URL("/bench/arena-v1.json", self.location.origin));
+  if (!response.ok || (response.headers.get("content-type") ?? "").includes("text/html")) {
+    throw new Error(`the evaluation bench /bench/arena-v1.json is missing (${response.status}): see docs/BASE-MODELS.md`);
+  }
+  const f = (await response.json()) as { key: string; plus: [string, unknown][]; mutants: [string, unknown][] };
+  const key = (await taskSetHash(tasks)).slice(0, 16);
+  if (f.key !== key) throw new Error(`the evaluation bench was built for another task set (${f.key}, this one is ${key}): rebuild it`);
+  return { tasks, plus: new Map(f.plus), mutants: new Map(f.mutants) } as Bench;
+}
+
 export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerHost> {
   const tasks = arenaV1();
   const db = await openArenaDb();
+  const evalTasks = (["train", "heldout"] as const).flatMap((split) => tasks.tasks.filter((t) => t.split === split).slice(0, EVAL_TASKS_PER_SPLIT));
+  let bench: Promise<Bench> | null = null;
   return {
     tasks,
     vocab: arenaVocabulary(),
@@ -50,6 +76,19 @@ export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerH
         w.close();
         throw e;
       }
+    },
+    async evaluate(players, config, step) {
+      bench ??= loadBench(tasks.tasks);
+      const { metrics } = await evaluatePlayers(players.code, players.test, await bench, evalTasks, {
+        vocab: arenaVocabulary(),
+        grader,
+        samples: EVAL_SAMPLES,
+        seed: config.seed * 1_000_003 + step,
+        whiteBox: isWhiteBox(config),
+        testsPerSuite: config.tests_per_suite,
+        ttsSuitesPerCode: 0,
+      });
+      return evalStepMetrics(metrics);
     },
     async baseCheckpoint(role, size) {
       const response = await fetch(new URL(`/checkpoints/${role}-${size}.bin`, self.location.origin));

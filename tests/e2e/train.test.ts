@@ -90,6 +90,23 @@ describe("training in the browser", () => {
     expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
   }, 600_000);
 
+  it("evaluates in the app on schedule: plus-pass, golden-pass and Mul land in the step's metrics", async () => {
+    const browser = await launchBrowser({ webgpu: false });
+    browsers.push(browser);
+    const config = presetConfig("classroom", { steps: 1, seed: 11, tasks_per_step: 1, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 1 });
+    const { page, errors } = await openApp(browser, configToQuery(config));
+    await page.getByRole("button", { name: "Start", exact: true }).click();
+    const run = await waitForRun(page, (r) => r.status === "done", 420_000);
+    const [m] = run.metrics;
+    for (const k of ["plus_pass_train", "plus_pass_heldout", "golden_pass", "test_pass_k", "test_mut_k", "mul"] as const) {
+      expect(m[k], k).not.toBeNull();
+      expect(m[k]!, k).toBeGreaterThanOrEqual(0);
+    }
+    // The shipped base Code policy solves some train tasks (docs/BASE-MODELS.md: ~46% plus-pass@1).
+    expect(m.plus_pass_train!).toBeGreaterThan(0);
+    expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  }, 600_000);
+
   it("falls back without WebGPU, and a reload mid-run resumes to the same metrics as an uninterrupted run", async () => {
     // Chromium without --enable-unsafe-webgpu: navigator.gpu offers no adapter here.
     const noGpu = await launchBrowser({ webgpu: false });
