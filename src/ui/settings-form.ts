@@ -19,15 +19,6 @@ export interface FieldView {
   default: string;
 }
 
-export const GROUP_TITLES: Record<FieldSpec["group"], string> = {
-  run: "Run",
-  sampling: "Sampling",
-  rewards: "Rewards (Code-A1)",
-  optimisation: "Optimisation (GRPO, both policies)",
-  models: "Models",
-  persistence: "Persistence",
-};
-
 export function fieldViews(): FieldView[] {
   return CONFIG_KEYS.map((key) => {
     const f: FieldSpec = CONFIG_FIELDS[key];

@@ -6,7 +6,8 @@
 import { CONFIG_FIELDS, CONFIG_KEYS, type FieldSpec } from "./fields.ts";
 import { ALPHA_SWEEP, PRESETS, PRESET_NAMES } from "./presets.ts";
 
-const GROUP_TITLES: Record<FieldSpec["group"], string> = {
+/** Section titles of the config groups, in docs/CONFIG.md and the Settings view. */
+export const GROUP_TITLES: Record<FieldSpec["group"], string> = {
   run: "Run",
   sampling: "Sampling",
   rewards: "Rewards (Code-A1)",

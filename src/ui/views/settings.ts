@@ -5,7 +5,8 @@
  */
 import { PRESETS, PRESET_NAMES, configDiff, presetConfig, type Config, type ConfigKey, type PresetName } from "../../core/config/index.ts";
 import { h, replace } from "../dom.ts";
-import { GROUP_TITLES, applyFieldEdit, fieldText, fieldViews, type FieldView } from "../settings-form.ts";
+import { applyFieldEdit, fieldText, fieldViews, type FieldView } from "../settings-form.ts";
+import { GROUP_TITLES } from "../../core/config/docs.ts";
 import { SHORTCUTS } from "../shortcuts.ts";
 import type { AppState, View, ViewContext } from "../app-types.ts";
 
