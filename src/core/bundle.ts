@@ -126,10 +126,12 @@ export async function exportBundle(snapshot: RunSnapshot, exportedAt = new Date(
     task_set_hash: snapshot.run.task_set_hash,
     files: listing,
   };
-  const zip: Zippable = { "manifest.json": strToU8(JSON.stringify(manifest, null, 1)) };
+  // Every entry is stamped with the export time, not the clock at zipping: same run and time, same bytes.
+  const mtime = new Date(exportedAt);
+  const zip: Zippable = { "manifest.json": [strToU8(JSON.stringify(manifest, null, 1)), { mtime }] };
   // Weights barely compress; storing them keeps export fast.
-  for (const [path, data] of Object.entries(files)) zip[path] = [data, { level: path.endsWith(".bin") ? 0 : 6 }];
-  return zipSync(zip);
+  for (const [path, data] of Object.entries(files)) zip[path] = [data, { level: path.endsWith(".bin") ? 0 : 6, mtime }];
+  return zipSync(zip, { mtime });
 }
 
 /** Read and validate an `.a1run` zip. Throws BundleError on anything unexpected. */

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- these tests edit the raw JSON inside bundles */
 import "fake-indexeddb/auto";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BUNDLE_VERSION, BundleError, exportBundle, importBundle, sha256Hex, taskSetHash, type RunSnapshot } from "../../src/core/bundle.ts";
 import { parseConfig } from "../../src/core/config/index.ts";
 import { emptyMistakeBook, updateMistakeBook } from "../../src/core/loop/mistake-book.ts";
@@ -83,6 +83,18 @@ describe(".a1run bundles", () => {
 
   it("export is deterministic for the same run and time", async () => {
     expect(await exportBundle(snapshot, "2026-01-01T00:00:00.000Z")).toEqual(bundle);
+  });
+
+  it("export does not read the clock (zip entry times are the export time)", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(new Date("2030-05-05T10:00:01Z"));
+      const a = await exportBundle(snapshot, "2026-01-01T00:00:00.000Z");
+      vi.setSystemTime(new Date("2031-06-06T11:11:11Z"));
+      expect(await exportBundle(snapshot, "2026-01-01T00:00:00.000Z")).toEqual(a);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("refuses truncated files and non-zips", async () => {
