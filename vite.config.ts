@@ -110,6 +110,11 @@ export default defineConfig({
   server: { headers: ISOLATION_HEADERS },
   preview: { headers: ISOLATION_HEADERS },
   worker: { format: "es" },
-  optimizeDeps: { exclude: ["pyodide"] },
+  optimizeDeps: {
+    exclude: ["pyodide"],
+    // Pre-bundle what the workers import, so `npm run dev` does not discover them mid-run and reload
+    // the page (which kills the trainer's workers).
+    include: ["@tensorflow/tfjs", "@tensorflow/tfjs-backend-webgpu", "@tensorflow/tfjs-backend-wasm", "comlink", "idb", "fflate", "uplot"],
+  },
   build: { target: "es2022", chunkSizeWarningLimit: 4096 },
 });
