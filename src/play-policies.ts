@@ -9,6 +9,7 @@ import { taskSignature, type Task } from "./core/arena/task.ts";
 import { arenaVocabulary, codeContext, codeSpec, suiteSpec, testContext, CODE_MAX_TOKENS, SUITE_MAX_TOKENS } from "./core/duel/contexts.ts";
 import { Rng, hashString } from "./core/rng.ts";
 import { startPolicyWorker, type PolicyWorker } from "./policy-client.ts";
+import { fetchBaseCheckpoint } from "./app-files.ts";
 import type { ArenaDatabase } from "./storage/db.ts";
 import { listCheckpoints, listRuns, loadCheckpoint } from "./storage/runs.ts";
 import type { PlayPolicies } from "./ui/deps.ts";
@@ -24,12 +25,6 @@ async function latestPolicies(db: ArenaDatabase): Promise<Record<string, ArrayBu
   return null;
 }
 
-async function baseCheckpoint(role: Role): Promise<ArrayBuffer | null> {
-  const response = await fetch(new URL(`/checkpoints/${role}-tiny.bin`, location.origin));
-  if (!response.ok || (response.headers.get("content-type") ?? "").includes("text/html")) return null;
-  return response.arrayBuffer();
-}
-
 export function createPlayPolicies(db: () => Promise<ArenaDatabase>): PlayPolicies {
   const vocab = arenaVocabulary();
   const workers = new Map<Role, Promise<PolicyWorker>>();
@@ -38,7 +33,7 @@ export function createPlayPolicies(db: () => Promise<ArenaDatabase>): PlayPolici
     if (!w) {
       w = (async () => {
         const saved = await latestPolicies(await db()).catch(() => null);
-        const checkpoint = saved?.[role] ?? saved?.shared ?? (await baseCheckpoint(role));
+        const checkpoint = saved?.[role] ?? saved?.shared ?? (await fetchBaseCheckpoint(role, "tiny"));
         const worker = startPolicyWorker(`play ${role} policy`);
         // Play samples 4 sequences at a time: dispatch latency dominates, and tfjs wasm beats
         // WebGPU there (and beats software WebGPU by far); training keeps WebGPU.

@@ -14,6 +14,7 @@ import type { Task } from "./core/arena/task.ts";
 import type { HostedPlayer, TrainerHost } from "./core/duel/trainer-service.ts";
 import type { Grader } from "./core/grader/types.ts";
 import { startPolicyWorker } from "./policy-client.ts";
+import { fetchAppFile, fetchBaseCheckpoint } from "./app-files.ts";
 import { openArenaDb } from "./storage/db.ts";
 import { indexedDbRepository } from "./storage/run-repository.ts";
 
@@ -36,10 +37,8 @@ const EVAL_SAMPLES = 2;
  * Python runtime and takes minutes, so the app loads it instead.
  */
 async function loadBench(tasks: Task[]): Promise<Bench> {
-  const response = await fetch(new URL("/bench/arena-v1.json", self.location.origin));
-  if (!response.ok || (response.headers.get("content-type") ?? "").includes("text/html")) {
-    throw new Error(`the evaluation bench /bench/arena-v1.json is missing (${response.status}): see docs/BASE-MODELS.md`);
-  }
+  const response = await fetchAppFile("/bench/arena-v1.json");
+  if (!response) throw new Error("the evaluation bench /bench/arena-v1.json is missing: see the README (Train, evaluate, reproduce)");
   const f = (await response.json()) as { key: string; plus: [string, unknown][]; mutants: [string, unknown][] };
   const key = (await taskSetHash(tasks)).slice(0, 16);
   if (f.key !== key) throw new Error(`the evaluation bench was built for another task set (${f.key}, this one is ${key}): rebuild it`);
@@ -90,12 +89,6 @@ export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerH
       });
       return evalStepMetrics(metrics);
     },
-    async baseCheckpoint(role, size) {
-      const response = await fetch(new URL(`/checkpoints/${role}-${size}.bin`, self.location.origin));
-      // A missing file is a 404, or the SPA fallback page from a dev/preview server.
-      if (response.status === 404 || (response.headers.get("content-type") ?? "").includes("text/html")) return null;
-      if (!response.ok) throw new Error(`could not load the base ${role} policy (${response.status} ${response.statusText}): rebuild it with npm run pretrain`);
-      return response.arrayBuffer();
-    },
+    baseCheckpoint: fetchBaseCheckpoint,
   };
 }
