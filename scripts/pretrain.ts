@@ -31,50 +31,41 @@ import { PolicyService } from "../src/core/policy/policy-service.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { createNodeRunPython, mutateSource } from "../src/node/python-runner.ts";
 import { useNodeBackend } from "../src/node/tf-backend.ts";
+import { CliError, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
 
-const USAGE = "usage: npm run pretrain -- [--size tiny|small] [--seed N] [--steps N] [--out DIR] [--policies code,test] [--skip-train] [--no-eval] [--mutants] [--codes-per-task N]";
 const POLICIES: BasePolicyName[] = ["code", "test"];
 
-function fail(message: string): never {
-  console.error(`pretrain: ${message}\n${USAGE}`);
-  process.exit(2);
-}
+const FLAGS: Record<string, FlagSpec> = {
+  size: { kind: "string", help: "model size: tiny | small (default tiny)" },
+  seed: { kind: "string", help: "corpus, weights and batch order (default 1)" },
+  steps: { kind: "int", min: 1, help: "optimizer steps of both policies (default: BASE_RECIPE per policy)" },
+  out: { kind: "string", help: "checkpoints and manifest folder (default public/checkpoints)" },
+  policies: { kind: "string", help: "which to train: code,test (the others are loaded from --out)" },
+  "skip-train": { kind: "bool", help: "train nothing: evaluate the checkpoints in --out again" },
+  "no-eval": { kind: "bool", help: "skip the evaluation (the manifest's figures become null)" },
+  mutants: { kind: "bool", help: "also build mutants, to report mut@k (slower)" },
+  "codes-per-task": { kind: "int", min: 1, help: "code samples per task in the evaluation (default 8)" },
+};
+const USAGE = usage("pretrain", "[flags]", FLAGS);
 
-function parseArgs(argv: string[]) {
-  const args = argv.slice();
-  const take = (name: string): string | undefined => {
-    const i = args.indexOf(name);
-    if (i < 0) return undefined;
-    const v = args[i + 1];
-    if (v === undefined || v.startsWith("--")) fail(`${name} needs a value`);
-    args.splice(i, 2);
-    return v;
-  };
-  const flag = (name: string): boolean => {
-    const i = args.indexOf(name);
-    if (i >= 0) args.splice(i, 1);
-    return i >= 0;
-  };
-  const int = (name: string, v: string | undefined): number | undefined => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) fail(`${name} must be a positive integer, got "${v}"`);
-    return n;
-  };
-  const size = (take("--size") ?? "tiny") as ModelSize;
-  if (size !== "tiny" && size !== "small") fail(`--size must be tiny or small, got "${size}"`);
-  const seedRaw = take("--seed") ?? "1";
+function pretrainArgs(argv: string[]) {
+  const { flags } = parseArgs(argv, FLAGS, 0);
+  const size = (flags.size as string | undefined) ?? "tiny";
+  if (size !== "tiny" && size !== "small") throw new CliError(`--size must be tiny or small, got ${JSON.stringify(size)}`);
+  const seedRaw = (flags.seed as string | undefined) ?? "1";
   const seed = /^-?[0-9]+$/.test(seedRaw) ? Number(seedRaw) : seedRaw;
-  const steps = int("--steps", take("--steps"));
-  const out = take("--out") ?? "public/checkpoints";
-  const policies = (take("--policies") ?? "code,test").split(",") as BasePolicyName[];
-  for (const p of policies) if (!POLICIES.includes(p)) fail(`--policies takes code and/or test, got "${p}"`);
-  const codesPerTask = int("--codes-per-task", take("--codes-per-task")) ?? 8;
-  const skipTrain = flag("--skip-train");
-  const noEval = flag("--no-eval");
-  const mutants = flag("--mutants");
-  if (args.length > 0) fail(`unknown arguments: ${args.join(" ")}`);
-  return { size, seed, steps, out, policies: skipTrain ? [] : policies, noEval, mutants, codesPerTask };
+  const policies = ((flags.policies as string | undefined) ?? "code,test").split(",") as BasePolicyName[];
+  for (const p of policies) if (!POLICIES.includes(p)) throw new CliError(`--policies takes code and/or test, got ${JSON.stringify(p)}`);
+  return {
+    size: size as ModelSize,
+    seed,
+    steps: flags.steps as number | undefined,
+    out: (flags.out as string | undefined) ?? "public/checkpoints",
+    policies: flags["skip-train"] ? [] : policies,
+    noEval: flags["no-eval"] === true,
+    mutants: flags.mutants === true,
+    codesPerTask: (flags["codes-per-task"] as number | undefined) ?? 8,
+  };
 }
 
 function printProgress(e: PretrainProgress): void {
@@ -108,7 +99,7 @@ async function main(): Promise<void> {
     console.log("pretrain: skipped (npm runs \"pretrain\" before \"train\"); the shipped base checkpoints are used. Rebuild them with npm run pretrain.");
     return;
   }
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = pretrainArgs(process.argv.slice(2));
   const started = performance.now();
   const file = arenaV1();
   const vocab = taskVocabulary(file);
@@ -241,6 +232,10 @@ function readManifest(dir: string): BaseManifest | null {
 main().then(
   () => process.exit(0),
   (e: unknown) => {
+    if (e instanceof CliError) {
+      console.error(`pretrain: ${e.message}\n${USAGE}`);
+      process.exit(2);
+    }
     console.error(e instanceof Error ? e.stack ?? e.message : e);
     process.exit(1);
   },

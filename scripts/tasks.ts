@@ -16,18 +16,28 @@ import { importJsonl, ImportError, type ImportFormat } from "../src/core/arena/i
 import { createNodeGrader } from "../src/node/grader.ts";
 import { createNodeRunPython } from "../src/node/python-runner.ts";
 import { createRoundTrip } from "../src/core/arena/task-round-trip.ts";
+import { CliError, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
 
-const USAGE = `usage:
-  npm run tasks -- check [--tasks FILE] [--lenient] [--seed N]
-  npm run tasks -- import mbpp|humaneval IN.jsonl --out FILE [--split train|heldout] [--name NAME]`;
+const CHECK_FLAGS: Record<string, FlagSpec> = {
+  tasks: { kind: "string", help: "task file (default: the built-in arena-v1)" },
+  lenient: { kind: "bool", help: "imported files: no size floors, no weak-golden share, variants optional" },
+  seed: { kind: "int", help: "seed of the drawn inputs (default 0)" },
+};
+const IMPORT_FLAGS: Record<string, FlagSpec> = {
+  out: { kind: "string", help: "task file to write (required)" },
+  split: { kind: "string", help: "train | heldout (default heldout)" },
+  name: { kind: "string", help: "task set name (default import-FORMAT)" },
+};
+const USAGE = [usage("tasks", "check [flags]", CHECK_FLAGS), usage("tasks", "import mbpp|humaneval IN.jsonl --out FILE [flags]", IMPORT_FLAGS)].join("\n");
 
-function flag(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i < 0) return undefined;
-  const v = args[i + 1];
-  if (v === undefined || v.startsWith("--")) fail(`${name} needs a value`);
-  args.splice(i, 2);
-  return v;
+/** Flags of a subcommand; a CliError ends the command with its usage (exit 2). */
+function flagsOf(args: string[], specs: Record<string, FlagSpec>, maxPositional: number) {
+  try {
+    return parseArgs(args, specs, maxPositional);
+  } catch (e) {
+    if (e instanceof CliError) fail(e.message);
+    throw e;
+  }
 }
 
 function fail(message: string): never {
@@ -47,12 +57,10 @@ function loadFile(path: string | undefined, strict: boolean): TaskFile {
 }
 
 async function check(args: string[]): Promise<void> {
-  const path = flag(args, "--tasks");
-  const seed = Number(flag(args, "--seed") ?? "0");
-  const lenient = args.includes("--lenient");
-  const rest = args.filter((a) => a !== "--lenient");
-  if (rest.length > 0) fail(`unknown arguments: ${rest.join(" ")}`);
-  if (!Number.isInteger(seed)) fail("--seed must be an integer");
+  const { flags } = flagsOf(args, CHECK_FLAGS, 0);
+  const path = flags.tasks as string | undefined;
+  const seed = (flags.seed as number | undefined) ?? 0;
+  const lenient = flags.lenient === true;
   const file = loadFile(path, !lenient);
   const grader = await createNodeGrader();
   try {
@@ -71,12 +79,13 @@ async function check(args: string[]): Promise<void> {
 }
 
 function runImport(args: string[]): void {
-  const out = flag(args, "--out");
-  const split = flag(args, "--split") ?? "heldout";
-  const name = flag(args, "--name");
-  const [format, input, ...rest] = args;
+  const { flags, positional } = flagsOf(args, IMPORT_FLAGS, 2);
+  const out = flags.out as string | undefined;
+  const split = (flags.split as string | undefined) ?? "heldout";
+  const name = flags.name as string | undefined;
+  const [format, input] = positional;
   if (format !== "mbpp" && format !== "humaneval") fail("import needs a format: mbpp or humaneval");
-  if (!input || rest.length > 0) fail("import needs exactly one input file");
+  if (!input) fail("import needs exactly one input file");
   if (!out) fail("import needs --out FILE");
   if (split !== "train" && split !== "heldout") fail("--split must be train or heldout");
   try {

@@ -133,6 +133,16 @@ describe("npm run tasks -- import", () => {
     expect(r.err).toContain("line 2: field text: missing or not a non-empty string");
     expect(existsSync(join(dir, "out.json"))).toBe(false);
   }, 60_000);
+
+  it("rejects an unknown flag with the usage and exit 2, writing nothing", () => {
+    const dir = mkdtempSync(join(tmpdir(), "import-"));
+    writeFileSync(join(dir, "in.jsonl"), jsonl(mbppArena));
+    const r = tsx(["import", "mbpp", join(dir, "in.jsonl"), "--out", join(dir, "out.json"), "--splt", "train"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("unknown flag --splt; known: --out, --split, --name");
+    expect(r.err).toContain("usage: npm run tasks -- import");
+    expect(existsSync(join(dir, "out.json"))).toBe(false);
+  }, 60_000);
 });
 
 describe("imported tasks run for real (plus tests by mutation, Node grader)", () => {
