@@ -12,7 +12,8 @@ import { ArenaSyntaxError, decodeCode, encodeCode } from "../../../src/core/aren
 import type { Signature } from "../../../src/core/arena/types.ts";
 import { buildVocabulary } from "../../../src/core/arena/vocab.ts";
 import { Rng } from "../../../src/core/rng.ts";
-import { randomSignature, sampleUniform } from "./grammar-helpers.ts";
+import { sampleUniform } from "../../../src/core/decoding.ts";
+import { randomSignature } from "./grammar-helpers.ts";
 
 /** Checks each [source, params] pair: one def f with those params, no unreachable statement, a return, compile + exec in a fresh dict. */
 const CHECKER = `

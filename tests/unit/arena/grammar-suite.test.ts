@@ -10,7 +10,8 @@ import { ArenaSyntaxError, decodeSuite, encodeSuite } from "../../../src/core/ar
 import type { Signature } from "../../../src/core/arena/types.ts";
 import { buildVocabulary } from "../../../src/core/arena/vocab.ts";
 import { Rng } from "../../../src/core/rng.ts";
-import { randomSignature, sampleUniform } from "./grammar-helpers.ts";
+import { sampleUniform } from "../../../src/core/decoding.ts";
+import { randomSignature } from "./grammar-helpers.ts";
 
 /** For each [suite, param types, return type, maxLines]: every line is a typed assert within bounds. */
 const CHECKER = `
