@@ -31,16 +31,21 @@ export class BundleError extends Error {
   }
 }
 
-/** The run's own fields, as stored (src/storage/db.ts RunRecord without the config). */
+/** The run's own fields, as stored (src/storage/db.ts RunRecord is these plus the config). */
 export interface SnapshotRun {
   id: string;
   name: string;
   status: RunStatus;
+  /** Epoch milliseconds. */
   created: number;
   updated: number;
+  /** Last complete step (0: none yet). */
   step: number;
+  /** RNG state after the last complete step (null before the first). */
   rng_state: RngState | null;
+  /** Hash of the task set the run trains on (bundles check it). */
   task_set_hash: string;
+  /** Other resumable loop state (e.g. a task-order cursor), JSON. */
   loop_state: unknown;
 }
 

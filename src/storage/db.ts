@@ -14,6 +14,7 @@ import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type St
 import type { Config } from "../core/config/fields.ts";
 import type { MistakeBook, MistakeEntry } from "../core/loop/mistake-book.ts";
 import type { DuelRecord, RunStatus, StepMetrics } from "../core/loop/types.ts";
+import type { SnapshotRun } from "../core/bundle.ts";
 import type { RngState } from "../core/rng.ts";
 import { StorageBlockedError, toStorageError } from "./errors.ts";
 
@@ -21,22 +22,8 @@ export const DB_NAME = "code-a1-arena";
 
 export type { RunStatus };
 
-export interface RunRecord {
-  id: string;
-  name: string;
+export interface RunRecord extends SnapshotRun {
   config: Config;
-  status: RunStatus;
-  /** Epoch milliseconds. */
-  created: number;
-  updated: number;
-  /** Last complete step (0: none yet). */
-  step: number;
-  /** RNG state after the last complete step (null before the first). */
-  rng_state: RngState | null;
-  /** Hash of the task set the run trains on (bundles check it). */
-  task_set_hash: string;
-  /** Other resumable loop state (e.g. a task-order cursor), JSON. */
-  loop_state: unknown;
 }
 
 export interface MetricsRecord {
