@@ -4,10 +4,11 @@
  * use. The Test policy reads the user's program white-box when it is arena-Python, and the task
  * alone (black-box) when it is not.
  */
-import { decodeCode, decodeSuite, encodeCode } from "./core/arena/tokenizer.ts";
+import { encodeCode } from "./core/arena/tokenizer.ts";
 import { taskSignature, type Task } from "./core/arena/task.ts";
-import { arenaVocabulary, codeContext, codeSpec, suiteSpec, testContext, CODE_MAX_TOKENS, SUITE_MAX_TOKENS } from "./core/duel/contexts.ts";
-import { Rng, hashString } from "./core/rng.ts";
+import { arenaVocabulary } from "./core/duel/contexts.ts";
+import { samplePrograms, sampleSuites } from "./core/duel/evaluate.ts";
+import { hashString } from "./core/rng.ts";
 import { startPolicyWorker, type PolicyWorker } from "./policy-client.ts";
 import { fetchBaseCheckpoint } from "./app-files.ts";
 import type { ArenaDatabase } from "./storage/db.ts";
@@ -46,8 +47,9 @@ export function createPlayPolicies(db: () => Promise<ArenaDatabase>): PlayPolici
     }
     return w;
   };
-  // Same request, same answer: the seed comes from what was asked.
-  const rng = (...parts: string[]) => new Rng(hashString(parts.join("\u0000"))).state();
+  // Same request, same answer: the seed comes from what was asked. Temperature 1: the policies'
+  // training distribution, so Play shows what the duel sees.
+  const seed = (...parts: string[]) => hashString(parts.join("\u0000"));
   return {
     async attackSuites(task: Task, code: string, count: number) {
       let program: number[] | null = null;
@@ -57,15 +59,12 @@ export function createPlayPolicies(db: () => Promise<ArenaDatabase>): PlayPolici
         program = null; // not arena-Python: the Test policy reads the task only
       }
       const { policy } = await player("test");
-      const prompts = Array.from({ length: count }, () => testContext(vocab, task, program));
-      const { rollout } = await policy.sample(prompts, suiteSpec(task, 8), { maxNewTokens: SUITE_MAX_TOKENS, rngState: rng("attack", task.id, code) });
-      return rollout.completions.map((t) => decodeSuite(vocab, t));
+      const suites = await sampleSuites(policy, [task], () => [program], count, "attack", { vocab, temperature: 1, seed: seed("attack", task.id, code) });
+      return suites[task.id].map((lines) => lines.join("\n"));
     },
     async samplePrograms(task: Task, count: number) {
       const { policy } = await player("code");
-      const prompts = Array.from({ length: count }, () => codeContext(vocab, task));
-      const { rollout } = await policy.sample(prompts, codeSpec(task), { maxNewTokens: CODE_MAX_TOKENS, rngState: rng("programs", task.id) });
-      return rollout.completions.map((t) => decodeCode(vocab, t));
+      return (await samplePrograms(policy, [task], { vocab, samples: count, temperature: 1, seed: seed("programs", task.id) })).texts[task.id];
     },
   };
 }

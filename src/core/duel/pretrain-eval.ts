@@ -8,26 +8,19 @@
  *   (white-box, as in the duel); validity = share of lines that hold on the reference, plus
  *   pass@k, bug detection and, when the bench has mutants, mut@k.
  *
- * Pure core: the policies are reached through a sampling host (PolicyService in-thread or a
- * comlink Remote), the grader is injected.
+ * Sampling is evaluate.ts's (several tasks per call, per-row grammars, each call from a named fork
+ * of the seed), so the base figures and a run's evaluation sample the same way. Pure core: the
+ * policies are reached through a Sampler (PolicyService in-thread or a comlink Remote), the grader
+ * is injected.
  */
-import { Rng } from "../rng.ts";
 import type { BySplit } from "../arena/metrics.ts";
 import { evaluateCodes, evaluateSuites, type Bench, type CodeEvaluation, type OnEvalProgress, type SuiteEvaluation } from "../arena/metrics-evaluate.ts";
-import type { Task } from "../arena/task.ts";
-import { taskSignature } from "../arena/task.ts";
-import { decodeCode, decodeSuite, encodeCode } from "../arena/tokenizer.ts";
+import { taskSignature, type Task } from "../arena/task.ts";
+import { encodeCode } from "../arena/tokenizer.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
 import type { Grader } from "../grader/types.ts";
-import type { ConstraintSpec, ServiceSampleOptions } from "../policy/policy-service.ts";
-import type { Rollout } from "../policy/sampler.ts";
-import { CODE_MAX_TOKENS, SUITE_MAX_TOKENS, codeContext, codeSpec, suiteSpec, testContext } from "./contexts.ts";
+import { samplePrograms, sampleSuites, type Sampler } from "./evaluate.ts";
 import type { PretrainProgress } from "./pretrain.ts";
-
-/** What evaluation needs of a policy host. */
-export interface SampleHost {
-  sample(prompts: number[][], constraint: ConstraintSpec, opts: ServiceSampleOptions): Promise<{ rollout: Rollout; rngState: readonly [number, number, number, number] }>;
-}
 
 export interface BaseEvalOptions {
   seed: number | string;
@@ -41,8 +34,6 @@ export interface BaseEvalOptions {
   maxLines: number;
   /** k of pass@k and mut@k. */
   k: number;
-  /** Rows per sampling call (bounds memory). */
-  sampleBatch: number;
 }
 
 export const BASE_EVAL_DEFAULTS: Readonly<Omit<BaseEvalOptions, "seed">> = {
@@ -51,7 +42,6 @@ export const BASE_EVAL_DEFAULTS: Readonly<Omit<BaseEvalOptions, "seed">> = {
   suitesPerProgram: 2,
   maxLines: 8,
   k: 5,
-  sampleBatch: 64,
 };
 
 /** The figures the manifest and the docs report (percentages, by split). */
@@ -63,53 +53,13 @@ export interface BaseFigures {
   test: { suitesPerTask: number; validity: BySplit; passK: BySplit; mutK: BySplit | null; bugDetection: BySplit; k: number } | null;
 }
 
-/** Samples `n` codes per task from the Code policy; returns their canonical source by task id. */
-export async function sampleCodes(host: SampleHost, vocab: Vocabulary, tasks: readonly Task[], opts: BaseEvalOptions): Promise<Record<string, string[]>> {
-  const rows = tasks.flatMap((task) => Array.from({ length: opts.codesPerTask }, () => ({ task, prompt: codeContext(vocab, task) })));
-  const completions = await sampleRows(host, rows, (task) => codeSpec(task), CODE_MAX_TOKENS, new Rng(opts.seed).fork("eval-codes"), opts);
-  const out: Record<string, string[]> = {};
-  rows.forEach((r, i) => (out[r.task.id] ??= []).push(decodeCode(vocab, completions[i])));
-  return out;
-}
-
 /**
- * Samples suites from the Test policy, white-box: `suitesPerProgram` for the task's reference and
- * for each buggy variant. Returns the lines of each suite by task id.
+ * The programs a task's suites are written for: its reference and each buggy variant (white-box,
+ * as in the duel), as the Code policy's tokens.
  */
-export async function sampleSuites(host: SampleHost, vocab: Vocabulary, tasks: readonly Task[], opts: BaseEvalOptions): Promise<Record<string, string[][]>> {
-  const rows = tasks.flatMap((task) => {
-    const sig = taskSignature(task);
-    const programs = [task.reference, ...task.buggy_variants.map((v) => v.code)].map((src) => encodeCode(vocab, src, sig));
-    return programs.flatMap((p) => Array.from({ length: opts.suitesPerProgram }, () => ({ task, prompt: testContext(vocab, task, p) })));
-  });
-  const completions = await sampleRows(host, rows, (task) => suiteSpec(task, opts.maxLines), SUITE_MAX_TOKENS, new Rng(opts.seed).fork("eval-suites"), opts);
-  const out: Record<string, string[][]> = {};
-  rows.forEach((r, i) => (out[r.task.id] ??= []).push(decodeSuite(vocab, completions[i]).split("\n").filter((l) => l !== "")));
-  return out;
-}
-
-/** Constrained sampling of rows in batches of tasks sharing nothing but the host; one rng stream. */
-async function sampleRows(
-  host: SampleHost,
-  rows: { task: Task; prompt: number[] }[],
-  spec: (task: Task) => ConstraintSpec,
-  maxNewTokens: number,
-  rng: Rng,
-  opts: BaseEvalOptions,
-): Promise<number[][]> {
-  const out: number[][] = [];
-  let rngState = rng.state();
-  // A sampling call takes one constraint, so rows are grouped by task (consecutive in `rows`).
-  for (let start = 0; start < rows.length; ) {
-    const task = rows[start].task;
-    let end = start;
-    while (end < rows.length && rows[end].task === task && end - start < opts.sampleBatch) end++;
-    const result = await host.sample(rows.slice(start, end).map((r) => r.prompt), spec(task), { maxNewTokens, temperature: opts.temperature, rngState });
-    rngState = result.rngState;
-    out.push(...result.rollout.completions);
-    start = end;
-  }
-  return out;
+function referenceAndVariants(vocab: Vocabulary, task: Task): number[][] {
+  const sig = taskSignature(task);
+  return [task.reference, ...task.buggy_variants.map((v) => v.code)].map((src) => encodeCode(vocab, src, sig));
 }
 
 /** Samples from the base policies given (null skips one) and grades everything through `grader`. */
@@ -117,8 +67,8 @@ export async function evaluateBase(
   grader: Grader,
   bench: Bench,
   vocab: Vocabulary,
-  codePolicy: SampleHost | null,
-  testPolicy: SampleHost | null,
+  codePolicy: Sampler | null,
+  testPolicy: Sampler | null,
   overrides: Partial<BaseEvalOptions> & { seed: number | string },
   onProgress?: (e: PretrainProgress) => void,
 ): Promise<{ figures: BaseFigures; codes: CodeEvaluation | null; suites: SuiteEvaluation | null }> {
@@ -129,12 +79,14 @@ export async function evaluateBase(
   let suites: SuiteEvaluation | null = null;
   if (codePolicy) {
     onProgress?.({ type: "progress", phase: "eval", done: 0, total: 0, text: `sampling ${opts.codesPerTask} codes per task` });
-    codes = await evaluateCodes(grader, bench, await sampleCodes(codePolicy, vocab, bench.tasks, opts), { onProgress: report });
+    codes = await evaluateCodes(grader, bench, (await samplePrograms(codePolicy, bench.tasks, { vocab, samples: opts.codesPerTask, temperature: opts.temperature, seed: opts.seed })).texts, { onProgress: report });
     figures.code = { samplesPerTask: opts.codesPerTask, plusPass1: codes.plusPass1, goldenPass1: codes.goldenPass1 };
   }
   if (testPolicy) {
     onProgress?.({ type: "progress", phase: "eval", done: 0, total: 0, text: `sampling ${opts.suitesPerProgram} suites per program` });
-    const samples = await sampleSuites(testPolicy, vocab, bench.tasks, opts);
+    const samples = await sampleSuites(testPolicy, bench.tasks, (t) => referenceAndVariants(vocab, t), opts.suitesPerProgram, "base-suites", {
+      vocab, temperature: opts.temperature, seed: opts.seed, testsPerSuite: opts.maxLines,
+    });
     suites = await evaluateSuites(grader, bench, samples, { k: opts.k, onProgress: report });
     const hasMutants = bench.tasks.some((t) => (bench.mutants.get(t.id) ?? []).length > 0);
     figures.test = {

@@ -16,7 +16,7 @@ import {
   BASE_MANIFEST_FILE, baseCheckpoint, epochBatches, pretrainBase, pretrainOptions, PretrainAbortedError, PretrainError,
   type BaseManifest, type PretrainHost, type PretrainProgress,
 } from "../../../src/core/duel/pretrain.ts";
-import { sampleCodes, BASE_EVAL_DEFAULTS } from "../../../src/core/duel/pretrain-eval.ts";
+import { samplePrograms } from "../../../src/core/duel/evaluate.ts";
 import { decodeCheckpoint } from "../../../src/core/policy/checkpoint.ts";
 import { PolicyService } from "../../../src/core/policy/policy-service.ts";
 import { rolloutSamples } from "../../../src/core/policy/batch.ts";
@@ -95,7 +95,7 @@ describe("pretrainBase", () => {
 
     const loaded = await service();
     await loaded.load(r.checkpoint);
-    const codes = await sampleCodes(loaded, vocab, tasks, { ...BASE_EVAL_DEFAULTS, seed: 1, codesPerTask: 2 });
+    const codes = (await samplePrograms(loaded, tasks, { vocab, samples: 2, temperature: 1, seed: 1 })).texts;
     for (const t of tasks) {
       expect(codes[t.id]).toHaveLength(2);
       for (const src of codes[t.id]) expect(decodeCode(vocab, encodeCode(vocab, src, taskSignature(t)))).toBe(src);
