@@ -14,7 +14,7 @@
  * (`corpusHash`). The Python runtime is injected (`runPython`, as in plus.ts) so this file stays
  * runtime-free: Node passes src/node/python-runner.ts, the browser its sandbox.
  */
-import type { TokenConstraint } from "../decoding.ts";
+import { fitsConstraint, sampleUniform } from "../decoding.ts";
 import { Rng } from "../rng.ts";
 import { canonicalJson, sha256Hex } from "../bundle.ts";
 import { boundaryInputs, drawInput, mutateValue, referenceProgram, type RunPython } from "../arena/plus.ts";
@@ -46,7 +46,10 @@ export interface CorpusOptions {
   minLines: number;
   /** Most lines a suite may hold (the suite grammar's maxLines; config tests_per_suite). */
   maxLines: number;
-  /** Candidate inputs drawn per task (boundary cases first) before filtering by the reference. */
+  /**
+   * Answered inputs kept per task: the shortest lines among its boundary cases and
+   * `INPUT_DRAWS_PER_KEPT` times as many random draws, after filtering by the reference.
+   */
   inputsPerTask: number;
 }
 
@@ -58,10 +61,13 @@ export const CORPUS_DEFAULTS: Readonly<Omit<CorpusOptions, "seed">> = {
   wrongAnswerShare: 0.1,
   minLines: 2,
   maxLines: 4,
-  // A small pool of answered inputs per task (like a benchmark's tests, seen during pretraining):
-  // a tiny model can learn these answers, not compute new ones.
+  // A small pool of short answered inputs per task (like a benchmark's tests, seen during
+  // pretraining): a tiny model can learn these answers, not compute new ones.
   inputsPerTask: 5,
 };
+
+/** Random inputs drawn per kept input, so the pool can favour short lines (see answeredLines). */
+export const INPUT_DRAWS_PER_KEPT = 4;
 
 export type CodeKind = "reference" | "buggy" | "noise";
 
@@ -113,37 +119,6 @@ export function corpusOptions(overrides: Partial<CorpusOptions> & { seed: number
   return o;
 }
 
-/** Draws uniformly among the allowed tokens until the constraint is done (a grammar-random sample). */
-export function sampleConstraint<S>(c: TokenConstraint<S>, rng: Rng): number[] {
-  const mask = new Uint8Array(c.vocabSize);
-  const allowed: number[] = [];
-  const s = c.start();
-  const out: number[] = [];
-  while (!c.isDone(s)) {
-    c.allowed(s, mask);
-    allowed.length = 0;
-    for (let t = 0; t < mask.length; t++) if (mask[t]) allowed.push(t);
-    if (allowed.length === 0) throw new CorpusError(`grammar allowed no token after ${out.length} tokens`);
-    const t = rng.pick(allowed);
-    out.push(t);
-    c.advance(s, t);
-  }
-  return out;
-}
-
-/** Whether `tokens` (ending with <eos>) is a complete sample of `c`: every token allowed, done at the end. */
-export function fitsConstraint<S>(c: TokenConstraint<S>, tokens: readonly number[]): boolean {
-  const mask = new Uint8Array(c.vocabSize);
-  const s = c.start();
-  for (const t of tokens) {
-    if (c.isDone(s)) return false;
-    c.allowed(s, mask);
-    if (!mask[t]) return false;
-    c.advance(s, t);
-  }
-  return c.isDone(s);
-}
-
 /**
  * The corpus for `file`'s train split. Async only because the reference answers come from running
  * the references in Python (one `runPython` call per task).
@@ -181,7 +156,7 @@ function codePrograms(vocab: Vocabulary, task: Task, o: CorpusOptions, rng: Rng)
   const out: { kind: CodeKind; tokens: number[] }[] = [];
   // Noise first: its draws must not depend on the shares (distinctPrograms relies on it).
   const noise = codeConstraint(vocab, sig, { maxTokens: CODE_MAX_TOKENS });
-  for (let i = 0; i < nNoise; i++) out.push({ kind: "noise", tokens: sampleConstraint(noise, rng) });
+  for (let i = 0; i < nNoise; i++) out.push({ kind: "noise", tokens: sampleUniform(noise, rng) });
   for (let i = 0; i < nRef; i++) out.push({ kind: "reference", tokens: reference });
   // Cycle the variants from a random start so every variant gets its share (+-1).
   const first = variants.length > 0 ? rng.int(variants.length) : 0;
@@ -223,7 +198,7 @@ async function taskSuites(
 ): Promise<TestSequence[]> {
   if (!task.input_spec) throw new CorpusError(`task ${task.id} has no input_spec: golden-style suites need one`);
   const pool = await answeredLines(vocab, task, runPython, o, rng.fork("inputs"));
-  if (pool.length === 0) throw new CorpusError(`task ${task.id}: the reference returned no encodable answer on ${o.inputsPerTask} drawn inputs`);
+  if (pool.length === 0) throw new CorpusError(`task ${task.id}: the reference returned no encodable answer on any drawn input`);
   const budget = suiteConstraint(vocab, taskSignature(task), { maxLines: o.maxLines, maxTokens: SUITE_MAX_TOKENS });
   const out: TestSequence[] = [];
   for (let n = 0; n < o.suitesPerTask; n++) {
@@ -250,32 +225,40 @@ async function taskSuites(
 }
 
 /**
- * Inputs from the spec (boundary cases, then random draws), answered by running the reference:
+ * Inputs from the spec (boundary cases and random draws), answered by running the reference:
  * inputs breaking a precondition or raising are dropped, as are lines outside the suite grammar
- * (e.g. an answer over 4 digits) and duplicates.
+ * (e.g. an answer over 4 digits) and duplicates. The `inputsPerTask` shortest lines are kept
+ * (ties in draw order): golden tests favour small inputs, and a tiny model reproduces a short call
+ * and its answer where a 12-character random string defeats it (base validity 17% with the first
+ * drawn inputs, docs/BASE-MODELS.md).
  */
 async function answeredLines(vocab: Vocabulary, task: Task, runPython: RunPython, o: CorpusOptions, rng: Rng): Promise<SuiteLine[]> {
   const sig = taskSignature(task);
-  const candidates = [...boundaryInputs(task, rng), ...Array.from({ length: o.inputsPerTask }, () => drawInput(task, rng))].slice(0, o.inputsPerTask);
+  const candidates = [...boundaryInputs(task, rng), ...Array.from({ length: o.inputsPerTask * INPUT_DRAWS_PER_KEPT }, () => drawInput(task, rng))];
   const results = JSON.parse(await runPython(referenceProgram(task, candidates))) as { ok?: string }[];
   const alphabet = Object.values(task.input_spec!.params).map((s) => s.alphabet ?? "").join("") || "abc";
   const seen = new Set<string>();
-  const out: SuiteLine[] = [];
+  const answered: { call: string; answer: string; right: number[] }[] = [];
   candidates.forEach((args, i) => {
     const answer = results[i].ok;
     const call = `${task.entry_point}(${formatArgs(args)})`;
     if (answer === undefined || seen.has(call)) return;
     seen.add(call);
     const right = lineTokens(vocab, `assert ${call} == ${answer}`, sig);
-    if (!right) return;
-    let wrong: number[] | null = null;
-    for (let tries = 0; tries < 8 && wrong === null; tries++) {
-      const value = wrongValue(parseLiteral(answer), rng, alphabet);
-      if (value !== answer) wrong = lineTokens(vocab, `assert ${call} == ${value}`, sig);
-    }
-    out.push({ right, wrong });
+    if (right) answered.push({ call, answer, right });
   });
-  return out;
+  // Array.prototype.sort is stable: equal lengths keep draw order.
+  return answered
+    .sort((a, b) => a.right.length - b.right.length)
+    .slice(0, o.inputsPerTask)
+    .map(({ call, answer, right }) => {
+      let wrong: number[] | null = null;
+      for (let tries = 0; tries < 8 && wrong === null; tries++) {
+        const value = wrongValue(parseLiteral(answer), rng, alphabet);
+        if (value !== answer) wrong = lineTokens(vocab, `assert ${call} == ${value}`, sig);
+      }
+      return { right, wrong };
+    });
 }
 
 /** A plausible wrong answer of the same type: an EvalPlus-style mutation, or a filled empty list. */

@@ -57,7 +57,7 @@ export type BasePolicyName = "code" | "test";
  */
 export const BASE_RECIPE: Readonly<Record<BasePolicyName, Readonly<Partial<Omit<PretrainOptions, "seed">>>>> = {
   code: { steps: 700, batchSize: 16, lr: 8e-3, warmupSteps: 20 },
-  test: { steps: 500, batchSize: 16, lr: 8e-3, warmupSteps: 20 },
+  test: { steps: 1000, batchSize: 16, lr: 8e-3, warmupSteps: 20 },
 };
 
 /** File name of a shipped base checkpoint inside the checkpoints folder. */

@@ -11,9 +11,10 @@ import { codeConstraint } from "../../../src/core/arena/code-grammar.ts";
 import { suiteConstraint } from "../../../src/core/arena/suite-grammar.ts";
 import { CODE_MAX_TOKENS, SUITE_MAX_TOKENS, codeContext, taskVocabulary, testContext } from "../../../src/core/duel/contexts.ts";
 import {
-  buildCorpus, corpusHash, corpusOptions, corpusStats, CorpusError, fitsConstraint, vocabHash, type PretrainCorpus,
+  buildCorpus, corpusHash, corpusOptions, corpusStats, CorpusError, vocabHash, type PretrainCorpus,
 } from "../../../src/core/duel/pretrain-corpus.ts";
 import type { RunPython } from "../../../src/core/arena/plus.ts";
+import { fitsConstraint } from "../../../src/core/decoding.ts";
 import { createNodeRunPython } from "../../../src/node/python-runner.ts";
 
 const file = arenaV1();
@@ -113,6 +114,27 @@ describe("pretraining corpus", () => {
     for (const s of clean.test) {
       expect(s.wrong).toBe(0);
       expect(await failingLines(byId.get(s.task)!, decodeSuite(vocab, s.tokens.slice(s.completionStart)).split("\n"))).toBe(0);
+    }
+  });
+
+  it("keeps each task's inputsPerTask shortest answered calls", async () => {
+    const subset = { ...file, tasks: file.tasks.filter((t) => ["count-vowels", "second-largest", "clamp", "longest-word"].includes(t.id)) };
+    const calls = (c: PretrainCorpus, task: string) => {
+      const out = new Set<string>();
+      for (const s of c.test.filter((q) => q.task === task)) {
+        for (const line of decodeSuite(vocab, s.tokens.slice(s.completionStart)).split("\n")) if (line) out.add(line.slice(0, line.lastIndexOf(" == ")));
+      }
+      return [...out];
+    };
+    const meanLength = (xs: string[]) => xs.reduce((a, x) => a + x.length, 0) / xs.length;
+    const two = await buildCorpus(vocab, subset, runPython, { ...SMALL, inputsPerTask: 2, suitesPerTask: 12 });
+    for (const task of subset.tasks) {
+      const kept = calls(two, task.id);
+      const wide = calls(corpus, task.id);
+      expect(kept.length).toBeGreaterThan(0);
+      expect(kept.length).toBeLessThanOrEqual(2);
+      // The two drawn from the smaller candidate set are still shorter than a 12-input pool on average.
+      expect(meanLength(kept)).toBeLessThan(meanLength(wide));
     }
   });
 
