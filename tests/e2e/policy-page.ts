@@ -8,12 +8,13 @@ import { createServer, type ViteDevServer } from "vite";
 /**
  * A dev server on a free port with the tfjs and comlink bundles prepared up front, in its own
  * dependency cache: dev servers sharing node_modules/.vite overwrite each other's optimised bundles,
- * and each overwrite reloads the page mid-run.
+ * and each overwrite reloads the page mid-run. No HMR: an edit to any source file the page imports
+ * (by someone else, during a bench of many minutes) would reload the page and lose the measurement.
  */
 export async function startPolicyDevServer(): Promise<{ server: ViteDevServer; origin: string }> {
   const server = await createServer({
     cacheDir: "node_modules/.vite-policy",
-    server: { port: 0, host: "127.0.0.1" },
+    server: { port: 0, host: "127.0.0.1", hmr: false },
     logLevel: "warn",
     optimizeDeps: { include: ["@tensorflow/tfjs", "@tensorflow/tfjs-backend-webgpu", "@tensorflow/tfjs-backend-wasm", "comlink"] },
   });

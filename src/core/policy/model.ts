@@ -193,12 +193,15 @@ export class GptModel {
       const sizes = segments.map((g) => g.k.shape[2]);
       const S = sizes.reduce((a, b) => a + b, 0);
       // (B*H, T, D) @ (B*H, D, S_i) per segment -> (B, H, T, S), scaled by 1/sqrt(D), masked, softmax over keys.
-      // With one query (a decoding step) the products are broadcast multiply + sum: wasm's batched
-      // matMul has no fast path and costs about 10x more on (256, 1, 16) x (256, 16, 72).
+      // With one query (a decoding step) the products are broadcast multiply + sum on wasm and cpu:
+      // wasm's batched matMul has no fast path and costs about 10x more on (256, 1, 16) x (256, 16, 72).
+      // Not on webgpu, whose sum spends a 64-thread workgroup on each 16-term dot product: on
+      // SwiftShader that is 15-20x slower than matMul for the scores and 2x for the values.
+      const mulSum = T === 1 && tf.getBackend() !== "webgpu";
       const qh = tf.reshape(q, [B * heads, T, D]);
       const scores = segments.map((g, i) => {
         const k = tf.reshape(g.k, [B * heads, sizes[i], D]);
-        return T === 1 ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
+        return mulSum ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
       });
       let att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
       att = tf.add(tf.mul(att, 1 / Math.sqrt(D)), input.attnBias);
@@ -208,7 +211,7 @@ export class GptModel {
       const y = parts
         .map((p, i) => {
           const v = tf.reshape(segments[i].v, [B * heads, sizes[i], D]);
-          return T === 1 ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
+          return mulSum ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
         })
         .reduce((a, b) => tf.add(a, b));
       x = tf.add(x, dense(mergeHeads(y), `h${l}.attn.proj`));
