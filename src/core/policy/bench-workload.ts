@@ -8,6 +8,7 @@ import type { BackendName } from "./backend.ts";
 import { rolloutSamples } from "./batch.ts";
 import type { ModelSize } from "./config.ts";
 import { groupAdvantages } from "./grpo.ts";
+import type { CreatePolicyOptions } from "./policy.ts";
 import type { PolicyService } from "./policy-service.ts";
 import type { RngState } from "../rng.ts";
 
@@ -33,6 +34,11 @@ export interface PolicyBenchResult {
   updateCpuMs?: number;
 }
 
+/** The benchmarked policy: seed 1, one epoch of one 64-sequence mini-batch per update. */
+export function benchPolicyOptions(size: ModelSize, vocab: number): CreatePolicyOptions {
+  return { size, vocab, seed: 1, train: { miniBatchSize: 64, epochs: 1 } };
+}
+
 export function benchWorkload(vocab: number) {
   const newTokens = 48;
   const prompt = (len: number, i: number) => [1, ...Array.from({ length: len - 1 }, (_, j) => 3 + ((i * 7 + j * 3) % (vocab - 3)))];
@@ -52,7 +58,7 @@ export function benchWorkload(vocab: number) {
  */
 export async function runPolicyBench(host: PolicyHost, o: PolicyBenchOptions, cpuClock?: () => number): Promise<PolicyBenchResult> {
   const choice = await host.init([o.backend]);
-  await host.create({ size: o.size, vocab: o.vocab, seed: 1, train: { miniBatchSize: 64, epochs: 1 } });
+  await host.create(benchPolicyOptions(o.size, o.vocab));
   const w = benchWorkload(o.vocab);
   let rngState: RngState = [1, 2, 3, 4];
   const rates: number[] = [];
