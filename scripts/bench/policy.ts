@@ -9,13 +9,22 @@
  * cpu, wasm (Node), webgpu, chromium-wasm (Chromium); null when a backend could not run or timed out.
  * Node rows add `<size>_<backend>_sample_tok_per_cpu_s` and `_update_cpu_ms`: the same work per CPU
  * second of the process, the figure to compare when the 2 shared cores are busy with other jobs.
- * PyTorch is not installed on these machines, so there is no PyTorch comparison.
+ * PyTorch: when $TORCH_PYTHON (default /usr/bin/python3, Debian's python3-torch) imports torch, each
+ * size run on Node wasm is then built in PyTorch from the same initial weights (torch-gpt.ts,
+ * torch_gpt.py). Its logits must match tfjs's within 1e-4, else the run fails (exit 1, a note); then
+ * the same workload runs on torch CPU with 1 thread (the main figure: tfjs wasm in Node is
+ * single-threaded) and with every core. Keys `<size>_torch_*` and the tfjs / torch ratios
+ * `<size>_wasm_vs_torch_sample_ratio` (tok/s: below 1, tfjs is slower) and `_update_ratio` (ms: above 1,
+ * tfjs is slower) are listed at torchReport; all null without torch. The BLAS torch ran on is printed:
+ * with Debian's default, the reference libblas3, torch's matmuls are about 5x slower than on OpenBLAS.
  */
 import { type BackendName } from "../../src/core/policy/backend.ts";
 import { type PolicyBenchResult, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
+import { availableParallelism } from "node:os";
 import { useNodeBackend } from "../../src/node/tf-backend.ts";
+import { compareWithTorch, hasTorch, type TorchComparison, torchPython, torchReport } from "./torch-gpt.ts";
 import { launchBrowser } from "../../tests/e2e/browser.ts";
 import { callHarness, startPolicyDevServer } from "../../tests/e2e/policy-page.ts";
 
@@ -115,14 +124,39 @@ export async function main(argv: string[]): Promise<void> {
     }
   };
   log(`policy benchmark: batch 64 x 48 new constrained tokens; GRPO update on 64 x 128 tokens; vocab ${VOCAB}; median of ${args.reps}`);
+  const python = torchPython();
+  const withTorch = args.backends.includes("wasm") && hasTorch(python);
+  const recordTorch = async (size: ModelSize, wasm: PolicyBenchResult | null) => {
+    let comparison: TorchComparison | null = null;
+    if (withTorch) {
+      try {
+        comparison = await compareWithTorch(size, VOCAB, args.reps, availableParallelism(), python);
+      } catch (e) {
+        notes.push(`${size} torch: ${(e as Error).message}`);
+        log(`${size.padEnd(5)} ${"torch".padEnd(13)} unavailable: ${(e as Error).message}`);
+      }
+    }
+    const report = torchReport(size, wasm, comparison);
+    Object.assign(figures, report.figures);
+    report.lines.forEach(log);
+    notes.push(...report.notes);
+    if (report.mismatch) {
+      console.error(`ERROR ${report.mismatch}`);
+      notes.push(report.mismatch);
+      process.exitCode = 1;
+    }
+  };
   const runNode = async (backend: "cpu" | "wasm") => {
     if (!args.backends.includes(backend)) return;
     for (const size of args.sizes) {
+      let result: PolicyBenchResult | null = null;
       try {
-        record(size, backend, await nodeBench(backend, size, args.reps));
+        result = await nodeBench(backend, size, args.reps);
+        record(size, backend, result);
       } catch (e) {
         record(size, backend, null, (e as Error).message);
       }
+      if (backend === "wasm") await recordTorch(size, result); // side by side with its wasm run
     }
   };
   await runNode("wasm");
@@ -146,6 +180,10 @@ export async function main(argv: string[]): Promise<void> {
     }
   }
   await runNode("cpu"); // last: the slowest by far
-  log("PyTorch: not installed on this machine, no comparison.");
+  if (args.backends.includes("wasm") && !withTorch) {
+    const note = `PyTorch: ${python} cannot import torch, no comparison (set TORCH_PYTHON, or apt-get install python3-torch).`;
+    notes.push(note);
+    log(note);
+  }
   if (args.json) console.log(JSON.stringify({ ...figures, notes }));
 }
