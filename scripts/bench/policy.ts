@@ -7,6 +7,8 @@
  * loop are src/core/policy/bench-workload.ts, identical on both sides.
  * Keys: `<size>_<backend>_sample_tok_per_s`, `<size>_<backend>_update_ms` with backend one of
  * cpu, wasm (Node), webgpu, chromium-wasm (Chromium); null when a backend could not run or timed out.
+ * webgpu rows add `<size>_webgpu_warmup_s`, the wall time of the untimed warm-up repetition (the same
+ * work plus shader compilation), and a note names the adapter: here SwiftShader, WebGPU on the CPU.
  * Node rows add `<size>_<backend>_sample_tok_per_cpu_s` and `_update_cpu_ms`: the same work per CPU
  * second of the process, the figure to compare when the 2 shared cores are busy with other jobs.
  * PyTorch: when $TORCH_PYTHON (default /usr/bin/python3, Debian's python3-torch) imports torch, each
@@ -27,13 +29,24 @@ import { useNodeBackend } from "../../src/node/tf-backend.ts";
 import { compareWithTorch, hasTorch, type TorchComparison, torchPython, torchReport } from "./torch-gpt.ts";
 import { launchBrowser } from "../../tests/e2e/browser.ts";
 import { callHarness, startPolicyDevServer } from "../../tests/e2e/policy-page.ts";
+import { BENCH_PROGRESS } from "../../tests/e2e/policy-harness.ts";
 
 type BenchBackend = "cpu" | "wasm" | "webgpu" | "chromium-wasm";
 const ALL_BACKENDS: BenchBackend[] = ["cpu", "wasm", "webgpu", "chromium-wasm"];
 /** The arena's vocabulary is a few hundred words; 256 stands in for it until it is fixed. */
 const VOCAB = 256;
-/** A measurement that takes longer than this is reported as null (SwiftShader's small model can). */
-const BROWSER_TIMEOUT_MS = 240_000;
+/**
+ * Longest wait for one browser measurement, warm-up included; past it the row is null with the
+ * reason in `notes`. Headless Chromium's WebGPU here is SwiftShader, which runs the shaders on the
+ * CPU: tiny's warm-up plus one timed repetition took 12.5 minutes on the 2 shared cores; small (14x
+ * the parameters) was still in its warm-up update after 10 minutes.
+ */
+const BROWSER_TIMEOUT_S: Record<"webgpu" | "chromium-wasm", Record<ModelSize, number>> = {
+  webgpu: { tiny: 1800, small: 600 },
+  "chromium-wasm": { tiny: 240, small: 240 },
+};
+/** While a browser measurement runs, a line on stderr at least this often. */
+const HEARTBEAT_MS = 30_000;
 
 interface Args {
   json: boolean;
@@ -79,24 +92,65 @@ async function nodeBench(backend: "cpu" | "wasm", size: ModelSize, reps: number)
   }
 }
 
-async function browserBench(origin: string, backend: BackendName, size: ModelSize, reps: number): Promise<PolicyBenchResult> {
+/**
+ * One measurement in a fresh headless Chromium. Once it has run HEARTBEAT_MS, the page's progress
+ * (each phase as it ends) and a heartbeat at least every HEARTBEAT_MS go to `say`; past `timeoutS` it
+ * fails, naming the last phase.
+ */
+async function browserBench(
+  origin: string,
+  backend: BackendName,
+  size: ModelSize,
+  reps: number,
+  timeoutS: number,
+  say: (text: string) => void,
+): Promise<PolicyBenchResult> {
+  const browser = await launchBrowser();
+  const started = Date.now();
+  const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
+  let last = "nothing finished yet";
+  let lastSaid = started;
+  const sayNow = (text: string) => {
+    lastSaid = Date.now();
+    say(`${elapsed()}${text}`);
+  };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const heartbeat = setInterval(() => {
+    if (Date.now() - lastSaid >= HEARTBEAT_MS) sayNow(`, still running (last: ${last})`);
+  }, 1000);
+  try {
+    const page = await browser.newPage();
+    page.on("console", (m) => {
+      if (!m.text().startsWith(BENCH_PROGRESS)) return;
+      last = m.text().slice(BENCH_PROGRESS.length);
+      if (Date.now() - started >= HEARTBEAT_MS) sayNow(`: ${last}`); // quiet for quick measurements
+    });
+    await page.goto(origin);
+    const opts = JSON.stringify({ backend, size, vocab: VOCAB, reps });
+    const run = callHarness<PolicyBenchResult>(page, `m.benchPolicy(${opts})`);
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${timeoutS} s (last: ${last})`)), timeoutS * 1000);
+    });
+    const result = await Promise.race([run, timeout]);
+    if (result.backend !== backend) throw new Error(`asked for ${backend}, the worker chose ${result.backend}`);
+    return result;
+  } finally {
+    clearTimeout(timer);
+    clearInterval(heartbeat);
+    await browser.close();
+  }
+}
+
+/** The WebGPU adapter headless Chromium offers, e.g. "google swiftshader"; null when none. */
+async function webgpuAdapter(origin: string): Promise<string | null> {
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage();
     await page.goto(origin);
-    const opts = JSON.stringify({ backend, size, vocab: VOCAB, reps });
-    const run = callHarness<PolicyBenchResult>(page, `m.benchPolicy(${opts})`);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${BROWSER_TIMEOUT_MS / 1000} s`)), BROWSER_TIMEOUT_MS);
-    });
-    try {
-      const result = await Promise.race([run, timeout]);
-      if (result.backend !== backend) throw new Error(`asked for ${backend}, the worker chose ${result.backend}`);
-      return result;
-    } finally {
-      clearTimeout(timer);
-    }
+    // A string, not a function: tsx's transform would add helpers the page does not have.
+    return (await page.evaluate(
+      `navigator.gpu ? navigator.gpu.requestAdapter().then((a) => a && [a.info?.vendor, a.info?.architecture].join(" ")) : null`,
+    )) as string | null;
   } finally {
     await browser.close();
   }
@@ -112,12 +166,14 @@ export async function main(argv: string[]): Promise<void> {
   const record = (size: ModelSize, backend: BenchBackend, r: PolicyBenchResult | null, error?: string) => {
     figures[`${size}_${backend}_sample_tok_per_s`] = r ? Math.round(r.sampleTokPerS) : null;
     figures[`${size}_${backend}_update_ms`] = r ? Math.round(r.updateMs) : null;
+    if (backend === "webgpu") figures[`${size}_webgpu_warmup_s`] = r?.warmupS !== undefined ? Math.round(r.warmupS) : null;
     if (r?.sampleTokPerCpuS !== undefined) {
       figures[`${size}_${backend}_sample_tok_per_cpu_s`] = Math.round(r.sampleTokPerCpuS);
       figures[`${size}_${backend}_update_cpu_ms`] = Math.round(r.updateCpuMs!);
     }
     const cpuNote = r?.sampleTokPerCpuS !== undefined ? `   (per CPU time: ${Math.round(r.sampleTokPerCpuS)} tok/s, ${Math.round(r.updateCpuMs!)} ms)` : "";
-    if (r) log(`${size.padEnd(5)} ${backend.padEnd(13)} ${Math.round(r.sampleTokPerS).toString().padStart(7)} tok/s sampled   ${Math.round(r.updateMs).toString().padStart(7)} ms/update${cpuNote}`);
+    const warmupNote = backend === "webgpu" && r?.warmupS !== undefined ? `   (warm-up repetition: ${Math.round(r.warmupS)} s)` : "";
+    if (r) log(`${size.padEnd(5)} ${backend.padEnd(13)} ${Math.round(r.sampleTokPerS).toString().padStart(7)} tok/s sampled   ${Math.round(r.updateMs).toString().padStart(7)} ms/update${cpuNote}${warmupNote}`);
     else {
       notes.push(`${size} ${backend}: ${error}`);
       log(`${size.padEnd(5)} ${backend.padEnd(13)} unavailable: ${error}`);
@@ -164,12 +220,21 @@ export async function main(argv: string[]): Promise<void> {
   if (browserBackends.length) {
     const { server, origin } = await startPolicyDevServer();
     try {
+      if (browserBackends.includes("webgpu")) {
+        const adapter = await webgpuAdapter(origin).catch((e: Error) => `unknown (${e.message.split("\n")[0]})`);
+        const note = `webgpu adapter: ${adapter ?? "none"}${adapter?.includes("swiftshader") ? " (SwiftShader runs WebGPU on the CPU: not GPU figures)" : ""}`;
+        notes.push(note);
+        log(note);
+      }
       for (const backend of browserBackends) {
         for (const size of args.sizes) {
+          const timeoutS = BROWSER_TIMEOUT_S[backend][size];
+          // Progress on stderr, so that --json keeps stdout to the one JSON line.
+          const say = (text: string) => console.error(`  ${size} ${backend}: ${text}`);
           try {
             // SwiftShader WebGPU is slow: one timed repetition after the warm-up.
             const reps = backend === "webgpu" ? 1 : args.reps;
-            record(size, backend, await browserBench(origin, backend === "webgpu" ? "webgpu" : "wasm", size, reps));
+            record(size, backend, await browserBench(origin, backend === "webgpu" ? "webgpu" : "wasm", size, reps, timeoutS, say));
           } catch (e) {
             record(size, backend, null, (e as Error).message.split("\n")[0]);
           }

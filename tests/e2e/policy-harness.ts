@@ -53,11 +53,14 @@ export async function runDuel(vocab: number): Promise<DuelResult> {
   }
 }
 
+/** Prefix of the console lines that carry benchPolicy's progress to scripts/bench/policy.ts. */
+export const BENCH_PROGRESS = "bench-progress: ";
+
 /** The policy benchmark's browser half: the shared timing loop against a policy worker. */
 export async function benchPolicy(o: PolicyBenchOptions): Promise<PolicyBenchResult> {
   const { policy, close } = startPolicyWorker("bench-policy");
   try {
-    return await runPolicyBench(policy, o);
+    return await runPolicyBench(policy, o, undefined, (text) => console.log(BENCH_PROGRESS + text));
   } finally {
     close();
   }

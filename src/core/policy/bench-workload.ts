@@ -32,6 +32,11 @@ export interface PolicyBenchResult {
   /** The same per CPU second of this process, when a cpu clock was given: what an idle core would do. */
   sampleTokPerCpuS?: number;
   updateCpuMs?: number;
+  /**
+   * Wall seconds of the untimed warm-up repetition (the same work as a timed one plus first-call
+   * costs: shader compilation on webgpu); absent without warm-up.
+   */
+  warmupS?: number;
 }
 
 /** The benchmarked policy: seed 1, one epoch of one 64-sequence mini-batch per update. */
@@ -54,9 +59,15 @@ export function benchWorkload(vocab: number) {
 /**
  * Median sampled tokens/s and ms per update over `reps` timed repetitions. `cpuClock` (ms of CPU time
  * used by this process, e.g. from process.cpuUsage) adds CPU-time figures, which stay meaningful
- * when other jobs share the cores.
+ * when other jobs share the cores. `onProgress` hears each phase as it ends ("warm-up: sampled in
+ * 98 s"), for callers that wait minutes (SwiftShader WebGPU).
  */
-export async function runPolicyBench(host: PolicyHost, o: PolicyBenchOptions, cpuClock?: () => number): Promise<PolicyBenchResult> {
+export async function runPolicyBench(
+  host: PolicyHost,
+  o: PolicyBenchOptions,
+  cpuClock?: () => number,
+  onProgress?: (text: string) => void,
+): Promise<PolicyBenchResult> {
   const choice = await host.init([o.backend]);
   await host.create(benchPolicyOptions(o.size, o.vocab));
   const w = benchWorkload(o.vocab);
@@ -67,14 +78,21 @@ export async function runPolicyBench(host: PolicyHost, o: PolicyBenchOptions, cp
   const cpuUpdateMs: number[] = [];
   const cpu = cpuClock ?? (() => 0);
   const first = o.warmup === false ? 1 : 0;
+  let warmupS: number | undefined;
   for (let rep = first; rep <= o.reps; rep++) {
+    const label = rep === 0 ? "warm-up" : `rep ${rep}/${o.reps}`;
+    const repStart = performance.now();
+    const since = (t: number) => `${((performance.now() - t) / 1000).toFixed(0)} s`;
     let t0 = performance.now();
     let c0 = cpu();
     const sampled = await host.sample(w.samplePrompts, w.spec, { maxNewTokens: w.newTokens, rngState });
     const seconds = (performance.now() - t0) / 1000;
     const cpuSeconds = (cpu() - c0) / 1000;
     const tokens = sampled.rollout.completions.reduce((a, c) => a + c.length, 0);
+    onProgress?.(`${label}: sampled in ${since(t0)}`);
+    t0 = performance.now();
     const long = await host.sample(w.updatePrompts, w.spec, { maxNewTokens: w.newTokens, rngState: sampled.rngState });
+    onProgress?.(`${label}: the update's rollout sampled (untimed) in ${since(t0)}`);
     const samples = rolloutSamples(long.rollout, groupAdvantages(long.rollout.completions.map((_, i) => i % 2), 8));
     t0 = performance.now();
     c0 = cpu();
@@ -82,6 +100,8 @@ export async function runPolicyBench(host: PolicyHost, o: PolicyBenchOptions, cp
     const ms = performance.now() - t0;
     const cpuMs = cpu() - c0;
     rngState = next;
+    onProgress?.(`${label}: updated in ${since(t0)}`);
+    if (rep === 0) warmupS = (performance.now() - repStart) / 1000;
     if (rep > 0) {
       rates.push(tokens / seconds);
       updateMs.push(ms);
@@ -91,6 +111,7 @@ export async function runPolicyBench(host: PolicyHost, o: PolicyBenchOptions, cp
   }
   const result: PolicyBenchResult = { backend: choice.backend, sampleTokPerS: median(rates), updateMs: median(updateMs) };
   if (cpuClock) Object.assign(result, { sampleTokPerCpuS: median(cpuRates), updateCpuMs: median(cpuUpdateMs) });
+  if (warmupS !== undefined) result.warmupS = warmupS;
   return result;
 }
 
