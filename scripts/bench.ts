@@ -14,7 +14,14 @@ if (!load) {
   console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join("|")}> [--json]`);
   process.exit(2);
 }
-await (await load()).main(rest);
+try {
+  await (await load()).main(rest);
+} catch (e) {
+  // Flag errors (src/node/cli.ts CliError) name the flag: message and usage, exit 2; anything else with its stack.
+  if (!(e instanceof Error && e.name === "CliError")) throw e;
+  console.error(`bench ${name}: ${e.message} (flags: see the header of scripts/bench/${name}.ts)`);
+  process.exit(2);
+}
 
 // A module (not a script): top-level await, and `name` does not clash with the DOM global.
 export {};

@@ -12,6 +12,7 @@ import { spawnSync } from "node:child_process";
 import { createNodeGrader } from "../../src/node/grader.ts";
 import { gradeNative, nativePythonAvailable } from "../../src/node/python-native.ts";
 import { Rng } from "../../src/core/rng.ts";
+import { parseArgs } from "../../src/node/cli.ts";
 import type { GradeRequest } from "../../src/core/grader/types.ts";
 
 const CODES_PER_TASK = 8;
@@ -103,7 +104,7 @@ function subprocessPairsPerSecond(request: GradeRequest): number {
 }
 
 export async function main(args: string[]): Promise<void> {
-  const json = args.includes("--json");
+  const json = parseArgs(args, { json: { kind: "bool", help: "print exactly one JSON line" } }, 0).flags.json === true;
   const request = standardBatch();
   const pairs = pairsOf(request);
   const executor = pairs / median(await executorSeconds(request));

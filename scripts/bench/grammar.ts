@@ -10,6 +10,7 @@ import { ARENA_TYPES, type Signature } from "../../src/core/arena/types.ts";
 import { buildVocabulary, PARAM_NAMES } from "../../src/core/arena/vocab.ts";
 import type { TokenConstraint } from "../../src/core/decoding.ts";
 import { Rng } from "../../src/core/rng.ts";
+import { parseArgs } from "../../src/node/cli.ts";
 
 const BATCH = 64;
 
@@ -45,7 +46,7 @@ function lockstep<S>(make: (i: number) => TokenConstraint<S>, rng: Rng, rounds: 
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const json = argv.includes("--json");
+  const json = parseArgs(argv, { json: { kind: "bool", help: "print exactly one JSON line" } }, 0).flags.json === true;
   const vocab = buildVocabulary([]);
   const rng = new Rng("bench-grammar");
   const sig = (i: number): Signature => {

@@ -26,6 +26,7 @@ import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
 import { availableParallelism } from "node:os";
 import { useNodeBackend } from "../../src/node/tf-backend.ts";
+import { CliError, parseArgs, type FlagSpec } from "../../src/node/cli.ts";
 import { compareWithTorch, hasTorch, type TorchComparison, torchPython, torchReport } from "./torch-gpt.ts";
 import { launchBrowser } from "../../tests/e2e/browser.ts";
 import { callHarness, startPolicyDevServer } from "../../tests/e2e/policy-page.ts";
@@ -55,25 +56,20 @@ interface Args {
   reps: number;
 }
 
-function parseArgs(args: string[]): Args {
-  const out: Args = { json: false, sizes: ["tiny", "small"], backends: ALL_BACKENDS, reps: 3 };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    const value = () => {
-      const v = args[++i];
-      if (v === undefined) throw new Error(`${a} needs a value`);
-      return v;
-    };
-    if (a === "--json") out.json = true;
-    else if (a === "--sizes") out.sizes = value().split(",") as ModelSize[];
-    else if (a === "--backends") out.backends = value().split(",") as BenchBackend[];
-    else if (a === "--reps") out.reps = Number(value());
-    else throw new Error(`unknown option ${a}: use --json, --sizes tiny,small, --backends ${ALL_BACKENDS.join(",")}, --reps N`);
-  }
-  for (const s of out.sizes) if (s !== "tiny" && s !== "small") throw new Error(`unknown size ${s}: use tiny, small`);
-  for (const b of out.backends) if (!ALL_BACKENDS.includes(b)) throw new Error(`unknown backend ${b}: use ${ALL_BACKENDS.join(", ")}`);
-  if (!Number.isInteger(out.reps) || out.reps < 1) throw new Error(`--reps must be a positive integer, got ${out.reps}`);
-  return out;
+const FLAGS: Record<string, FlagSpec> = {
+  json: { kind: "bool", help: "print exactly one JSON line" },
+  sizes: { kind: "string", help: "tiny,small (default both)" },
+  backends: { kind: "string", help: `${ALL_BACKENDS.join(",")} (default all)` },
+  reps: { kind: "int", min: 1, help: "timed repetitions, median reported (default 3)" },
+};
+
+function benchArgs(argv: string[]): Args {
+  const { flags } = parseArgs(argv, FLAGS, 0);
+  const sizes = ((flags.sizes as string | undefined) ?? "tiny,small").split(",") as ModelSize[];
+  const backends = ((flags.backends as string | undefined) ?? ALL_BACKENDS.join(",")).split(",") as BenchBackend[];
+  for (const s of sizes) if (s !== "tiny" && s !== "small") throw new CliError(`unknown size ${s}: use tiny, small`);
+  for (const b of backends) if (!ALL_BACKENDS.includes(b)) throw new CliError(`unknown backend ${b}: use ${ALL_BACKENDS.join(", ")}`);
+  return { json: flags.json === true, sizes, backends, reps: (flags.reps as number | undefined) ?? 3 };
 }
 
 async function nodeBench(backend: "cpu" | "wasm", size: ModelSize, reps: number): Promise<PolicyBenchResult> {
@@ -157,7 +153,7 @@ async function webgpuAdapter(origin: string): Promise<string | null> {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const args = parseArgs(argv);
+  const args = benchArgs(argv);
   const figures: Record<string, number | null> = {};
   const notes: string[] = [];
   const log = (line: string) => {
