@@ -104,7 +104,9 @@ describe("code status and verdicts", () => {
     const r = await lines(code, "assert f([1]) == 1\nassert f([2]) == 2\nassert f([3]) == 3\nassert f([]) == 3");
     expect(r).toEqual([v("valid", "error"), v("valid", "timeout"), v("valid", "pass"), v("invalid", "skipped")]);
     expect(r[0].reason).toBe("raised KeyError: 1");
-    expect(r[1].reason).toBe("exceeded 300 ms");
+    // The in-sandbox interrupt names the limit; on a loaded machine the supervisor's hard kill can
+    // land first (same verdict, its own reason).
+    expect(r[1].reason).toMatch(/^(exceeded 300 ms|killed after exceeding the time limit)$/);
   });
 
   it("golden suites run as written, without reference correction", async () => {
