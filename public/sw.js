@@ -4,6 +4,8 @@
  * runtime cache is enough:
  *  - page loads (navigations): network first, so a deploy is picked up at once; the cache when
  *    offline.
+ *  - the files `npm run pretrain` and the bench rebuild in place (/checkpoints/, /bench/: not
+ *    content-hashed): network first too, so a new build's base models are picked up.
  *  - everything else: cache first (bundles are content-hashed; Pyodide and wasm are pinned).
  * Cached responses keep their headers, so cross-origin isolation (COOP/COEP) holds offline too.
  * Bump VERSION to drop old caches.
@@ -28,7 +30,8 @@ async function networkFirst(request) {
     if (response.ok) await cache.put(request, response.clone());
     return response;
   } catch (e) {
-    const cached = (await cache.match(request, { ignoreSearch: true, ignoreVary: true })) || (await cache.match("/", { ignoreSearch: true, ignoreVary: true }));
+    const cached = (await cache.match(request, { ignoreSearch: true, ignoreVary: true })) ||
+      (request.mode === "navigate" ? await cache.match("/", { ignoreSearch: true, ignoreVary: true }) : undefined);
     if (cached) return cached;
     throw e;
   }
@@ -64,8 +67,12 @@ self.addEventListener("message", (event) => {
   );
 });
 
+const REBUILT_IN_PLACE = ["/checkpoints/", "/bench/"];
+
 self.addEventListener("fetch", (event) => {
   const { request } = event;
-  if (request.method !== "GET" || new URL(request.url).origin !== self.location.origin) return;
-  event.respondWith(request.mode === "navigate" ? networkFirst(request) : cacheFirst(request));
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== self.location.origin) return;
+  const fresh = request.mode === "navigate" || REBUILT_IN_PLACE.some((p) => url.pathname.startsWith(p));
+  event.respondWith(fresh ? networkFirst(request) : cacheFirst(request));
 });
