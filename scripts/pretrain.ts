@@ -22,7 +22,7 @@ import { sha256Hex } from "../src/core/bundle.ts";
 import { arenaConstraints, taskVocabulary } from "../src/core/duel/contexts.ts";
 import { buildCorpus, corpusHash, corpusStats, vocabHash, type PretrainCorpus } from "../src/core/duel/pretrain-corpus.ts";
 import {
-  BASE_MANIFEST_FILE, BASE_MANIFEST_FORMAT, BASE_RECIPE, baseCheckpointFile, pretrainBase, pretrainOptions,
+  BASE_CORPUS_FILE, BASE_MANIFEST_FILE, BASE_MANIFEST_FORMAT, BASE_RECIPE, baseCheckpointFile, pretrainBase, pretrainOptions,
   type BaseManifest, type BasePolicyEntry, type BasePolicyName, type PretrainProgress,
 } from "../src/core/duel/pretrain.ts";
 import { evaluateBase } from "../src/core/duel/pretrain-eval.ts";
@@ -114,8 +114,9 @@ async function main(): Promise<void> {
   console.log(`corpus: ${corpus.tasks.length} train tasks, ${corpus.code.length} code sequences ${JSON.stringify(stats.code)}, ` +
     `${corpus.test.length} suites (${stats.testLines} lines, ${stats.wrongLines} wrong), sha256 ${hash.slice(0, 16)}`);
 
-  // 2. Train (or load) each policy.
+  // 2. Train (or load) each policy. The corpus ships too: the app pretrains in place from it.
   mkdirSync(opts.out, { recursive: true });
+  writeFileSync(join(opts.out, BASE_CORPUS_FILE), JSON.stringify(corpus) + "\n");
   const previous = readManifest(opts.out);
   const entries: Partial<Record<BasePolicyName, BasePolicyEntry>> = {};
   const hosts: Partial<Record<BasePolicyName, PolicyService>> = {};

@@ -19,6 +19,7 @@ import { indexedDbBundles } from "./run-bundles.ts";
 import { indexedDbRunStore, sharedConnection } from "./run-store.ts";
 import { trainerFromWorker } from "./worker-clients.ts";
 import { createPlayPolicies } from "../play-policies.ts";
+import { createPretrainHere } from "../pretrain-here.ts";
 
 type WorkerCtor = new () => Worker;
 type GraderClient = typeof import("../grader-client.ts");
@@ -66,6 +67,7 @@ const deps: AppDeps = {
       }
     : null,
   policies: db ? createPlayPolicies(db) : null,
+  pretrain: createPretrainHere(),
   probeGpu: () => probeWebGpu(navigator),
   url: new URL(location.href),
   replaceUrl: (url) => history.replaceState(null, "", url),

@@ -1,19 +1,26 @@
 /**
  * The app in real Chromium (built, served by vite preview): first visit, navigation and keys,
- * settings validation, share-link round trip, a stored run in every view (from IndexedDB, graded
- * for real in app-fixture.ts), themes, safe mode. Screenshots of each main view go to
+ * settings validation, share-link round trip, pretraining the base models in the page (same bytes
+ * as Node wasm), a stored run in every view (from IndexedDB, graded for real in app-fixture.ts),
+ * themes, safe mode. Screenshots of each main view go to
  * test-artifacts/screenshots/.
  *
  * Not here yet (need the orchestrator, workers/trainer.worker.ts): start -> metrics, reload
  * mid-run resumes, export/clear/import, fallback backend training.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { presetConfig } from "../../src/core/config/index.ts";
 import { createNodeGrader } from "../../src/node/grader.ts";
 import { appUrl, launchBrowser, watchErrors } from "./browser.ts";
 import { buildFixtureRun, type FixtureRun } from "./app-fixture.ts";
+import { sha256Hex } from "../../src/core/bundle.ts";
+import { arenaConstraints, arenaVocabulary } from "../../src/core/duel/contexts.ts";
+import type { PretrainCorpus } from "../../src/core/duel/pretrain-corpus.ts";
+import { BASE_RECIPE, pretrainBase, pretrainOptions, type BaseManifest } from "../../src/core/duel/pretrain.ts";
+import { PolicyService } from "../../src/core/policy/policy-service.ts";
+import { useNodeBackend } from "../../src/node/tf-backend.ts";
 
 const SHOTS = "test-artifacts/screenshots";
 let browser: Browser;
@@ -188,6 +195,50 @@ describe("settings and sharing", () => {
     expect(await page.inputValue("#preset")).toBe("classroom");
     await context.close();
   });
+});
+
+describe("base models", () => {
+  it("pretrains both base policies here with a progress bar, to the same bytes as Node wasm", async () => {
+    // The same 2-step pretraining in Node (wasm), from the shipped corpus: the browser's worker must match it.
+    await useNodeBackend("wasm");
+    const vocab = arenaVocabulary();
+    const corpus = JSON.parse(readFileSync("public/checkpoints/corpus.json", "utf8")) as PretrainCorpus;
+    const manifest = JSON.parse(readFileSync("public/checkpoints/manifest.json", "utf8")) as BaseManifest;
+    const expected: Record<string, string> = {};
+    for (const policy of ["code", "test"] as const) {
+      const service = new PolicyService(arenaConstraints(vocab));
+      await service.init(["wasm"]);
+      const options = pretrainOptions({ ...BASE_RECIPE[policy], size: manifest.size, seed: manifest.seed, steps: 2 });
+      const r = await pretrainBase(service, corpus[policy], { ...options, vocab: vocab.size });
+      expected[policy] = (await sha256Hex(new Uint8Array(r.checkpoint))).slice(0, 16);
+      service.dispose();
+    }
+
+    const context = await newContext();
+    const { page, errors } = await open(context, "/#/settings");
+    await page.waitForSelector("#base-title");
+    // The shipped figures come from the manifest.
+    await page.waitForSelector("text=Test validity");
+    expect(await page.textContent("section[aria-labelledby=base-title] table")).toContain(`${manifest.figures!.test!.validity.train.toFixed(1)}%`);
+    await page.fill("#pretrain-steps", "zero");
+    await page.click("#pretrain-start");
+    expect(await page.textContent("section[aria-labelledby=base-title] [role=alert]")).toContain('Steps must be a positive whole number, got "zero"');
+    await page.fill("#pretrain-steps", "2");
+    await page.click("#pretrain-start");
+    await page.waitForSelector("#pretrain-result", { timeout: 120_000 });
+    const progress = await page.$eval("#pretrain-progress progress", (p) => [(p as HTMLProgressElement).value, (p as HTMLProgressElement).max]);
+    expect(progress).toEqual([2, 2]);
+    const result = await page.textContent("#pretrain-result");
+    expect(result).toContain(`code policy: 2 steps on wasm`);
+    expect(result).toContain(`sha256 ${expected.code}`);
+    expect(result).toContain(`test policy: 2 steps on wasm`);
+    expect(result).toContain(`sha256 ${expected.test}`);
+    expect(result).toContain("not comparable with the shipped file");
+    expect(await page.getAttribute("#pretrain-result a[download=\"code-tiny.bin\"]", "href")).toMatch(/^blob:/);
+    await shot(page, "settings-base-models");
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 240_000);
 });
 
 describe("a stored run in every view", () => {

@@ -66,6 +66,8 @@ export function baseCheckpointFile(policy: BasePolicyName, size: ModelSize): str
 }
 
 export const BASE_MANIFEST_FILE = "manifest.json";
+/** The pretraining corpus as built by `npm run pretrain` (a PretrainCorpus as JSON), so the app can pretrain in place without Python. */
+export const BASE_CORPUS_FILE = "corpus.json";
 export const BASE_MANIFEST_FORMAT = 1;
 
 /** One shipped checkpoint and how it was made. */

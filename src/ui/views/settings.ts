@@ -1,7 +1,7 @@
 /**
  * Settings & Share: every CONFIG_FIELDS entry with its documentation, validated as typed
  * (settings-form.ts), the preset, the share link (config + seed in the URL), display options and
- * the keyboard shortcuts.
+ * the keyboard shortcuts; and the base models (base-models.ts): their figures, pretraining them here.
  */
 import { PRESETS, PRESET_NAMES, configDiff, presetConfig, type Config, type ConfigKey, type PresetName } from "../../core/config/index.ts";
 import { h, replace } from "../dom.ts";
@@ -9,6 +9,7 @@ import { applyFieldEdit, fieldText, fieldViews, type FieldView } from "../settin
 import { GROUP_TITLES } from "../../core/config/docs.ts";
 import { SHORTCUTS } from "../shortcuts.ts";
 import type { AppState, View, ViewContext } from "../app-types.ts";
+import { baseModelsPanel } from "./base-models.ts";
 
 export function settingsView(root: HTMLElement, ctx: ViewContext): View {
   const { actions } = ctx;
@@ -17,7 +18,8 @@ export function settingsView(root: HTMLElement, ctx: ViewContext): View {
   const displayPanel = h("section", { class: "panel", "aria-labelledby": "display-title" });
   const configPanel = h("section", { class: "panel", "aria-labelledby": "config-title" });
   const keysPanel = h("section", { class: "panel", "aria-labelledby": "keys-title" });
-  root.append(sharePanel, configPanel, displayPanel, keysPanel);
+  const basePanel = baseModelsPanel(ctx.deps.pretrain);
+  root.append(sharePanel, configPanel, basePanel.element, displayPanel, keysPanel);
   /** Text being edited that does not validate yet, by field: kept across re-renders. */
   const drafts = new Map<ConfigKey, { text: string; error: string }>();
   let last: { config: Config; preset: PresetName | null; large: boolean; theme: string } | null = null;
@@ -158,6 +160,7 @@ export function settingsView(root: HTMLElement, ctx: ViewContext): View {
       renderDisplay(s);
     },
     destroy() {
+      basePanel.destroy();
       root.replaceChildren();
     },
   };
