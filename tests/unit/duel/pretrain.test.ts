@@ -11,9 +11,9 @@ import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import { decodeCode, encodeCode } from "../../../src/core/arena/tokenizer.ts";
 import { taskSignature } from "../../../src/core/arena/task.ts";
 import { arenaConstraints, codeContext, codeSpec, taskVocabulary } from "../../../src/core/duel/contexts.ts";
-import { vocabHash, type CorpusSequence } from "../../../src/core/duel/pretrain-corpus.ts";
+import { corpusHash, vocabHash, type CorpusSequence, type PretrainCorpus } from "../../../src/core/duel/pretrain-corpus.ts";
 import {
-  BASE_MANIFEST_FILE, baseCheckpoint, epochBatches, pretrainBase, pretrainOptions, PretrainAbortedError, PretrainError,
+  BASE_CORPUS_FILE, BASE_MANIFEST_FILE, baseCheckpoint, epochBatches, pretrainBase, pretrainOptions, PretrainAbortedError, PretrainError,
   type BaseManifest, type PretrainHost, type PretrainProgress,
 } from "../../../src/core/duel/pretrain.ts";
 import { samplePrograms } from "../../../src/core/duel/evaluate.ts";
@@ -138,5 +138,9 @@ describe("shipped base checkpoints", () => {
       const d = decodeCheckpoint(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
       expect(d.config.vocab).toBe(vocab.size);
     }
+    // The corpus the app pretrains from in the browser is the one these were trained on.
+    const corpus = JSON.parse(readFileSync(new URL(BASE_CORPUS_FILE, dir), "utf8")) as PretrainCorpus;
+    expect(await corpusHash(corpus)).toBe(manifest.corpusHash);
+    expect(corpus.options).toEqual(manifest.corpus);
   });
 });
