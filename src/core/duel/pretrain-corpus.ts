@@ -15,6 +15,7 @@
  * runtime-free: Node passes src/node/python-runner.ts, the browser its sandbox.
  */
 import { fitsConstraint, sampleUniform } from "../decoding.ts";
+import { mergeOptions, requireIntegers } from "../options.ts";
 import { Rng } from "../rng.ts";
 import { canonicalJson, sha256Hex } from "../bundle.ts";
 import { boundaryInputs, drawInput, mutateValue, referenceProgram, type RunPython } from "../arena/plus.ts";
@@ -104,17 +105,12 @@ export class CorpusError extends Error {
 
 /** Defaults overridden by `overrides`; unknown keys and out-of-range values are rejected by name. */
 export function corpusOptions(overrides: Partial<CorpusOptions> & { seed: number | string }): CorpusOptions {
-  for (const k of Object.keys(overrides)) {
-    if (k !== "seed" && !(k in CORPUS_DEFAULTS)) throw new CorpusError(`unknown corpus option "${k}": known are seed, ${Object.keys(CORPUS_DEFAULTS).join(", ")}`);
-  }
-  const o = { ...CORPUS_DEFAULTS, ...overrides };
+  const o = mergeOptions("corpus option", CORPUS_DEFAULTS, overrides, CorpusError, ["seed"]);
   for (const k of ["referenceShare", "noiseShare", "wrongAnswerShare"] as const) {
     if (!(o[k] >= 0 && o[k] <= 1)) throw new CorpusError(`corpus option ${k} must be in [0, 1], got ${o[k]}`);
   }
   if (o.referenceShare + o.noiseShare > 1) throw new CorpusError(`referenceShare + noiseShare must be <= 1, got ${o.referenceShare + o.noiseShare}`);
-  for (const k of ["codesPerTask", "suitesPerTask", "minLines", "maxLines", "inputsPerTask"] as const) {
-    if (!Number.isInteger(o[k]) || o[k] < 1) throw new CorpusError(`corpus option ${k} must be a positive integer, got ${o[k]}`);
-  }
+  requireIntegers("corpus option", o, ["codesPerTask", "suitesPerTask", "minLines", "maxLines", "inputsPerTask"], CorpusError);
   if (o.minLines > o.maxLines) throw new CorpusError(`corpus option minLines (${o.minLines}) > maxLines (${o.maxLines})`);
   return o;
 }

@@ -13,6 +13,7 @@
  *   const { checkpoint } = await pretrainBase(service, corpus.code, { vocab: vocab.size, seed: 1 }, onProgress);
  */
 import { Rng } from "../rng.ts";
+import { mergeOptions, requireIntegers } from "../options.ts";
 import type { TrainerEvent } from "../loop/events.ts";
 import { type ModelSize, MODEL_SIZES } from "../policy/config.ts";
 import type { CreatePolicyOptions } from "../policy/policy.ts";
@@ -129,15 +130,10 @@ export class PretrainAbortedError extends Error {
 
 /** Defaults overridden by `overrides`; unknown keys and bad values are rejected by name. */
 export function pretrainOptions(overrides: Partial<PretrainOptions> & { seed: number | string }): PretrainOptions {
-  for (const k of Object.keys(overrides)) {
-    if (k !== "seed" && !(k in PRETRAIN_DEFAULTS)) throw new PretrainError(`unknown pretrain option "${k}": known are seed, ${Object.keys(PRETRAIN_DEFAULTS).join(", ")}`);
-  }
-  const o = { ...PRETRAIN_DEFAULTS, ...overrides };
+  const o = mergeOptions("pretrain option", PRETRAIN_DEFAULTS, overrides, PretrainError, ["seed"]);
   if (!(o.size in MODEL_SIZES)) throw new PretrainError(`unknown model size "${o.size}": use one of ${Object.keys(MODEL_SIZES).join(", ")}`);
-  for (const k of ["steps", "batchSize", "progressEvery"] as const) {
-    if (!Number.isInteger(o[k]) || o[k] < 1) throw new PretrainError(`pretrain option ${k} must be a positive integer, got ${o[k]}`);
-  }
-  if (!Number.isInteger(o.warmupSteps) || o.warmupSteps < 0) throw new PretrainError(`pretrain option warmupSteps must be an integer >= 0, got ${o.warmupSteps}`);
+  requireIntegers("pretrain option", o, ["steps", "batchSize", "progressEvery"], PretrainError);
+  requireIntegers("pretrain option", o, ["warmupSteps"], PretrainError, 0);
   if (!(Number.isFinite(o.lr) && o.lr > 0)) throw new PretrainError(`pretrain option lr must be a positive number, got ${o.lr}`);
   return o;
 }

@@ -3,6 +3,8 @@
  * the Code policy and the Test policy are each a `Policy` built from one of these configs.
  */
 
+import { requireIntegers } from "../options.ts";
+
 /** Shape of a GPT-style decoder. */
 export interface ModelConfig {
   /** Transformer blocks. */
@@ -55,10 +57,7 @@ export function validateModelConfig(cfg: ModelConfig): void {
       throw new PolicyConfigError(`unknown model config key "${key}": known keys are ${MODEL_KEYS.join(", ")}`);
     }
   }
-  for (const key of ["layers", "heads", "dModel", "context", "vocab"] as const) {
-    const v = cfg[key];
-    if (!Number.isInteger(v) || v <= 0) throw new PolicyConfigError(`model config ${key} must be a positive integer, got ${v}`);
-  }
+  requireIntegers("model config", cfg, ["layers", "heads", "dModel", "context", "vocab"], PolicyConfigError);
   if (typeof cfg.tiedHead !== "boolean") throw new PolicyConfigError(`model config tiedHead must be a boolean, got ${cfg.tiedHead}`);
   if (cfg.dModel % cfg.heads !== 0) {
     throw new PolicyConfigError(`dModel ${cfg.dModel} is not divisible by heads ${cfg.heads}`);

@@ -5,6 +5,7 @@
 import type { GrpoLossConfig } from "./grpo.ts";
 import type { OptimizerConfig } from "./optimizer.ts";
 import { PolicyConfigError } from "./config.ts";
+import { mergeOptions, requireIntegers } from "../options.ts";
 
 export interface TrainConfig extends GrpoLossConfig, OptimizerConfig {
   /** Passes over one batch of rollouts per update call (paper: 1). Raise for sample efficiency; the clip guards it. */
@@ -39,19 +40,12 @@ export const TRAIN_DEFAULTS: Readonly<TrainConfig> = {
 
 /** Defaults overridden by `overrides`; unknown keys and out-of-range values are rejected. */
 export function trainConfig(overrides: Partial<TrainConfig> = {}): TrainConfig {
-  for (const key of Object.keys(overrides)) {
-    if (!(key in TRAIN_DEFAULTS)) {
-      throw new PolicyConfigError(`unknown training config key "${key}": known keys are ${Object.keys(TRAIN_DEFAULTS).join(", ")}`);
-    }
-  }
-  const cfg = { ...TRAIN_DEFAULTS, ...overrides };
+  const cfg = mergeOptions("training config key", TRAIN_DEFAULTS, overrides, PolicyConfigError);
   const nonNegative: (keyof TrainConfig)[] = ["clipLow", "clipHigh", "klCoef", "lr", "warmupSteps", "minLrRatio", "weightDecay", "gradClip", "eps"];
   for (const key of nonNegative) {
     if (!(Number.isFinite(cfg[key]) && cfg[key] >= 0)) throw new PolicyConfigError(`training config ${key} must be a finite number >= 0, got ${cfg[key]}`);
   }
-  for (const key of ["epochs", "miniBatchSize", "microBatchSize", "totalSteps"] as const) {
-    if (!Number.isInteger(cfg[key]) || cfg[key] < 1) throw new PolicyConfigError(`training config ${key} must be a positive integer, got ${cfg[key]}`);
-  }
+  requireIntegers("training config", cfg, ["epochs", "miniBatchSize", "microBatchSize", "totalSteps"], PolicyConfigError);
   if (!(cfg.dualClip > 1)) throw new PolicyConfigError(`training config dualClip must be > 1, got ${cfg.dualClip}`);
   if (!(cfg.clipLow < 1)) throw new PolicyConfigError(`training config clipLow must be < 1, got ${cfg.clipLow}`);
   for (const key of ["beta1", "beta2"] as const) {
