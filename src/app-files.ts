@@ -2,6 +2,11 @@
  * Files the app serves from its own origin (public/): base checkpoints and the evaluation bench.
  * Works in the page and in workers.
  */
+import { baseCheckpointFile, type BasePolicyName } from "./core/duel/pretrain.ts";
+import type { ModelSize } from "./core/policy/config.ts";
+
+/** Where public/checkpoints/ is served. */
+const CHECKPOINTS = "/checkpoints/";
 
 /**
  * GET a file of the app. null when it is not there: a 404, or the index.html that dev and preview
@@ -15,7 +20,13 @@ export async function fetchAppFile(path: string): Promise<Response | null> {
 }
 
 /** A shipped base checkpoint (npm run pretrain), or null when this build has none. */
-export async function fetchBaseCheckpoint(role: "code" | "test", size: string): Promise<ArrayBuffer | null> {
-  const response = await fetchAppFile(`/checkpoints/${role}-${size}.bin`);
+export async function fetchBaseCheckpoint(role: BasePolicyName, size: ModelSize): Promise<ArrayBuffer | null> {
+  const response = await fetchAppFile(`${CHECKPOINTS}${baseCheckpointFile(role, size)}`);
   return response ? response.arrayBuffer() : null;
+}
+
+/** A JSON file `npm run pretrain` wrote next to the checkpoints (manifest, corpus), or null when absent. */
+export async function fetchCheckpointsJson<T>(file: string): Promise<T | null> {
+  const response = await fetchAppFile(`${CHECKPOINTS}${file}`);
+  return response ? ((await response.json()) as T) : null;
 }

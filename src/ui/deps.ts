@@ -9,7 +9,7 @@ import type { TrainerControl } from "../core/loop/events.ts";
 import type { MistakeBook } from "../core/loop/mistake-book.ts";
 import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
 import type { Grader } from "../core/grader/types.ts";
-import type { BaseManifest } from "../core/duel/pretrain.ts";
+import type { BaseManifest, RebuildOptions, RebuiltBases } from "../core/duel/pretrain.ts";
 
 export interface RunSummary {
   id: string;
@@ -51,33 +51,12 @@ export interface PlayPolicies {
   samplePrograms(task: Task, count: number): Promise<string[]>;
 }
 
-/** One policy pretrained in this browser (src/pretrain-here.ts). */
-export interface PretrainedHere {
-  /** File name of the matching shipped checkpoint, e.g. code-tiny.bin. */
-  file: string;
-  checkpoint: ArrayBuffer;
-  sha256: string;
-  steps: number;
-  finalLoss: number;
-  /** Byte-identical to the shipped checkpoint; null when not comparable (other steps or backend). */
-  sameAsShipped: boolean | null;
-}
-
-export interface PretrainHereResult {
-  backend: string;
-  policies: Partial<Record<"code" | "test", PretrainedHere>>;
-}
-
 /** Pretraining the base models in the browser from the shipped corpus. */
 export interface PretrainHere {
   /** The shipped manifest (recipe, figures), or null when this build has none. */
   manifest(): Promise<BaseManifest | null>;
-  /** Both policies in turn; `steps` null: the shipped recipe's. Rejects with PretrainAbortedError when `signal` aborts. */
-  run(opts: {
-    steps: number | null;
-    signal: { readonly aborted: boolean };
-    onProgress: (p: { policy: "code" | "test"; done: number; total: number; text: string }) => void;
-  }): Promise<PretrainHereResult>;
+  /** rebuildBases on the shipped corpus; rejects with PretrainAbortedError when `signal` aborts. */
+  run(opts: RebuildOptions): Promise<RebuiltBases>;
 }
 
 export interface AppDeps {

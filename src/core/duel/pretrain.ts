@@ -20,7 +20,9 @@ import type { CreatePolicyOptions } from "../policy/policy.ts";
 import type { PolicyInfo } from "../policy/policy-service.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "../policy/checkpoint.ts";
 import { trainConfig } from "../policy/train-config.ts";
-import type { CorpusOptions, CorpusSequence } from "./pretrain-corpus.ts";
+import { sha256Hex } from "../bundle.ts";
+import type { Vocabulary } from "../arena/vocab.ts";
+import { corpusHash, vocabHash, type CorpusOptions, type CorpusSequence, type PretrainCorpus } from "./pretrain-corpus.ts";
 import type { BaseFigures } from "./pretrain-eval.ts";
 
 /** Pretraining knobs; defaults in PRETRAIN_DEFAULTS (tuned for `tiny` on the arena-v1 corpus). */
@@ -216,4 +218,57 @@ export function baseCheckpoint(saved: ArrayBuffer): ArrayBuffer {
   const d = decodeCheckpoint(saved);
   const zeros = d.weights.map((w) => new Float32Array(w.length));
   return encodeCheckpoint({ ...d, train: trainConfig(), optimizerStep: 0, m: zeros, v: zeros, reference: null });
+}
+
+/** One base policy pretrained again from the shipped corpus (rebuildBases). */
+export interface RebuiltBase {
+  /** File name of the matching shipped checkpoint, e.g. code-tiny.bin. */
+  file: string;
+  checkpoint: ArrayBuffer;
+  sha256: string;
+  steps: number;
+  finalLoss: number;
+  /** Byte-identical to the shipped checkpoint; null when not comparable (other steps or backend). */
+  sameAsShipped: boolean | null;
+}
+
+export interface RebuiltBases {
+  backend: string;
+  policies: Partial<Record<BasePolicyName, RebuiltBase>>;
+}
+
+export interface RebuildOptions {
+  /** Steps per policy; null: the shipped recipe's. */
+  steps: number | null;
+  signal?: { readonly aborted: boolean };
+  onProgress?: (p: { policy: BasePolicyName; done: number; total: number; text: string }) => void;
+}
+
+/**
+ * Pretrains both base policies again, in turn, from the corpus `npm run pretrain` shipped, with the
+ * manifest's recipe (or `steps` per policy): what the app's Settings > Base models runs against a
+ * policy worker. The corpus must be the manifest's (corpusHash) and `vocab` the one the manifest was
+ * built for (vocabHash), else PretrainError. `backend` is the one `host` runs on: at the recipe's
+ * steps on the manifest's backend the bytes are compared with the shipped file.
+ */
+export async function rebuildBases(host: PretrainHost, backend: string, manifest: BaseManifest, corpus: PretrainCorpus, vocab: Vocabulary, opts: RebuildOptions): Promise<RebuiltBases> {
+  if ((await vocabHash(vocab)) !== manifest.vocabHash) throw new PretrainError("the shipped base models were built for another vocabulary than this app's: rebuild them with npm run pretrain");
+  if ((await corpusHash(corpus)) !== manifest.corpusHash) throw new PretrainError("the corpus does not match the manifest's corpusHash: rebuild both with npm run pretrain");
+  const result: RebuiltBases = { backend, policies: {} };
+  for (const policy of ["code", "test"] as const) {
+    const options = pretrainOptions({ ...BASE_RECIPE[policy], size: manifest.size, seed: manifest.seed, ...(opts.steps ? { steps: opts.steps } : {}) });
+    const trained = await pretrainBase(host, corpus[policy], { ...options, vocab: vocab.size, label: `${policy} policy`, signal: opts.signal }, (e) =>
+      opts.onProgress?.({ policy, done: e.done, total: e.total, text: e.text }));
+    const sha256 = await sha256Hex(new Uint8Array(trained.checkpoint));
+    const shipped = manifest.policies[policy];
+    result.policies[policy] = {
+      file: baseCheckpointFile(policy, manifest.size),
+      checkpoint: trained.checkpoint,
+      sha256,
+      steps: options.steps,
+      finalLoss: trained.losses[trained.losses.length - 1],
+      sameAsShipped: shipped && options.steps === shipped.options.steps && backend === manifest.backend ? sha256 === shipped.sha256 : null,
+    };
+  }
+  return result;
 }

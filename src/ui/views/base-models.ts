@@ -5,13 +5,13 @@
  * does not stop it or lose its result; a reload does (the page is its only holder).
  */
 import { PretrainAbortedError } from "../../core/duel/pretrain.ts";
-import type { BaseManifest } from "../../core/duel/pretrain.ts";
+import type { BaseManifest, RebuiltBases } from "../../core/duel/pretrain.ts";
 import { h, replace } from "../dom.ts";
-import type { PretrainHere, PretrainHereResult } from "../deps.ts";
+import type { PretrainHere } from "../deps.ts";
 
 interface Job {
   progress: { policy: string; done: number; total: number; text: string } | null;
-  result: PretrainHereResult | null;
+  result: RebuiltBases | null;
   error: string | null;
   stop: { aborted: boolean };
   running: boolean;
@@ -51,7 +51,7 @@ function figuresTable(m: BaseManifest): HTMLElement {
     h("tbody", {}, rows.map(([name, b]) => h("tr", {}, h("td", {}, name), h("td", {}, pct(b?.train)), h("td", {}, pct(b?.heldout))))));
 }
 
-function resultView(r: PretrainHereResult): HTMLElement {
+function resultView(r: RebuiltBases): HTMLElement {
   return h("ul", { id: "pretrain-result" }, Object.entries(r.policies).map(([policy, p]) => {
     const url = URL.createObjectURL(new Blob([p.checkpoint], { type: "application/octet-stream" }));
     const same = p.sameAsShipped === null ? "not comparable with the shipped file (other steps or backend)" : p.sameAsShipped ? "byte-identical to the shipped file" : "differs from the shipped file";

@@ -13,7 +13,7 @@ import { taskSignature } from "../../../src/core/arena/task.ts";
 import { arenaConstraints, codeContext, codeSpec, taskVocabulary } from "../../../src/core/duel/contexts.ts";
 import { corpusHash, vocabHash, type CorpusSequence, type PretrainCorpus } from "../../../src/core/duel/pretrain-corpus.ts";
 import {
-  BASE_CORPUS_FILE, BASE_MANIFEST_FILE, baseCheckpoint, epochBatches, pretrainBase, pretrainOptions, PretrainAbortedError, PretrainError,
+  BASE_CORPUS_FILE, BASE_MANIFEST_FILE, BASE_RECIPE, baseCheckpoint, epochBatches, rebuildBases, pretrainBase, pretrainOptions, PretrainAbortedError, PretrainError,
   type BaseManifest, type PretrainHost, type PretrainProgress,
 } from "../../../src/core/duel/pretrain.ts";
 import { samplePrograms } from "../../../src/core/duel/evaluate.ts";
@@ -142,5 +142,29 @@ describe("shipped base checkpoints", () => {
     const corpus = JSON.parse(readFileSync(new URL(BASE_CORPUS_FILE, dir), "utf8")) as PretrainCorpus;
     expect(await corpusHash(corpus)).toBe(manifest.corpusHash);
     expect(corpus.options).toEqual(manifest.corpus);
+  });
+
+  it.runIf(existsSync(manifestUrl))("rebuildBases: pretrains both from the shipped corpus, compares only the recipe's steps, refuses a foreign corpus or vocabulary", async () => {
+    const manifest = JSON.parse(readFileSync(manifestUrl, "utf8")) as BaseManifest;
+    const shipped = JSON.parse(readFileSync(new URL(BASE_CORPUS_FILE, dir), "utf8")) as PretrainCorpus;
+    const progress: string[] = [];
+    const r = await rebuildBases(await service(), "wasm", manifest, shipped, vocab, { steps: 1, onProgress: (p) => progress.push(`${p.policy} ${p.done}/${p.total}`) });
+    expect(Object.keys(r.policies)).toEqual(["code", "test"]);
+    expect(progress).toContain("code 1/1");
+    expect(progress).toContain("test 1/1");
+    // The same one step, directly: same bytes.
+    const direct = await pretrainBase(await service(), shipped.code, { ...pretrainOptions({ ...BASE_RECIPE.code, size: manifest.size, seed: manifest.seed, steps: 1 }), vocab: vocab.size });
+    expect(r.policies.code!.sha256).toBe(createHash("sha256").update(new Uint8Array(direct.checkpoint)).digest("hex"));
+    expect(r.policies.code!.file).toBe(manifest.policies.code.file);
+    expect(r.policies.code!.sameAsShipped).toBeNull(); // 1 step is not the recipe
+    // At the recipe's step count the bytes are compared: a manifest saying "1 step, these bytes" matches.
+    const oneStep = { ...manifest, policies: { ...manifest.policies, code: { ...manifest.policies.code, options: { ...manifest.policies.code.options, steps: 1 }, sha256: r.policies.code!.sha256 } } };
+    const again = await rebuildBases(await service(), "wasm", oneStep, shipped, vocab, { steps: 1 });
+    expect(again.policies.code!.sameAsShipped).toBe(true);
+    expect(again.policies.test!.sameAsShipped).toBeNull();
+    await expect(rebuildBases(await service(), "webgpu", oneStep, shipped, vocab, { steps: 1 })).resolves.toMatchObject({ policies: { code: { sameAsShipped: null } } });
+    const tampered = { ...shipped, code: shipped.code.slice(1) };
+    await expect(rebuildBases(await service(), "wasm", manifest, tampered, vocab, { steps: 1 })).rejects.toThrow(/does not match the manifest's corpusHash/);
+    await expect(rebuildBases(await service(), "wasm", { ...manifest, vocabHash: "0".repeat(64) }, shipped, vocab, { steps: 1 })).rejects.toThrow(/another vocabulary/);
   });
 });
