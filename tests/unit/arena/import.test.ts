@@ -3,13 +3,12 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { importJsonl, ImportError } from "../../../src/core/arena/import.ts";
 import { checkTasks } from "../../../src/core/arena/task-check.ts";
 import { createRoundTrip } from "../../../src/core/arena/task-round-trip.ts";
 import { validateTaskFile } from "../../../src/core/arena/task.ts";
-import type { Grader } from "../../../src/core/grader/types.ts";
-import { createNodeGrader } from "../../../src/node/grader.ts";
+import { sharedNodeGrader } from "../node-grader.ts";
 import { createNodeRunPython } from "../../../src/node/python-runner.ts";
 
 const jsonl = (...recs: unknown[]) => recs.map((r) => JSON.stringify(r)).join("\n") + "\n";
@@ -146,13 +145,7 @@ describe("npm run tasks -- import", () => {
 });
 
 describe("imported tasks run for real (plus tests by mutation, Node grader)", () => {
-  let grader: Grader;
-  beforeAll(async () => {
-    grader = await createNodeGrader();
-  }, 120_000);
-  afterAll(async () => {
-    await grader?.close();
-  });
+  const grader = sharedNodeGrader();
 
   it("references pass their golden tests and their mutation-derived plus tests", async () => {
     const mbpp = importJsonl(jsonl(mbppArena, mbppTuples, mbppWords), "mbpp").file;

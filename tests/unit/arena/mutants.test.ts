@@ -1,11 +1,10 @@
 /** Mutants: mutate.py run in real Pyodide, equivalents dropped through the real Node grader. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { dropEquivalent, generateMutants, prepareBench } from "../../../src/core/arena/mutants.ts";
 import { buildPlusTests, type PlusTests } from "../../../src/core/arena/plus.ts";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import type { Task } from "../../../src/core/arena/task.ts";
-import type { Grader } from "../../../src/core/grader/types.ts";
-import { createNodeGrader } from "../../../src/node/grader.ts";
+import { sharedNodeGrader } from "../node-grader.ts";
 import { createNodeRunPython, mutateSource } from "../../../src/node/python-runner.ts";
 
 const runPython = createNodeRunPython();
@@ -38,13 +37,7 @@ describe("mutate.py (Cosmic-Ray-style operators, in Pyodide)", () => {
 });
 
 describe("equivalent mutants are dropped (real grader)", () => {
-  let grader: Grader;
-  beforeAll(async () => {
-    grader = await createNodeGrader();
-  }, 120_000);
-  afterAll(async () => {
-    await grader?.close();
-  });
+  const grader = sharedNodeGrader();
 
   it("drops `v > 0` -> `v >= 0` in sum-positive (adding zero changes nothing) and keeps `v > 1`", async () => {
     const t = byId("sum-positive");

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { arenaV1, tasksOfSplit } from "../../../src/core/arena/task-suite.ts";
 import { arenaConstraints, taskVocabulary } from "../../../src/core/duel/contexts.ts";
 import { RunLoop, type RunCommit } from "../../../src/core/duel/run.ts";
@@ -9,21 +9,13 @@ import { emptyMistakeBook } from "../../../src/core/loop/mistake-book.ts";
 import { STEP_METRIC_KEYS, type StepMetrics } from "../../../src/core/loop/types.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import { useNodeBackend } from "../../../src/node/tf-backend.ts";
-import { createNodeGrader } from "../../../src/node/grader.ts";
-import type { Grader } from "../../../src/core/grader/types.ts";
+import { sharedNodeGrader } from "../node-grader.ts";
 
 const file = arenaV1();
 const vocab = taskVocabulary(file);
 const train = tasksOfSplit(file, "train");
-let grader: Grader;
-
-beforeAll(async () => {
-  await useNodeBackend("wasm");
-  grader = await createNodeGrader();
-});
-afterAll(async () => {
-  await grader?.close();
-});
+const grader = sharedNodeGrader();
+beforeAll(() => useNodeBackend("wasm"));
 
 // A duel small enough for a unit test: 2 tasks x 2 programs x 2 suites of at most 3 lines.
 const config: Config = presetConfig("classroom", {

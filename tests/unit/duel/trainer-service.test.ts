@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import { arenaConstraints, arenaVocabulary } from "../../../src/core/duel/contexts.ts";
 import type { RunCommit } from "../../../src/core/duel/run.ts";
@@ -7,20 +7,13 @@ import { presetConfig, type Config } from "../../../src/core/config/index.ts";
 import type { TrainerEvent } from "../../../src/core/loop/events.ts";
 import { PolicyService } from "../../../src/core/policy/policy-service.ts";
 import { useNodeBackend } from "../../../src/node/tf-backend.ts";
-import { createNodeGrader } from "../../../src/node/grader.ts";
-import type { Grader } from "../../../src/core/grader/types.ts";
+import { sharedNodeGrader } from "../node-grader.ts";
 import { emptyMistakeBook } from "../../../src/core/loop/mistake-book.ts";
 import { Rng } from "../../../src/core/rng.ts";
 
 const vocab = arenaVocabulary();
-let grader: Grader;
-beforeAll(async () => {
-  await useNodeBackend("wasm");
-  grader = await createNodeGrader();
-});
-afterAll(async () => {
-  await grader?.close();
-});
+const grader = sharedNodeGrader();
+beforeAll(() => useNodeBackend("wasm"));
 
 /** An in-memory repository: what IndexedDB does in the app, minus the disk. */
 function memoryRepo() {

@@ -3,18 +3,12 @@
  * Pyodide in a worker thread: every validity, verdict and code status, the canonical-form equality
  * and the float rule. One grader for the whole file (a Pyodide start costs seconds).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNodeGrader } from "../../../src/node/grader.ts";
+import { describe, expect, it } from "vitest";
+import { sharedNodeGrader } from "../node-grader.ts";
 import { GradeRequestError } from "../../../src/core/grader/request.ts";
-import type { Grader, GradeProgress, GradeRequest, LineResult } from "../../../src/core/grader/types.ts";
+import type { GradeProgress, GradeRequest, LineResult } from "../../../src/core/grader/types.ts";
 
-let grader: Grader;
-beforeAll(async () => {
-  grader = await createNodeGrader();
-});
-afterAll(async () => {
-  await grader?.close();
-});
+const grader = sharedNodeGrader();
 
 const MAX = { id: "max", entry_point: "f", reference: "def f(xs):\n    return max(xs)" };
 

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNodeGrader } from "../../../src/node/grader.ts";
-import type { Grader, GradeTask } from "../../../src/core/grader/types.ts";
+import { describe, expect, it } from "vitest";
+import { sharedNodeGrader } from "../node-grader.ts";
+import type { GradeTask } from "../../../src/core/grader/types.ts";
 import suite from "../../../src/core/arena/tasks/arena-v1.json" with { type: "json" };
 import { PlayInputError, attackReport, attackRequest, defendReport, defendRequest, parseUserTests } from "../../../src/ui/play-logic.ts";
 
 const sumPositive = suite.tasks.find((t) => t.id === "sum-positive")!;
 const task: GradeTask = { id: sumPositive.id, entry_point: sumPositive.entry_point, reference: sumPositive.reference };
 
-let grader: Grader;
-beforeAll(async () => {
-  grader = await createNodeGrader();
-});
-afterAll(async () => {
-  await grader?.close();
-});
+const grader = sharedNodeGrader();
 
 describe("play: input checks", () => {
   it("accepts assert lines and rejects anything else with the line number", () => {
