@@ -21,7 +21,7 @@
  * with Debian's default, the reference libblas3, torch's matmuls are about 5x slower than on OpenBLAS.
  */
 import { type BackendName } from "../../src/core/policy/backend.ts";
-import { type PolicyBenchResult, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
+import { benchRow, type PolicyBenchResult, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
 import { availableParallelism } from "node:os";
@@ -167,9 +167,8 @@ export async function main(argv: string[]): Promise<void> {
       figures[`${size}_${backend}_sample_tok_per_cpu_s`] = Math.round(r.sampleTokPerCpuS);
       figures[`${size}_${backend}_update_cpu_ms`] = Math.round(r.updateCpuMs!);
     }
-    const cpuNote = r?.sampleTokPerCpuS !== undefined ? `   (per CPU time: ${Math.round(r.sampleTokPerCpuS)} tok/s, ${Math.round(r.updateCpuMs!)} ms)` : "";
     const warmupNote = backend === "webgpu" && r?.warmupS !== undefined ? `   (warm-up repetition: ${Math.round(r.warmupS)} s)` : "";
-    if (r) log(`${size.padEnd(5)} ${backend.padEnd(13)} ${Math.round(r.sampleTokPerS).toString().padStart(7)} tok/s sampled   ${Math.round(r.updateMs).toString().padStart(7)} ms/update${cpuNote}${warmupNote}`);
+    if (r) log(`${benchRow(size, backend, r)}${warmupNote}`);
     else {
       notes.push(`${size} ${backend}: ${error}`);
       log(`${size.padEnd(5)} ${backend.padEnd(13)} unavailable: ${error}`);

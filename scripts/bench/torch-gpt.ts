@@ -15,12 +15,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as tf from "@tensorflow/tfjs";
 import type { GrpoSample } from "../../src/core/policy/batch.ts";
-import { benchPolicyOptions, benchWorkload, type PolicyBenchResult } from "../../src/core/policy/bench-workload.ts";
+import { benchPolicyOptions, benchRow, benchWorkload, type PolicyBenchResult } from "../../src/core/policy/bench-workload.ts";
 import { decodeCheckpoint } from "../../src/core/policy/checkpoint.ts";
 import { type ModelConfig, type ModelSize, validateModelConfig } from "../../src/core/policy/config.ts";
 import { attentionBias, GptModel, parameterShapes } from "../../src/core/policy/model.ts";
 import { Policy, type UpdateMetrics } from "../../src/core/policy/policy.ts";
 import type { TrainConfig } from "../../src/core/policy/train-config.ts";
+import { leftPad, type LeftPadded } from "../../src/core/policy/sampler.ts";
 
 export const RAW_WEIGHTS_FORMAT = "code-a1-gpt-f32le/1";
 const SCRIPT = fileURLToPath(new URL("./torch_gpt.py", import.meta.url));
@@ -96,12 +97,8 @@ export function hasTorch(python = torchPython()): boolean {
   return spawnSync(python, ["-c", "import torch"], { stdio: "ignore", timeout: 60_000 }).status === 0;
 }
 
-/** Left-padded rows for a logits request: (B, T) tokens, per-row positions from 0, pads. */
-export interface LogitsBatch {
-  tokens: number[][];
-  positions: number[][];
-  pad: number[];
-}
+/** Left-padded rows for a logits request (the sampler's layout). */
+export type LogitsBatch = LeftPadded;
 
 /** A GrpoSample as JSON carries it: typed arrays as plain arrays (masks still packed 8 tokens per byte). */
 export type WireSample = Omit<GrpoSample, "logProbs" | "masks"> & { logProbs: number[]; masks: number[] };
@@ -186,17 +183,6 @@ export function runTorchGptAll(requests: readonly TorchRequest[], python = torch
   });
 }
 
-/** Rows left-padded to the longest, with positions as the sampler gives them (0 at each row's first token). */
-export function leftPadded(rows: readonly (readonly number[])[]): LogitsBatch {
-  const T = Math.max(...rows.map((r) => r.length));
-  const pad = rows.map((r) => T - r.length);
-  return {
-    tokens: rows.map((r, b) => [...new Array<number>(pad[b]).fill(0), ...r]),
-    positions: pad.map((p) => Array.from({ length: T }, (_, t) => Math.max(0, t - p))),
-    pad,
-  };
-}
-
 /** tfjs's (B, T, V) logits of a left-padded batch on the current backend, its sampling path (model.ts's forward without `training`). */
 export async function tfjsLogits(config: ModelConfig, weights: readonly Float32Array[], batch: LogitsBatch): Promise<Float32Array> {
   const [B, T] = [batch.tokens.length, batch.tokens[0].length];
@@ -238,7 +224,7 @@ export async function logitsMaxAbsDiff(
   prefill: number,
   python = torchPython(),
 ): Promise<{ full: number; cached: number }> {
-  const batch = leftPadded(rows);
+  const batch = leftPad(rows);
   const ours = await tfjsLogits(config, weights, batch);
   const replies = await runTorchGptAll([{ op: "logits", weights: weightsPath, ...batch }, { op: "logits", weights: weightsPath, ...batch, prefill }], python);
   const [full, cached] = (replies as TorchReplies["logits"][]).map((r) => realLogitsMaxAbsDiff(ours, r, batch, config.vocab));
@@ -336,9 +322,7 @@ export function torchReport(size: string, wasm: PolicyBenchResult | null, t: Tor
       [`${size}_wasm_vs_torch_update_cpu_ratio`]: ratio(wasm.updateCpuMs, one.updateCpuMs),
     });
   }
-  const row = (label: string, r: TorchBenchRun) =>
-    `${size.padEnd(5)} ${label.padEnd(13)} ${Math.round(r.sampleTokPerS).toString().padStart(7)} tok/s sampled   ${Math.round(r.updateMs).toString().padStart(7)} ms/update` +
-    `   (per CPU time: ${Math.round(r.sampleTokPerCpuS)} tok/s, ${Math.round(r.updateCpuMs)} ms)`;
+  const row = (label: string, r: TorchBenchRun) => benchRow(size, label, r);
   const b = t.bench;
   const lines = [row("torch 1 thr", one), ...(all ? [row(`torch ${all.threads} thr`, all)] : [])];
   const f = (k: string) => figures[`${size}_wasm_vs_torch_${k}`];

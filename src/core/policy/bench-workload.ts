@@ -115,6 +115,12 @@ export async function runPolicyBench(
   return result;
 }
 
+/** One printed benchmark row: `<size> <label> N tok/s sampled   N ms/update   (per CPU time: ...)`. */
+export function benchRow(size: string, label: string, r: Pick<PolicyBenchResult, "sampleTokPerS" | "updateMs" | "sampleTokPerCpuS" | "updateCpuMs">): string {
+  const cpu = r.sampleTokPerCpuS !== undefined && r.updateCpuMs !== undefined ? `   (per CPU time: ${Math.round(r.sampleTokPerCpuS)} tok/s, ${Math.round(r.updateCpuMs)} ms)` : "";
+  return `${size.padEnd(5)} ${label.padEnd(13)} ${Math.round(r.sampleTokPerS).toString().padStart(7)} tok/s sampled   ${Math.round(r.updateMs).toString().padStart(7)} ms/update${cpu}`;
+}
+
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) throw new RangeError("median of nothing");
   const s = [...xs].sort((a, b) => a - b);

@@ -58,6 +58,28 @@ export function maskBytes(vocab: number): number {
   return Math.ceil(vocab / 8);
 }
 
+/** Rows left-padded with token 0 to the longest: (B, T) tokens, per-row positions, pad per row. */
+export interface LeftPadded {
+  tokens: number[][];
+  positions: number[][];
+  pad: number[];
+}
+
+/**
+ * Positions of the last T of S left-padded columns: each row counts from 0 at its first real token
+ * (padding sits at 0 too; attentionBias hides it).
+ */
+export function paddedPositions(pad: readonly number[], T: number, S: number): number[][] {
+  return pad.map((pd) => Array.from({ length: T }, (_, t) => Math.max(0, S - T + t - pd)));
+}
+
+/** `rows` left-padded to the longest, as the sampler lays out its prompts. */
+export function leftPad(rows: readonly (readonly number[])[]): LeftPadded {
+  const T = Math.max(...rows.map((r) => r.length));
+  const pad = rows.map((r) => T - r.length);
+  return { tokens: rows.map((r, b) => [...new Array<number>(pad[b]).fill(0), ...r]), positions: paddedPositions(pad, T, T), pad };
+}
+
 export async function sampleBatch<S>(
   model: GptModel,
   prompts: readonly (readonly number[])[],
@@ -91,7 +113,7 @@ export async function sampleBatch<S>(
   }
 
   const W = maskBytes(V);
-  const pad = prompts.map((p) => P - p.length);
+  const { tokens: padded, pad } = leftPad(prompts);
   const states = rowConstraint.map((c) => c.start());
   const done = prompts.map(() => false);
   const completions: number[][] = prompts.map(() => []);
@@ -103,7 +125,7 @@ export async function sampleBatch<S>(
   // (B, P) left-padded prompt tokens and per-row positions; `history` grows as tokens are drawn.
   // The cache is two segments per block: the prompt's keys/values (fixed after the first step) and
   // the generated tokens' (grown by one position per step), so a step copies only the generated part.
-  const history: number[][] = prompts.map((p, b) => [...new Array<number>(pad[b]).fill(0), ...p]);
+  const history: number[][] = padded;
   let promptCache: LayerCache[] | undefined;
   let genCache: LayerCache[] | undefined;
   const disposeCache = (c: LayerCache[] | undefined) => c?.forEach((x) => { x.k.dispose(); x.v.dispose(); });
@@ -112,7 +134,7 @@ export async function sampleBatch<S>(
       const S = history[0].length;
       const T = first || !kvCache ? S : 1;
       const toks = history.map((row) => row.slice(row.length - T));
-      const pos = pad.map((pd) => Array.from({ length: T }, (_, t) => Math.max(0, S - T + t - pd)));
+      const pos = paddedPositions(pad, T, S);
       const past = kvCache && !first ? promptCache!.map((p, l) => (genCache ? [p, genCache[l]] : [p])) : undefined;
       const out = model.forward({
         tokens: tf.tensor2d(toks, [B, T], "int32"),

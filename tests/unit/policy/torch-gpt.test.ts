@@ -8,13 +8,13 @@ import { type ModelConfig, modelConfig } from "../../../src/core/policy/config.t
 import { groupAdvantages } from "../../../src/core/policy/grpo.ts";
 import { parameterShapes } from "../../../src/core/policy/model.ts";
 import { Policy } from "../../../src/core/policy/policy.ts";
+import { leftPad } from "../../../src/core/policy/sampler.ts";
 import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import {
   decodeRawWeights,
   encodeRawWeights,
   hasTorch,
-  leftPadded,
   realLogitsMaxAbsDiff,
   runTorchGpt,
   runTorchGptAll,
@@ -64,7 +64,7 @@ describe("raw weights for torch_gpt.py", () => {
   });
 
   it("left-pads rows with positions starting at each row's first token, as the sampler does", () => {
-    expect(leftPadded([[1, 5, 6], [1]])).toEqual({ tokens: [[1, 5, 6], [0, 0, 1]], positions: [[0, 1, 2], [0, 0, 0]], pad: [0, 2] });
+    expect(leftPad([[1, 5, 6], [1]])).toEqual({ tokens: [[1, 5, 6], [0, 0, 1]], positions: [[0, 1, 2], [0, 0, 0]], pad: [0, 2] });
   });
 });
 
@@ -118,7 +118,7 @@ describe.skipIf(!hasTorch())("torch_gpt.py against tfjs", () => {
   const rows = [[1, 5, 6, 7, 8, 9, 10, 11, 3, 4], [1, 12, 13, 14, 15, 3], [1, 16, 2], [1, 4, 5, 6, 7, 8, 19, 17]];
 
   it("gives the same logits for left-padded rows, full forward and KV-cached decoding, tied and untied head", async () => {
-    const batch = leftPadded(rows);
+    const batch = leftPad(rows);
     const cases = [false, true].map((tiedHead) => {
       const cfg = modelConfig({ layers: 2, heads: 2, dModel: 16, context: 12, tiedHead }, 20);
       const weights = randomWeights(cfg, 3);
