@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { dirname, join, resolve } from "node:path";
 import { exportBundle, importBundle, taskSetHash, type RunSnapshot, type SnapshotCheckpoint } from "../core/bundle.ts";
 import type { Config } from "../core/config/index.ts";
-import { policyTrainOverrides } from "../core/config/policy-train.ts";
+import { optimizerStepsPerStep, policyTrainOverrides } from "../core/config/policy-train.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
 import { prepareBench } from "../core/arena/mutants.ts";
 import type { Mutant } from "../core/arena/mutants.ts";
@@ -23,7 +23,6 @@ import type { Grader } from "../core/grader/types.ts";
 import { emptyMistakeBook, type MistakeBook, type MistakeBookDelta } from "../core/loop/mistake-book.ts";
 import type { EvalProgress } from "../core/arena/metrics-evaluate.ts";
 import { PolicyService } from "../core/policy/policy-service.ts";
-import { TRAIN_DEFAULTS } from "../core/policy/train-config.ts";
 import { createNodeRunPython, mutateSource } from "./python-runner.ts";
 import { useNodeBackend } from "./tf-backend.ts";
 
@@ -146,15 +145,6 @@ export interface NodePlayers {
   /** Where each policy came from, for the log. */
   origin: { code: string; test: string };
   dispose(): void;
-}
-
-/**
- * Optimiser steps one training step makes, for the learning-rate schedule: the Code policy's
- * tasks x G sequences over the mini-batch size, times the epochs. The same rule as the app's
- * TrainerService (src/core/duel/trainer-service.ts), so a run has the same schedule in both.
- */
-export function optimizerStepsPerStep(c: Readonly<Config>): number {
-  return Math.max(1, Math.ceil((c.tasks_per_step * c.num_generations) / TRAIN_DEFAULTS.miniBatchSize)) * c.num_iterations;
 }
 
 /**

@@ -4,8 +4,17 @@
  * num_iterations -> epochs, max_grad_norm -> gradClip. The run counts training steps, the optimiser
  * counts its own steps (several per training step with mini-batches), hence the factor.
  */
-import type { TrainConfig } from "../policy/train-config.ts";
+import { TRAIN_DEFAULTS, type TrainConfig } from "../policy/train-config.ts";
 import type { Config } from "./fields.ts";
+
+/**
+ * Optimiser steps one training step makes, for the learning-rate schedule: the Code policy's
+ * tasks x G sequences over the mini-batch size, times the epochs. The app (TrainerService) and the
+ * command line (createNodePlayers) both use it, so a run has the same schedule in both.
+ */
+export function optimizerStepsPerStep(c: Readonly<Config>): number {
+  return Math.max(1, Math.ceil((c.tasks_per_step * c.num_generations) / TRAIN_DEFAULTS.miniBatchSize)) * c.num_iterations;
+}
 
 /**
  * Overrides for `trainConfig()`. `optimizerStepsPerStep`: optimiser steps one training step makes

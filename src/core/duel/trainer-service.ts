@@ -5,7 +5,7 @@
  * are the host's business (TrainerHost); this class only sequences them.
  */
 import type { Config } from "../config/index.ts";
-import { policyTrainOverrides } from "../config/policy-train.ts";
+import { optimizerStepsPerStep, policyTrainOverrides } from "../config/policy-train.ts";
 import type { TaskFile } from "../arena/task.ts";
 import { tasksOfSplit } from "../arena/task-suite.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
@@ -53,12 +53,6 @@ export interface TrainerHost {
   /** The shipped base checkpoint of a role and size, or null to start from fresh weights. */
   baseCheckpoint(role: PlayerRole, size: Config["code_model"]): Promise<ArrayBuffer | null>;
   evaluate?(players: { code: RunPlayer; test: RunPlayer }, config: Config, step: number): Promise<EvalMetrics>;
-}
-
-/** Optimizer steps one training step makes (for warm-up and the cosine length). */
-function optimizerStepsPerStep(c: Readonly<Config>, miniBatchSize = 64): number {
-  const sequences = c.tasks_per_step * c.num_generations;
-  return Math.max(1, Math.ceil(sequences / miniBatchSize)) * c.num_iterations;
 }
 
 export class TrainerService implements TrainerControl {

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CliError, cliConfig, formatDuration, parseArgs, type FlagSpec } from "../../../src/node/cli.ts";
-import { applyMistakeBookDeltas, optimizerStepsPerStep } from "../../../src/node/run-files.ts";
+import { applyMistakeBookDeltas } from "../../../src/node/run-files.ts";
+import { optimizerStepsPerStep } from "../../../src/core/config/policy-train.ts";
 import { presetConfig } from "../../../src/core/config/index.ts";
 
 const SPECS: Record<string, FlagSpec> = {
