@@ -10,7 +10,7 @@
 import { expose } from "comlink";
 import { loadPyodide } from "pyodide";
 import HARNESS from "../src/core/grader/harness.py?raw";
-import { startSandbox, stripGlobalScope, type HarnessCall, type ReportFn, type SandboxControl } from "../src/core/grader/sandbox.ts";
+import { probeGlobalScope, startSandbox, stripGlobalScope, type HarnessCall, type ReportFn, type SandboxControl } from "../src/core/grader/sandbox.ts";
 
 /** What the page's comlink proxy sees. */
 export interface SandboxApi {
@@ -45,15 +45,7 @@ scope.addEventListener(
       grade(call, report) {
         throw new Error(`grade before ready (${typeof call}, ${typeof report})`);
       },
-      probe() {
-        const seen: Record<string, string> = {};
-        for (const name of ["fetch", "XMLHttpRequest", "WebSocket", "EventSource", "importScripts", "indexedDB", "caches", "BroadcastChannel", "Worker", "postMessage", "eval"]) {
-          seen[name] = typeof (scope as unknown as Record<string, unknown>)[name];
-        }
-        seen["navigator.storage"] = typeof (scope.navigator as unknown as Record<string, unknown>).storage;
-        seen["function.constructor"] = typeof (function () {}).constructor;
-        return seen;
-      },
+      probe: () => probeGlobalScope(scope),
     };
     void booting.then(({ runtime }) => {
       api.grade = (call, report) => runtime.grade(call, report);

@@ -119,3 +119,16 @@ export function stripGlobalScope(scope: object = globalThis, names: readonly str
   }
   return [...new Set(failed)];
 }
+
+/**
+ * How each stripped name, `eval`, `navigator.storage` and the function-constructor edge look from
+ * `scope`, as JS a candidate escaped into would see them: all "undefined" after stripGlobalScope.
+ */
+export function probeGlobalScope(scope: object = globalThis, names: readonly string[] = STRIPPED_GLOBALS): Record<string, string> {
+  const seen: Record<string, string> = {};
+  for (const name of [...names, "eval"]) seen[name] = typeof (scope as Record<string, unknown>)[name];
+  const nav = (scope as { navigator?: Record<string, unknown> }).navigator;
+  if (nav) seen["navigator.storage"] = typeof nav.storage;
+  seen["function.constructor"] = typeof (function () {}).constructor;
+  return seen;
+}
