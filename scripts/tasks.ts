@@ -11,11 +11,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { checkSummary, checkTasks } from "../src/core/arena/task-check.ts";
 import { arenaV1 } from "../src/core/arena/task-suite.ts";
-import { validateTaskFile, type TaskFile } from "../src/core/arena/task.ts";
+import type { TaskFile } from "../src/core/arena/task.ts";
 import { importJsonl, ImportError, type ImportFormat } from "../src/core/arena/import.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { createNodeRunPython } from "../src/node/python-runner.ts";
 import { createRoundTrip } from "../src/core/arena/task-round-trip.ts";
+import { loadTaskFile, RunFileError } from "../src/node/run-files.ts";
 import { CliError, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
 
 const CHECK_FLAGS: Record<string, FlagSpec> = {
@@ -45,23 +46,18 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function loadFile(path: string | undefined, strict: boolean): TaskFile {
-  if (path === undefined) return arenaV1();
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
-  } catch (e) {
-    fail(`cannot read task file ${path}: ${(e as Error).message}`);
-  }
-  return validateTaskFile(raw, { strict });
-}
-
 async function check(args: string[]): Promise<void> {
   const { flags } = flagsOf(args, CHECK_FLAGS, 0);
   const path = flags.tasks as string | undefined;
   const seed = (flags.seed as number | undefined) ?? 0;
   const lenient = flags.lenient === true;
-  const file = loadFile(path, !lenient);
+  let file: TaskFile;
+  try {
+    file = path === undefined ? arenaV1() : loadTaskFile(path, { strict: !lenient });
+  } catch (e) {
+    if (e instanceof RunFileError) fail(e.message);
+    throw e;
+  }
   const grader = await createNodeGrader();
   try {
     const report = await checkTasks(

@@ -13,7 +13,7 @@ import type { Bench } from "../core/arena/metrics-evaluate.ts";
 import { prepareBench } from "../core/arena/mutants.ts";
 import type { Mutant } from "../core/arena/mutants.ts";
 import type { PlusTests } from "../core/arena/plus.ts";
-import { validateTaskFile, type Task, type TaskFile } from "../core/arena/task.ts";
+import { validateTaskFile, type Task, type TaskFile, type ValidateOptions } from "../core/arena/task.ts";
 import type { Vocabulary } from "../core/arena/vocab.ts";
 import { arenaConstraints } from "../core/duel/contexts.ts";
 import { baseCheckpointFile } from "../core/duel/pretrain.ts";
@@ -37,8 +37,8 @@ export class RunFileError extends Error {
   override name = "RunFileError";
 }
 
-/** Read and validate a task-suite file (default: the built-in arena-v1). */
-export function loadTaskFile(path = DEFAULT_TASKS_PATH): TaskFile {
+/** Read and validate a task-suite file (default: the built-in arena-v1); `strict: false` for imported files. */
+export function loadTaskFile(path = DEFAULT_TASKS_PATH, opts: ValidateOptions = {}): TaskFile {
   if (!existsSync(path)) throw new RunFileError(`task file not found: ${path}`);
   let raw: unknown;
   try {
@@ -47,7 +47,7 @@ export function loadTaskFile(path = DEFAULT_TASKS_PATH): TaskFile {
     throw new RunFileError(`task file ${path} is not valid JSON: ${(e as Error).message}`);
   }
   try {
-    return validateTaskFile(raw);
+    return validateTaskFile(raw, opts);
   } catch (e) {
     throw new RunFileError(`task file ${path} is not a valid task suite: ${(e as Error).message}`);
   }
