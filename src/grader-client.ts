@@ -1,83 +1,70 @@
 /**
  * The grader in the browser: the shared supervisor (src/core/grader/supervisor.ts) on this thread,
- * driving sandboxes in module Web Workers (workers/grader.worker.ts) over comlink. A runaway
- * candidate costs at most its time limit plus a worker restart; this thread never blocks.
+ * driving runners in module Web Workers (workers/grader.worker.ts): one judge, one sandbox and a
+ * warm spare. A runaway candidate costs at most its time limit plus a worker hand-over; this
+ * thread never blocks.
  *
  *   const grader = createBrowserGrader();
  *   const result = await grader.grade(request, (p) => console.log(p.phase, p.done, p.total));
- *
- * Needs a cross-origin isolated page (SharedArrayBuffer), which vite dev/preview provide.
  */
-import { proxy, releaseProxy, wrap } from "comlink";
-import { SandboxDiedError, createSupervisedGrader, type SandboxHost, type SupervisedGrader, type SupervisorOptions } from "./core/grader/supervisor.ts";
-import type { SandboxControl } from "./core/grader/sandbox.ts";
-import type { SandboxApi, SandboxInit } from "../workers/grader.worker.ts";
+import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "./core/grader/supervisor.ts";
+import type { RunnerRole } from "./core/grader/runner.js";
+import type { RunnerInit, RunnerPortMessage, RunnerPortRequest } from "../workers/grader.worker.ts";
 
 export class SandboxStartError extends Error {
   override name = "SandboxStartError";
 }
 
 export function createBrowserGrader(options: SupervisorOptions = {}): SupervisedGrader {
-  return createSupervisedGrader(spawnWorkerSandbox, options);
+  return createSupervisedGrader(spawnWorkerRunner, options);
 }
 
-async function spawnWorkerSandbox(control: SandboxControl): Promise<SandboxHost> {
-  const worker = new Worker(new URL("../workers/grader.worker.ts", import.meta.url), { type: "module", name: "grader-sandbox" });
+function startWorker(role: RunnerRole): { worker: Worker; port: MessagePort } {
+  const worker = new Worker(new URL("../workers/grader.worker.ts", import.meta.url), { type: "module", name: `grader-${role}` });
   // The worker talks only through this port, never through its global postMessage (stripped).
   const channel = new MessageChannel();
-  worker.postMessage({ port: channel.port2, control } satisfies SandboxInit, [channel.port2]);
-  const api = wrap<SandboxApi>(channel.port1);
-  let dead: Error | null = null;
-  const rejecters = new Set<(e: Error) => void>();
-  const die = (why: string) => {
-    dead ??= new SandboxDiedError(why);
-    for (const reject of rejecters) reject(dead);
-    rejecters.clear();
-  };
-  worker.addEventListener("error", (e) => die(`grader worker failed: ${e.message}`));
-  const guarded = <T>(p: Promise<T>) =>
-    new Promise<T>((resolve, reject) => {
-      if (dead) return reject(dead);
-      rejecters.add(reject);
-      p.then(resolve, reject).finally(() => rejecters.delete(reject));
-    });
-  try {
-    await guarded(api.ready());
-  } catch (e) {
-    worker.terminate();
-    throw new SandboxStartError(`the grader sandbox did not start: ${(e as Error).message}. Is Pyodide served at /pyodide/ (npm run dev / preview)?`);
-  }
-  return {
-    async grade(call, report) {
-      // Reports come over the callback proxy's own port, the reply over the API's: wait for all.
-      let received = 0;
-      let wake: (() => void) | null = null;
-      const counted = (code: number, json: string) => {
-        received++;
-        report(code, json);
-        wake?.();
-      };
-      const sent = await guarded(api.grade(call, proxy(counted)));
-      while (received < sent) await guarded(new Promise<void>((resolve) => (wake = resolve)));
-    },
-    async terminate() {
-      die("grader worker terminated");
-      api[releaseProxy]();
-      worker.terminate();
-    },
-  };
+  worker.postMessage({ port: channel.port2, role } satisfies RunnerInit, [channel.port2]);
+  return { worker, port: channel.port1 };
 }
 
-/** Test and debugging aid: the sandbox's view of its own global scope after the lockdown. */
+const spawnWorkerRunner: SpawnRunner = (role, onEvent, onExit) =>
+  new Promise<RunnerHost>((resolve, reject) => {
+    const { worker, port } = startWorker(role);
+    let ready = false;
+    let exited = false;
+    const exit = (why: string) => {
+      if (exited) return;
+      exited = true;
+      worker.terminate();
+      port.close();
+      if (!ready) reject(new SandboxStartError(`the grader ${role} did not start: ${why}. Is Pyodide served at /pyodide/ (npm run dev / preview)?`));
+      onExit(why);
+    };
+    worker.addEventListener("error", (e) => exit(`grader worker failed: ${e.message}`));
+    port.onmessage = (e: MessageEvent<RunnerPortMessage>) => {
+      const m = e.data;
+      if (m.type === "ready") {
+        ready = true;
+        resolve({
+          send: (request) => port.postMessage(request satisfies RunnerPortRequest),
+          terminate: async () => exit("grader worker terminated"),
+        });
+      } else if (m.type === "failed" && !ready) exit(m.error);
+      else if (m.type !== "probe") onEvent(m);
+    };
+  });
+
+/** Test and debugging aid: a sandbox worker's view of its own global scope after the lockdown. */
 export async function probeSandboxScope(): Promise<Record<string, string>> {
-  const control = { ctl: new Int32Array(new SharedArrayBuffer(16)), interrupt: new Int32Array(new SharedArrayBuffer(4)) };
-  const worker = new Worker(new URL("../workers/grader.worker.ts", import.meta.url), { type: "module", name: "grader-probe" });
-  const channel = new MessageChannel();
-  worker.postMessage({ port: channel.port2, control } satisfies SandboxInit, [channel.port2]);
-  const api = wrap<SandboxApi>(channel.port1);
+  const { worker, port } = startWorker("sandbox");
   try {
-    await api.ready();
-    return await api.probe();
+    return await new Promise<Record<string, string>>((resolve, reject) => {
+      port.onmessage = (e: MessageEvent<RunnerPortMessage>) => {
+        if (e.data.type === "ready") port.postMessage({ type: "probe" } satisfies RunnerPortRequest);
+        else if (e.data.type === "probe") resolve(e.data.scope);
+        else if (e.data.type === "failed") reject(new Error(e.data.error));
+      };
+    });
   } finally {
     worker.terminate();
   }

@@ -1,56 +1,52 @@
 /**
- * The grader's sandbox: a module Web Worker running Pyodide and the harness (all logic in
- * src/core/grader/sandbox.ts). Started by src/grader-client.ts, which may terminate it at any time.
+ * A grader runner in the browser: a module Web Worker with Pyodide and the harness (all logic in
+ * src/core/grader/runner.js). Started by src/grader-client.ts as a judge or a sandbox, and
+ * terminated at will.
  *
  * Order matters: (1) take the one MessagePort the page sends and keep it in this closure only;
- * (2) load Pyodide from /pyodide/ (the last network access this worker makes); (3) lock the
- * interpreter (harness setup) and strip this global scope of network, storage and messaging APIs;
- * (4) only then expose the API on the port, so no candidate ever runs before the lockdown.
+ * (2) refuse to go on where code generation from strings is allowed (the worker's CSP is missing);
+ * (3) load Pyodide from /pyodide/ (the last network access this worker makes); (4) strip this
+ * global scope of network, storage and messaging APIs; (5) only then start the harness and answer.
  */
-import { expose } from "comlink";
 import { loadPyodide } from "pyodide";
 import HARNESS from "../src/core/grader/harness.py?raw";
-import { probeGlobalScope, startSandbox, stripGlobalScope, type HarnessCall, type ReportFn, type SandboxControl } from "../src/core/grader/sandbox.ts";
+import { codeGenerationBlocked, probeGlobalScope, startRunner, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../src/core/grader/runner.js";
 
-/** What the page's comlink proxy sees. */
-export interface SandboxApi {
-  /** Resolves once Pyodide is loaded and the scope is locked; rejects with the load error. */
-  ready(): Promise<{ stripFailures: string[] }>;
-  /** Returns the number of reports made (they travel on the callback's own port, unordered with this reply). */
-  grade(call: HarnessCall, report: ReportFn): number;
-  /** Typeof of each stripped global and of the Function edge, as candidate-escaped JS would see them. */
-  probe(): Record<string, string>;
-}
-
-export interface SandboxInit {
+/** Page -> worker, once. */
+export interface RunnerInit {
   port: MessagePort;
-  control: SandboxControl;
+  role: RunnerRole;
 }
+
+/** Worker -> page on the port: runner events, and the probe's answer. */
+export type RunnerPortMessage = RunnerEvent | { type: "probe"; scope: Record<string, string> };
+/** Page -> worker on the port. */
+export type RunnerPortRequest = RunnerRequest | { type: "probe" };
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 scope.addEventListener(
   "message",
-  (event: MessageEvent<SandboxInit>) => {
-    const { port, control } = event.data;
-    const booting = (async () => {
-      const pyodide = await loadPyodide({ indexURL: new URL("/pyodide/", scope.location.origin).href });
-      const runtime = startSandbox(pyodide, HARNESS, control);
-      const stripFailures = stripGlobalScope(scope);
-      return { runtime, stripFailures };
+  (event: MessageEvent<RunnerInit>) => {
+    const { port, role } = event.data;
+    const emit = (m: RunnerPortMessage) => port.postMessage(m);
+    void (async () => {
+      try {
+        if (!codeGenerationBlocked()) {
+          throw new Error("this worker may generate code from strings: its Content-Security-Policy is missing (serve the app with npm run dev/preview, or let its service worker add it)");
+        }
+        const pyodide = await loadPyodide({ indexURL: new URL("/pyodide/", scope.location.origin).href });
+        const failed = stripGlobalScope(scope);
+        if (failed.length) throw new Error(`could not strip worker globals: ${failed.join(", ")}`);
+        const runner = startRunner(pyodide, HARNESS, role);
+        port.onmessage = (e: MessageEvent<RunnerPortRequest>) => {
+          if (e.data.type === "probe") emit({ type: "probe", scope: probeGlobalScope(scope) });
+          else runner.handle(e.data, emit);
+        };
+        emit({ type: "ready", report: runner.report });
+      } catch (e) {
+        emit({ type: "failed", id: -1, error: String((e as Error)?.message ?? e) });
+      }
     })();
-    const api: SandboxApi = {
-      async ready() {
-        return { stripFailures: (await booting).stripFailures };
-      },
-      grade(call, report) {
-        throw new Error(`grade before ready (${typeof call}, ${typeof report})`);
-      },
-      probe: () => probeGlobalScope(scope),
-    };
-    void booting.then(({ runtime }) => {
-      api.grade = (call, report) => runtime.grade(call, report);
-    });
-    expose(api, port);
   },
   { once: true },
 );

@@ -1,99 +1,96 @@
 /**
- * The grader in Node: the shared supervisor (src/core/grader/supervisor.ts) driving Pyodide
- * sandboxes in worker_threads workers, with the same harness as the browser.
+ * The grader in Node: the shared supervisor (src/core/grader/supervisor.ts) driving runners in
+ * child processes, each under Node's permission model: it may read only Pyodide's files and its
+ * own, write nothing, start no process or worker, and generate no code from strings
+ * (src/node/grader-child.mjs). An escape out of Python would still find nothing to touch.
  *
  *   const grader = await createNodeGrader();
  *   const result = await grader.grade({ tasks, codes, suites, golden, limits });
  *   await grader.close();
  */
-import { readFileSync } from "node:fs";
-import { Worker } from "node:worker_threads";
-import { SandboxDiedError, createSupervisedGrader, type SupervisedGrader, type SupervisorOptions } from "../core/grader/supervisor.ts";
-import type { HarnessCall, SandboxControl } from "../core/grader/sandbox.ts";
-
-/** Parent -> worker. */
-export type ParentMessage =
-  | { type: "init"; harness: string; ctl: Int32Array; interrupt: Int32Array }
-  | { type: "grade"; call: HarnessCall };
-
-/** Worker -> parent. Errors cross as {name, message, stack}. */
-export type WorkerMessage =
-  | { type: "ready" }
-  | { type: "report"; code: number; json: string }
-  | { type: "done" }
-  | { type: "error"; error: { name: string; message: string; stack: string } };
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { Readable } from "node:stream";
+import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "../core/grader/supervisor.ts";
+import type { RunnerEvent } from "../core/grader/runner.js";
 
 export const HARNESS_PATH = new URL("../core/grader/harness.py", import.meta.url);
-const WORKER_ENTRY = new URL("./grader-worker-boot.mjs", import.meta.url);
+const CHILD = new URL("./grader-child.mjs", import.meta.url);
+const RUNNER_DIR = new URL("../core/grader/", import.meta.url);
+const PYODIDE = new URL(import.meta.resolve("pyodide/pyodide.mjs"));
 
-/** The harness source (src/core/grader/harness.py), read once. */
-export function harnessSource(): string {
-  return readFileSync(HARNESS_PATH, "utf8");
+/** The command line of a runner process: what it may read, and nothing else. */
+export function runnerArgs(role: string): string[] {
+  const dir = (u: URL) => fileURLToPath(new URL("./", u));
+  return [
+    "--experimental-permission",
+    `--allow-fs-read=${dir(PYODIDE)}`,
+    `--allow-fs-read=${fileURLToPath(RUNNER_DIR)}`,
+    `--allow-fs-read=${fileURLToPath(CHILD)}`,
+    "--disallow-code-generation-from-strings",
+    "--no-warnings",
+    "--max-old-space-size=1024",
+    fileURLToPath(CHILD),
+    PYODIDE.href,
+    fileURLToPath(HARNESS_PATH),
+    role,
+  ];
 }
 
 export type NodeGraderOptions = SupervisorOptions;
 
-/** Start a Node grader; the first sandbox (Pyodide in a worker thread) is started right away. */
+/** Start a Node grader; its first runners start right away. */
 export async function createNodeGrader(options: NodeGraderOptions = {}): Promise<SupervisedGrader> {
-  const harness = harnessSource();
-  const grader = createSupervisedGrader((control) => spawnNodeSandbox(harness, control), options);
-  // Warm up: a tiny batch starts Pyodide now instead of on the first real call.
-  await grader.grade({ tasks: [], codes: [] });
+  const grader = createSupervisedGrader(spawnNodeRunner, options);
+  // Warm up: a tiny batch starts both runners now instead of on the first real call.
+  await grader.grade({ tasks: [{ id: "t", entry_point: "f", reference: "def f():\n    return 0" }], codes: [{ task: "t", code: "def f():\n    return 0" }], suites: [{ code: 0, text: "assert f() == 0" }] });
   return grader;
 }
 
-function spawnNodeSandbox(harness: string, control: SandboxControl) {
-  return new Promise<import("../core/grader/supervisor.ts").SandboxHost>((resolve, reject) => {
-    const worker = new Worker(WORKER_ENTRY, { stdout: true, stderr: true });
-    // Python's own output never reaches here (the harness discards it); Pyodide's loader may print.
-    worker.stdout.resume();
-    worker.stderr.resume();
-    let pending: { resolve: () => void; reject: (e: Error) => void; report: (c: number, j: string) => void } | null = null;
-    let dead: Error | null = null;
-    const die = (why: string) => {
-      dead ??= new SandboxDiedError(why);
-      pending?.reject(dead);
-      pending = null;
-    };
-    worker.on("error", (e) => {
-      die(`grader worker failed: ${e.message}`);
-      reject(dead);
-    });
-    worker.on("exit", (code) => {
-      die(`grader worker exited (code ${code})`);
-      reject(dead);
-    });
-    worker.on("message", (m: WorkerMessage) => {
-      if (m.type === "ready") {
-        resolve({
-          grade(call, report) {
-            if (dead) return Promise.reject(dead);
-            return new Promise<void>((res, rej) => {
-              pending = { resolve: res, reject: rej, report };
-              worker.postMessage({ type: "grade", call } satisfies ParentMessage);
-            });
-          },
-          async terminate() {
-            die("grader worker terminated");
-            await worker.terminate();
-          },
-        });
-      } else if (m.type === "report") {
-        pending?.report(m.code, m.json);
-      } else if (m.type === "done") {
-        pending?.resolve();
-        pending = null;
-      } else if (m.type === "error") {
-        const err = Object.assign(new Error(m.error.message), { name: m.error.name, stack: m.error.stack });
-        if (pending) {
-          pending.reject(err);
-          pending = null;
-        } else {
-          reject(err);
-          void worker.terminate();
-        }
-      }
-    });
-    worker.postMessage({ type: "init", harness, ctl: control.ctl, interrupt: control.interrupt } satisfies ParentMessage);
+/** Newline-delimited JSON from a stream. */
+function readLines(stream: Readable, onLine: (line: string) => void): void {
+  let buffered = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    buffered += chunk;
+    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      if (line) onLine(line);
+    }
   });
 }
+
+export const spawnNodeRunner: SpawnRunner = (role, onEvent, onExit) =>
+  new Promise<RunnerHost>((resolve, reject) => {
+    const child = spawn(process.execPath, runnerArgs(role), { stdio: ["pipe", "ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (d: string) => (stderr = (stderr + d).slice(-2000)));
+    child.stdin!.on("error", () => undefined); // a dead child's pipe: the exit handler reports it
+    let ready = false;
+    const host: RunnerHost = {
+      send: (request) => child.stdin!.write(JSON.stringify(request) + "\n"),
+      terminate: () =>
+        new Promise<void>((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          child.once("exit", () => done());
+          child.kill("SIGKILL");
+        }),
+    };
+    readLines(child.stdio[3] as Readable, (line) => {
+      const event = JSON.parse(line) as RunnerEvent;
+      if (event.type === "ready") {
+        ready = true;
+        resolve(host);
+      } else if (event.type === "failed" && !ready) {
+        reject(new Error(`grader ${role} failed to start: ${event.error}`));
+      } else onEvent(event);
+    });
+    child.on("error", (e) => reject(e));
+    child.on("exit", (code, signal) => {
+      const why = `runner process exited (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim().split("\n").slice(-3).join(" | ")}` : ""}`;
+      if (!ready) reject(new Error(`grader ${role} failed to start: ${why}`));
+      onExit(why);
+    });
+  });

@@ -1,31 +1,49 @@
 /**
- * The grading harness under native CPython (python3), for the executor benchmark: the same
- * harness.py the sandbox runs in Pyodide, in a private namespace, timed inside Python.
+ * The grading harness under native CPython (python3): a runner speaking the same line protocol as
+ * the Pyodide runners (src/core/grader/runner.js), driven by the same supervisor, so that the
+ * executor benchmark compares the interpreters and nothing else. No memory restore, no permission
+ * model, no interrupt (only the supervisor's kill): trusted batches only.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { HARNESS_PATH } from "./grader.ts";
-import { checkRequest, ResultBuilder } from "../core/grader/request.ts";
+import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader } from "../core/grader/supervisor.ts";
+import type { RunnerEvent } from "../core/grader/runner.js";
 import type { GradeRequest, GradeResult } from "../core/grader/types.ts";
 
-/** Reads {request, repeats} on stdin; prints {seconds: [...], reports: [[code, json]...]} (last run's reports). */
+/** runner.js's `handle`, in Python: requests on stdin, events on stdout, one JSON line each. */
 const DRIVER = `
 import json, sys, time
-out = sys.stdout
-job = json.loads(sys.stdin.read())
+role = sys.argv[2]
 ns = {"__name__": "harness"}
 exec(compile(open(sys.argv[1]).read(), "harness.py", "exec"), ns)
-ns["setup"]()
-request = json.dumps(job["request"])
-seconds, reports = [], []
-for _ in range(job["repeats"]):
-    reports.clear()
-    t0 = time.perf_counter()
-    error = ns["grade"](request, 0, "{}", [0, 0, -1, 0], lambda c, text: reports.append([c, text]))
-    seconds.append(time.perf_counter() - t0)
-    if error:
-        raise SystemExit(error)
-out.write(json.dumps({"seconds": seconds, "reports": reports}) + "\\n")
+load, call, plan, dumps, loads, clock = ns["load"], ns["call"], ns["plan"], json.dumps, json.loads, time.perf_counter
+out = sys.stdout
+report = ns["setup"](role)
+def emit(m):
+    out.write(dumps(m) + "\\n")
+    out.flush()
+def timed(limit_ms, fn, *args):
+    t0 = clock()
+    r = fn(*args)
+    return r if (clock() - t0) * 1000 <= limit_ms else dumps(["timeout", "exceeded %d ms" % limit_ms])
+emit({"type": "ready", "report": report})
+for line in sys.stdin:
+    req = loads(line)
+    rid = req["id"]
+    if req["type"] == "plan":
+        emit({"type": "plan", "id": rid, "plan": plan(req["request"])})
+        continue
+    u = req["unit"]
+    r = timed(u["loadMs"], load, u["code"], u["entry"])
+    emit({"type": "step", "id": rid, "step": 0, "result": r})
+    if r.startswith('["ok"'):
+        for i, args in enumerate(u["calls"]):
+            r = timed(u["testMs"], call, args, u["literal"])
+            emit({"type": "step", "id": rid, "step": i + 1, "result": r})
+            if r.startswith('["timeout"'):
+                break
+    emit({"type": "done", "id": rid, "fit": True, "why": ""})
 `;
 
 export class NativePythonError extends Error {
@@ -38,22 +56,56 @@ export function nativePythonAvailable(python = "python3"): boolean {
   return r.status === 0;
 }
 
-/**
- * Grade `request` `repeats` times in one python3 process: seconds per batch (measured in Python)
- * and the last run's result. No watchdog here: a candidate that never returns hangs python3 until
- * the 10-minute timeout, so this is for trusted batches (benchmarks, cross-checks) only.
- */
-export function gradeNative(request: GradeRequest, repeats = 1, python = "python3"): { seconds: number[]; result: GradeResult } {
-  const checked = checkRequest(request);
-  const r = spawnSync(python, ["-c", DRIVER, fileURLToPath(HARNESS_PATH)], {
-    input: JSON.stringify({ request: checked, repeats }),
-    encoding: "utf8",
-    maxBuffer: 64 << 20,
-    timeout: 600_000,
-  });
-  if (r.status !== 0) throw new NativePythonError(`native harness run failed (${python}): ${r.stderr || r.stdout || r.error}`);
-  const out = JSON.parse(r.stdout) as { seconds: number[]; reports: [number, string][] };
-  const builder = new ResultBuilder(checked);
-  for (const [code, json] of out.reports) builder.add(code, json);
-  return { seconds: out.seconds, result: builder.result };
+function spawnNativeRunner(python: string): SpawnRunner {
+  return (role, onEvent, onExit) =>
+    new Promise<RunnerHost>((resolve, reject) => {
+      const child = spawn(python, ["-u", "-c", DRIVER, fileURLToPath(HARNESS_PATH), role], { stdio: ["pipe", "pipe", "pipe"] });
+      let stderr = "";
+      let ready = false;
+      let buffered = "";
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-2000)));
+      child.stdin.on("error", () => undefined);
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        buffered += chunk;
+        for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+          const event = JSON.parse(buffered.slice(0, nl)) as RunnerEvent;
+          buffered = buffered.slice(nl + 1);
+          if (event.type === "ready") {
+            ready = true;
+            resolve({
+              send: (request) => child.stdin.write(JSON.stringify(request) + "\n"),
+              terminate: () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once("exit", () => done()), child.kill("SIGKILL")))),
+            });
+          } else onEvent(event);
+        }
+      });
+      child.on("error", reject);
+      child.on("exit", (code, signal) => {
+        const why = `python3 exited (${signal ?? `code ${code}`}): ${stderr.trim().slice(-500)}`;
+        if (!ready) reject(new NativePythonError(why));
+        onExit(why);
+      });
+    });
+}
+
+/** A grader whose runners are native python3 processes (no warm spare: a kill costs a start). */
+export function createNativeGrader(python = "python3"): SupervisedGrader {
+  return createSupervisedGrader(spawnNativeRunner(python), { warmSpare: false });
+}
+
+/** Grade `request` `repeats` times on one native grader: seconds per batch and the last result. */
+export async function gradeNative(request: GradeRequest, repeats = 1, python = "python3"): Promise<{ seconds: number[]; result: GradeResult }> {
+  const grader = createNativeGrader(python);
+  try {
+    const seconds: number[] = [];
+    let result: GradeResult | undefined;
+    for (let i = 0; i < repeats; i++) {
+      const t0 = performance.now();
+      result = await grader.grade(request);
+      seconds.push((performance.now() - t0) / 1000);
+    }
+    return { seconds, result: result! };
+  } finally {
+    await grader.close();
+  }
 }

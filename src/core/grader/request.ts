@@ -1,8 +1,8 @@
 /**
- * Request checking and result assembly for the grader, independent of where Python runs.
+ * Request checking for the grader, independent of where Python runs.
  * Limits default here, once, and travel to the harness filled in.
  */
-import type { GradeLimits, GradeRequest, GradeResult, LineResult, CodeResult } from "./types.ts";
+import type { GradeLimits, GradeRequest } from "./types.ts";
 
 /**
  * Default limits. test_ms: wall clock per call (reference or candidate); raise it for slow tasks.
@@ -29,7 +29,7 @@ export function checkRequest(request: GradeRequest): GradeRequest & { limits: Re
     if (!t || !isStr(t.id) || !isStr(t.entry_point) || !isStr(t.reference)) {
       fail(`tasks[${i}]`, "must have string id, entry_point and reference");
     }
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(t.entry_point)) fail(`tasks[${i}].entry_point`, `${JSON.stringify(t.entry_point)} is not a Python identifier`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(t.entry_point)) fail(`tasks[${i}].entry_point`, `${JSON.stringify(t.entry_point)} is not a Python identifier`);
     if (ids.has(t.id)) fail(`tasks[${i}].id`, `${JSON.stringify(t.id)} is repeated`);
     ids.add(t.id);
   });
@@ -48,37 +48,16 @@ export function checkRequest(request: GradeRequest): GradeRequest & { limits: Re
       }
     });
   }
-  const limits = { ...DEFAULT_LIMITS, ...(request.limits ?? {}) };
-  for (const [k, v] of Object.entries(limits)) {
-    if (!(k in DEFAULT_LIMITS)) fail(`limits.${k}`, `is unknown (known: ${Object.keys(DEFAULT_LIMITS).join(", ")})`);
-    if (!Number.isInteger(v) || v < 1 || v > 600_000) fail(`limits.${k}`, `must be an integer in 1..600000, got ${JSON.stringify(v)}`);
+  const given = request.limits ?? {};
+  if (typeof given !== "object" || Array.isArray(given)) fail("limits", "must be an object");
+  const limits = { ...DEFAULT_LIMITS };
+  // Own keys only: a parsed `{"__proto__": ...}` or `constructor` is an unknown key, not Object's.
+  for (const k of Object.keys(given)) {
+    if (!Object.hasOwn(DEFAULT_LIMITS, k)) fail(`limits.${k}`, `is unknown (known: ${Object.keys(DEFAULT_LIMITS).join(", ")})`);
+    const v = (given as Record<string, unknown>)[k];
+    if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 600_000) fail(`limits.${k}`, `must be an integer in 1..600000, got ${JSON.stringify(v)}`);
+    limits[k as keyof GradeLimits] = v as number;
   }
-  return { ...request, limits };
-}
-
-/** Collects the harness's per-code reports into a GradeResult. */
-export class ResultBuilder {
-  readonly result: GradeResult;
-  /** Codes [0, nextCode) have been reported. */
-  nextCode = 0;
-
-  constructor(request: GradeRequest) {
-    this.result = {
-      codes: request.codes.map(() => ({ status: "load-error", reason: "not graded" })),
-      suites: (request.suites ?? []).map(() => []),
-      golden: (request.golden ?? []).map(() => []),
-    };
-  }
-
-  /** One report from harness.py: [status, reason, [[kind, suite_index, [[validity, reason, verdict, corrected]...]]...]]. */
-  add(code: number, json: string): void {
-    const [status, reason, groups] = JSON.parse(json) as [CodeResult["status"], string, [string, number, string[][]][]];
-    this.result.codes[code] = { status, reason };
-    for (const [kind, index, lines] of groups) {
-      const target = kind === "s" ? this.result.suites : this.result.golden;
-      target[index] = lines.map(([validity, why, verdict, corrected]) =>
-        (corrected ? { validity, reason: why, verdict, corrected } : { validity, reason: why, verdict }) as LineResult);
-    }
-    this.nextCode = code + 1;
-  }
+  if (limits.max_lines > 64) fail("limits.max_lines", `must be at most 64, got ${limits.max_lines}`);
+  return { tasks: request.tasks, codes: request.codes, suites: request.suites, golden: request.golden, limits };
 }

@@ -1,31 +1,38 @@
 /**
- * The supervisor: drives sandboxes from outside, enforces per-step time limits, and survives
- * candidates that kill the interpreter. Shared by the Node host (worker_threads) and the browser
- * host (module Web Worker) through the small SandboxHost interface.
+ * The supervisor: grades a batch with two kinds of runner (src/core/grader/runner.js) and decides
+ * every verdict itself (verdicts.ts). Shared by the Node host (child processes under Node's
+ * permission model) and the browser host (module Web Workers) through `SpawnRunner`.
  *
- * Escalation for one step (a load or a call), watched through the shared progress counter ctl[0]:
- *   1. no progress for the step's limit -> store the step in ctl[2], raise KeyboardInterrupt via
- *      Pyodide's interrupt buffer (the harness turns it into a `timeout` verdict);
- *   2. still no progress `killGraceMs` later (a C loop like sum(range(10**15)), or code that swallows
- *      KeyboardInterrupt) -> terminate the sandbox, respawn, and rerun the batch from the culprit's
- *      code with the culprit forced to `timeout` (codes already reported are kept).
- * A sandbox that dies by itself (e.g. stack overflow in wasm) is handled the same way, with `crash`.
+ *   judge    parses the lines and runs the references: trusted code only, never a candidate;
+ *   sandbox  runs each candidate as one unit, from a pristine interpreter (memory restored);
+ *            a warm spare waits to take over when one is killed.
+ *
+ * Time: each step (a load or a call) has its limit; the runner interrupts a step past it. A step
+ * that still has not ended `killGraceMs` later (a loop inside one C call, an interrupt swallowed)
+ * gets its runner killed: the step is a `timeout`, the candidate's remaining calls are not run
+ * (`timeout`), and the batch goes on with the next candidate on the spare. A runner that dies by
+ * itself costs the step in flight an `error`, the same way. At most one kill per candidate.
  */
-import { checkRequest, ResultBuilder } from "./request.ts";
-import { createSandboxControl, type HarnessCall, type ReportFn, type SandboxControl } from "./sandbox.ts";
+import { checkRequest } from "./request.ts";
+import { candidateLines, emptyResult, judgeCandidate, referenceCalls, type Plan, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
+import type { RunnerEvent, RunnerRequest, RunnerRole, RunnerUnit } from "./runner.js";
 import type { Grader, GradeProgress, GradeRequest, GradeResult } from "./types.ts";
 
-/** One live sandbox. grade() rejects with SandboxDiedError when the worker dies or is terminated. */
-export interface SandboxHost {
-  grade(call: HarnessCall, report: ReportFn): Promise<void>;
+/** One live runner process or worker. `onEvent`/`onExit` were given to SpawnRunner. */
+export interface RunnerHost {
+  send(request: RunnerRequest): void;
   terminate(): Promise<void>;
 }
 
-/** Start a sandbox wired to these shared buffers (loads Pyodide and the harness: seconds). */
-export type SpawnSandbox = (control: SandboxControl) => Promise<SandboxHost>;
+/**
+ * Start a runner and resolve once it is ready (Pyodide loaded, interpreter locked down), or reject
+ * with why it could not start. Events for requests arrive on `onEvent`; `onExit` is called once if
+ * it dies or is terminated.
+ */
+export type SpawnRunner = (role: RunnerRole, onEvent: (event: RunnerEvent) => void, onExit: (why: string) => void) => Promise<RunnerHost>;
 
-export class SandboxDiedError extends Error {
-  override name = "SandboxDiedError";
+export class RunnerDiedError extends Error {
+  override name = "RunnerDiedError";
 }
 
 export class GraderClosedError extends Error {
@@ -33,143 +40,235 @@ export class GraderClosedError extends Error {
 }
 
 export interface SupervisorOptions {
-  /** Extra time after the interrupt before the sandbox is terminated, ms (default: max(200, limit)). */
+  /** Extra time after a step's limit before its runner is killed, ms (default: max(200, limit)). */
   killGraceMs?: number;
-  /** Give up a batch after this many sandbox restarts (each costs a Pyodide start). */
-  maxRestarts?: number;
-  /**
-   * Keep one spare sandbox booted (default true): a kill then costs a hand-over instead of a
-   * Pyodide start (seconds). Costs the memory of a second interpreter; turn off where it is short.
-   */
+  /** Keep one spare sandbox booted (default true): a kill then costs a hand-over, not a start. */
   warmSpare?: boolean;
+  /** Give up after this many runner starts in a row that fail (default 3). */
+  maxFailedStarts?: number;
 }
 
-/** A Grader that also says how many sandboxes it has started (1 + restarts), for tests and benchmarks. */
+/** A Grader that also says how many sandbox runners it has started (spares included). */
 export interface SupervisedGrader extends Grader {
   readonly spawns: number;
 }
 
-export function createSupervisedGrader(spawn: SpawnSandbox, options: SupervisorOptions = {}): SupervisedGrader {
-  const maxRestarts = options.maxRestarts ?? 200;
-  const warmSpare = options.warmSpare ?? true;
-  /** A sandbox and its own shared buffers (a booting spare must never see the live one's SIGINT). */
-  interface Live {
-    host: Promise<SandboxHost>;
-    control: SandboxControl;
+interface Live {
+  host: Promise<RunnerHost>;
+  /** The request in flight and where its events go. */
+  pending: ((event: RunnerEvent) => void) | null;
+  exited: ((why: string) => void) | null;
+  dead: string | null;
+}
+
+/** One role's runners: the live one, an optional warm spare, and the kill-and-replace logic. */
+class RunnerSlot {
+  private live: Live | null = null;
+  private spare: Live | null = null;
+  private nextId = 1;
+  private failedStarts = 0;
+  started = 0;
+  closed = false;
+
+  constructor(
+    private readonly role: RunnerRole,
+    private readonly spawn: SpawnRunner,
+    private readonly warmSpare: boolean,
+    private readonly maxFailedStarts: number,
+  ) {}
+
+  private start(): Live {
+    this.started++;
+    const live: Live = { host: null as unknown as Promise<RunnerHost>, pending: null, exited: null, dead: null };
+    live.host = this.spawn(
+      this.role,
+      (event) => live.pending?.(event),
+      (why) => {
+        live.dead ??= why;
+        live.exited?.(why);
+      },
+    );
+    live.host.then(() => (this.failedStarts = 0), () => undefined);
+    return live;
   }
-  let live: Live | null = null;
-  let spare: Live | null = null;
+
+  private take(): Live {
+    if (!this.live) {
+      this.live = this.spare ?? this.start();
+      this.spare = null;
+    }
+    // The spare boots once the live runner is up, not beside it: two Pyodide starts at once on a
+    // small machine delay the first batch.
+    const live = this.live;
+    void live.host.then(() => {
+      if (this.warmSpare && !this.spare && !this.closed && this.live === live) this.spare = this.start();
+    }, () => undefined);
+    return live;
+  }
+
+  /** Kill the live runner (it is replaced on the next request). */
+  async retire(): Promise<void> {
+    const live = this.live;
+    this.live = null;
+    if (live) await (await live.host.catch(() => null))?.terminate();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const spare = this.spare;
+    this.spare = null;
+    await Promise.all([this.retire(), spare?.host.then((h) => h.terminate(), () => undefined)]);
+  }
+
+  private async ready(): Promise<{ live: Live; host: RunnerHost }> {
+    for (;;) {
+      if (this.closed) throw new GraderClosedError("the grader was closed");
+      const live = this.take();
+      try {
+        const host = await live.host;
+        if (!live.dead) return { live, host };
+      } catch (e) {
+        if (this.live === live) this.live = null;
+        if (++this.failedStarts >= this.maxFailedStarts) {
+          throw new RunnerDiedError(`the grader's ${this.role} did not start (${this.failedStarts} tries): ${(e as Error).message}`);
+        }
+        continue;
+      }
+      if (this.live === live) this.live = null;
+    }
+  }
+
+  /** Parse a request's lines (judge). */
+  async plan(requestJson: string): Promise<Plan> {
+    const { live, host } = await this.ready();
+    const id = this.nextId++;
+    return new Promise<Plan>((resolve, reject) => {
+      const fail = (why: string) => {
+        finish();
+        void this.retire();
+        reject(new RunnerDiedError(`the grader's judge failed while parsing the batch: ${why}`));
+      };
+      const timer = setTimeout(() => fail("no answer in 60 s"), 60_000);
+      const finish = () => {
+        clearTimeout(timer);
+        live.pending = live.exited = null;
+      };
+      live.exited = fail;
+      live.pending = (event) => {
+        if (event.type === "plan" && event.id === id) {
+          finish();
+          resolve(JSON.parse(event.plan) as Plan);
+        } else if (event.type === "failed") fail(event.error);
+      };
+      host.send({ type: "plan", id, request: requestJson });
+    });
+  }
+
+  /**
+   * Run one unit; resolve with its steps (never rejects for the candidate's doing: a kill or a
+   * crash becomes the step's `timeout` or `error`). `onStep` sees each step as it ends.
+   */
+  async unit(unit: RunnerUnit, killGrace: (limit: number) => number, onStep: () => void): Promise<UnitSteps> {
+    const { live, host } = await this.ready();
+    const id = this.nextId++;
+    const steps: UnitSteps = [];
+    return new Promise<UnitSteps>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const limitOf = (step: number) => (step === 0 ? unit.loadMs : unit.testMs);
+      const arm = () => {
+        clearTimeout(timer);
+        const limit = limitOf(steps.length);
+        timer = setTimeout(() => end(["timeout", `killed after exceeding ${limit} ms`], true), limit + killGrace(limit));
+      };
+      const end = (inFlight: StepResult | null, kill: boolean) => {
+        clearTimeout(timer);
+        live.pending = live.exited = null;
+        if (inFlight && steps.length <= unit.calls.length) steps.push(inFlight);
+        if (kill) void this.retire();
+        resolve(steps);
+      };
+      live.exited = (why) => end(["error", `the sandbox crashed: ${why}`], true);
+      live.pending = (event) => {
+        if (!("id" in event) || (event.id !== id && event.id !== -1)) return;
+        if (event.type === "step" && event.step === steps.length) {
+          steps.push(JSON.parse(event.result) as StepResult);
+          onStep();
+          arm();
+        } else if (event.type === "done") {
+          end(null, !event.fit);
+        } else if (event.type === "failed") {
+          end(["error", `the sandbox crashed: ${event.error}`], true);
+        }
+      };
+      arm();
+      host.send({ type: "unit", id, unit });
+    });
+  }
+}
+
+export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOptions = {}): SupervisedGrader {
+  const maxFailedStarts = options.maxFailedStarts ?? 3;
+  const judge = new RunnerSlot("judge", spawn, false, maxFailedStarts);
+  const sandbox = new RunnerSlot("sandbox", spawn, options.warmSpare ?? true, maxFailedStarts);
+  const killGrace = (limit: number) => options.killGraceMs ?? Math.max(200, limit);
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
-  /** Sandboxes started, for tests and benchmarks (first start included). */
-  let spawns = 0;
-
-  const start = (): Live => {
-    spawns++;
-    const control = createSandboxControl();
-    const started: Live = { host: spawn(control), control };
-    started.host.catch(() => {
-      if (live === started) live = null;
-      if (spare === started) spare = null;
-    });
-    return started;
-  };
-  const sandbox = (): Live => {
-    if (!live) {
-      live = spare ?? start();
-      spare = null;
-    }
-    if (warmSpare && !spare && !closed) spare = start();
-    return live;
-  };
-  const discard = async () => {
-    const h = live?.host;
-    live = null;
-    if (h) await (await h.catch(() => null))?.terminate();
-  };
 
   async function run(request: GradeRequest, onProgress?: (p: GradeProgress) => void): Promise<GradeResult> {
     const req = checkRequest(request);
-    const { test_ms, load_ms } = req.limits;
-    const killGrace = (limit: number) => options.killGraceMs ?? Math.max(200, limit);
-    const builder = new ResultBuilder(req);
-    const call: HarnessCall = { request: JSON.stringify(req), startCode: 0, forced: {} };
-    const idleLimit = Math.max(10_000, 4 * load_ms);
-    const tick = Math.max(2, Math.min(25, Math.floor(Math.min(test_ms, load_ms) / 4)));
-    let restarts = 0;
-    let taintRetry = false;
-    for (;;) {
-      onProgress?.({ phase: "load", done: 0, total: 0, text: "starting the Python sandbox" });
-      const current = sandbox();
-      const h = await current.host;
-      const { ctl, interrupt } = current.control;
-      ctl.fill(-1);
-      Atomics.store(interrupt, 0, 0);
-      let killed: { step: number } | null = null;
-      let last = -1;
-      let since = performance.now();
-      let interruptedAt = 0;
-      const watchdog = setInterval(() => {
-        const v = Atomics.load(ctl, 0);
-        const now = performance.now();
-        if (v !== last) {
-          last = v;
-          since = now;
-          interruptedAt = 0;
-          if (v >= 0) onProgress?.({ phase: "grade", done: v >> 1, total: Atomics.load(ctl, 3), text: "grading" });
-          return;
+    const { limits } = req;
+    const result = emptyResult(req);
+    onProgress?.({ phase: "load", done: 0, total: 0, text: "starting the Python sandbox" });
+    // 1. Parse every line before anything runs.
+    const plan = await judge.plan(JSON.stringify(req));
+    const refCalls = referenceCalls(req, plan);
+    let total = [...refCalls.values()].reduce((n, calls) => n + 1 + calls.length, 0) + req.codes.length;
+    let done = 0;
+    const step = () => onProgress?.({ phase: "grade", done: Math.min(++done, total), total, text: "grading" });
+
+    // 2. References on the judge, task by task; a task's candidates start once its outputs are in.
+    const tasks = new Map(req.tasks.map((t) => [t.id, t]));
+    const references = new Map<string, { load: StepResult | undefined; outputs: ReferenceOutputs }>();
+    const referenceOf = new Map<string, Promise<void>>();
+    let chain = Promise.resolve();
+    for (const [taskId, calls] of refCalls) {
+      if (!calls.length) continue;
+      const task = tasks.get(taskId)!;
+      chain = chain.then(async () => {
+        const outputs: ReferenceOutputs = new Map();
+        let load: StepResult | undefined;
+        // A reference is trusted: after a timeout its other calls still run, in a new unit.
+        for (let from = 0; from < calls.length || load === undefined; ) {
+          const rest = calls.slice(from);
+          const steps = await judge.unit(
+            { code: task.reference, entry: task.entry_point, calls: rest.map((a) => JSON.stringify(a)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: true },
+            killGrace, step);
+          load = steps[0];
+          if (load?.[0] !== "ok") break;
+          for (let i = 1; i < steps.length; i++) outputs.set(JSON.stringify(rest[i - 1]), steps[i]);
+          from += Math.max(1, steps.length - 1);
         }
-        if (killed) return;
-        if (v < 0) {
-          // Harness work outside any step (parsing, references done, reporting) is short; a long
-          // stall here means something hostile ran where no step could be blamed.
-          if (now - since > idleLimit) {
-            killed = { step: -1 };
-            void discard();
-          }
-          return;
-        }
-        const limit = v & 1 ? load_ms : test_ms;
-        if (!interruptedAt && now - since > limit) {
-          Atomics.store(ctl, 2, v >> 1);
-          Atomics.store(interrupt, 0, 2); // SIGINT
-          interruptedAt = now;
-        } else if (interruptedAt && now - interruptedAt > killGrace(limit)) {
-          killed = { step: v >> 1 };
-          void discard();
-        }
-      }, tick);
-      try {
-        await h.grade(call, (code, json) => builder.add(code, json));
-        const total = Math.max(0, Atomics.load(ctl, 3));
-        onProgress?.({ phase: "grade", done: total, total, text: "graded" });
-        return builder.result;
-      } catch (e) {
-        if (closed) throw new GraderClosedError("the grader was closed while grading");
-        const message = String((e as Error)?.message ?? e);
-        if (!(e instanceof SandboxDiedError) && !killed && message.startsWith("grader harness failed")) {
-          // A tainted interpreter (a candidate patched harness-critical classes): one fresh retry.
-          if (!taintRetry && message.includes("tainted")) {
-            taintRetry = true;
-            await discard();
-            continue;
-          }
-          throw e;
-        }
-        // Anything else (the worker died, or Pyodide suffered a fatal error and now throws on every
-        // call) is a crash of the step in flight.
-        const v = Atomics.load(ctl, 0);
-        const killedStep = killed ? (killed as { step: number }).step : v >= 0 ? v >> 1 : -1;
-        const culprit = killedStep >= 0 ? { step: killedStep, outcome: killed ? ("timeout" as const) : ("crash" as const) } : null;
-        await discard();
-        if (!culprit) throw new SandboxDiedError(`the Python sandbox died outside any step: ${(e as Error).message}`);
-        if (++restarts > maxRestarts) throw new SandboxDiedError(`gave up after ${maxRestarts} sandbox restarts in one batch`);
-        call.forced[culprit.step] = culprit.outcome;
-        call.startCode = builder.nextCode;
-      } finally {
-        clearInterval(watchdog);
-      }
+        references.set(taskId, { load, outputs });
+      });
+      referenceOf.set(taskId, chain);
     }
+
+    // 3. Candidates on the sandbox, each from a pristine interpreter.
+    for (let c = 0; c < req.codes.length; c++) {
+      const code = req.codes[c];
+      await referenceOf.get(code.task);
+      const lines = candidateLines(req, plan, c, references);
+      total += lines.calls.length;
+      const steps: UnitSteps = code.code.length > MAX_CODE_CHARS
+        ? [["syntax", `code too long (${code.code.length} characters, at most ${MAX_CODE_CHARS})`]]
+        : await sandbox.unit(
+            { code: code.code, entry: tasks.get(code.task)!.entry_point, calls: lines.calls.map((a) => JSON.stringify(a)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: false },
+            killGrace, step);
+      judgeCandidate(result, c, lines, steps, limits);
+    }
+    await chain;
+    onProgress?.({ phase: "grade", done: total, total, text: "graded" });
+    return result;
   }
 
   return {
@@ -181,12 +280,13 @@ export function createSupervisedGrader(spawn: SpawnSandbox, options: SupervisorO
     },
     async close() {
       closed = true;
-      const s = spare?.host;
-      spare = null;
-      await Promise.all([discard(), s?.then((h) => h.terminate(), () => undefined)]);
+      await Promise.all([judge.close(), sandbox.close()]);
     },
     get spawns() {
-      return spawns;
+      return sandbox.started;
     },
   };
 }
+
+/** A candidate longer than this is not run (`syntax-error`, "code too long"). */
+export const MAX_CODE_CHARS = 100_000;

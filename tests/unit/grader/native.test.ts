@@ -22,7 +22,7 @@ it.runIf(native)("Pyodide and python3 give the same result on the benchmark batc
   request.suites = request.suites!.slice(0, 96); // 12 codes' worth keeps this quick
   request.golden = [{ code: 0, text: "assert f([1]) == 1\nassert f([2, 2]) == 9" }];
   const inPyodide = await grader.grade(request);
-  const { result: inPython } = gradeNative(request);
+  const { result: inPython } = await gradeNative(request);
   expect(inPython).toEqual(inPyodide);
   const verdicts = new Set(inPyodide.suites.flat().map((l) => `${l.validity}/${l.verdict}`));
   for (const seen of ["valid/pass", "valid/fail", "wrong-answer/pass", "invalid/skipped"]) expect(verdicts).toContain(seen);

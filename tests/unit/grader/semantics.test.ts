@@ -93,14 +93,15 @@ describe("code status and verdicts", () => {
     for (const s of r.suites) expect(s).toEqual([v("valid", "skipped")]);
   });
 
-  it("error, timeout, and skipped for invalid lines", async () => {
+  it("error, timeout, and skipped for invalid lines; after a timeout the candidate's other lines are not run", async () => {
     const code = "def f(xs):\n    if xs[0] == 1:\n        raise KeyError(1)\n    if xs[0] == 2:\n        while True:\n            pass\n    return xs[0]";
-    const r = await lines(code, "assert f([1]) == 1\nassert f([2]) == 2\nassert f([3]) == 3\nassert f([]) == 3");
-    expect(r).toEqual([v("valid", "error"), v("valid", "timeout"), v("valid", "pass"), v("invalid", "skipped")]);
-    expect(r[0].reason).toBe("raised KeyError: 1");
-    // The in-sandbox interrupt names the limit; on a loaded machine the supervisor's hard kill can
-    // land first (same verdict, its own reason).
-    expect(r[1].reason).toMatch(/^(exceeded 300 ms|killed after exceeding the time limit)$/);
+    const r = await lines(code, "assert f([3]) == 3\nassert f([1]) == 1\nassert f([2]) == 2\nassert f([4]) == 4\nassert f([]) == 3");
+    expect(r).toEqual([v("valid", "pass"), v("valid", "error"), v("valid", "timeout"), v("valid", "timeout"), v("invalid", "skipped")]);
+    expect(r[1].reason).toBe("raised KeyError: 1");
+    // The in-sandbox interrupt names the limit; on a loaded machine the supervisor's kill can land
+    // first (same verdict, its own reason).
+    expect(r[2].reason).toMatch(/^(exceeded 300 ms|killed after exceeding 300 ms)$/);
+    expect(r[3].reason).toBe("not run: an earlier call exceeded 300 ms");
   });
 
   it("golden suites run as written, without reference correction", async () => {
@@ -143,6 +144,85 @@ describe("equality on canonical forms", () => {
   });
 });
 
+describe("edges: infinities, NaN, corrected lines, sizes", () => {
+  const ID = { id: "id", entry_point: "f", reference: "def f(x):\n    return x" };
+  it.each([
+    ["return float('inf')", "assert f(1.5) == 1.5", "fail"], // an infinity equals only itself
+    ["return 1e308", "assert f(1e999) == 1e999", "fail"],
+    ["return float('inf')", "assert f(1e999) == 1e999", "pass"],
+    ["return float('-inf')", "assert f(1e999) == 1e999", "fail"],
+    ["return -1e999", "assert f(-1e999) == -1e999", "pass"],
+    ["return [float('inf')]", "assert f([2.0]) == [2.0]", "fail"],
+    ["return 10 ** 5000", "assert f(1) == 1", "fail"], // a huge int is an int, just not this one
+    ["return {float('nan')}", "assert f({1.0}) == {1.0}", "fail"],
+  ])("candidate `%s` on %j -> %s", async (body, line, verdict) => {
+    const [r] = await lines(`def f(x):\n    ${body}`, line, ID);
+    expect(r.verdict).toBe(verdict);
+  });
+
+  it("NaN equals NaN (documented rule), and a NaN reference output has no corrected line", async () => {
+    const nan = { id: "nan", entry_point: "f", reference: "def f(x):\n    return float('nan')" };
+    const [r] = await lines("def f(x):\n    return float('nan')", "assert f(1) == 1.0", nan);
+    expect(r).toEqual(v("invalid", "skipped"));
+    expect(r.reason).toContain("no literal form");
+  });
+
+  it("corrected lines are cut on characters, not bytes, and parse back to the reference output", async () => {
+    const count = { id: "cnt", entry_point: "f", reference: "def f(s):\n    return len(s)" };
+    const r = await lines("def f(s):\n    return 0", "assert f('ééééééé') == 0\nassert f('😀a') == 5\nassert f('\\u00e9\\n') == 2", count);
+    expect(r.map((l) => l.corrected)).toEqual(["assert f('ééééééé') == 7", "assert f('😀a') == 2", "assert f('\\u00e9\\n') == 2"]);
+    expect(r.map((l) => l.validity)).toEqual(["wrong-answer", "wrong-answer", "valid"]);
+  });
+
+  it("corrected lines of infinite and nested outputs parse back to the reference output", async () => {
+    const task = { id: "nest", entry_point: "f", reference: "def f(n):\n    return [float('inf') * n, -float('inf'), {(1, 'a'): {2}}, set(), (n,), -0.0]" };
+    const [r] = await lines("def f(n):\n    return 0", "assert f(1) == 0", task);
+    expect(r.validity).toBe("wrong-answer");
+    expect(r.corrected).toBe("assert f(1) == [1e999, -1e999, {(1, 'a'): {2}}, set(), (1,), -0.0]");
+    // Fed back as a generated line, the corrected answer is the reference output: valid.
+    const [again] = await lines("def f(n):\n    return 0", r.corrected!, task);
+    expect(again.validity).toBe("valid");
+  });
+
+  it("an int too long for repr() is written in hex", async () => {
+    const task = { id: "huge", entry_point: "f", reference: "def f(n):\n    return 7 ** 6000 * n" };
+    const [r] = await lines("def f(n):\n    return 0", "assert f(1) == 0", task);
+    expect(r.corrected).toMatch(/^assert f\(1\) == 0x[0-9a-f]{4000,}$/);
+    expect(BigInt(r.corrected!.split(" == ")[1])).toBe(7n ** 6000n);
+  });
+
+  it("a reference output with no literal form (a frozenset) makes the line invalid", async () => {
+    const task = { id: "fs", entry_point: "f", reference: "def f(n):\n    return frozenset([n])" };
+    const [r] = await lines("def f(n):\n    return 0", "assert f(1) == 0", task);
+    expect(r).toEqual(v("invalid", "skipped"));
+    expect(r.reason).toContain("no literal form");
+  });
+
+  it("an oversized line or literal is invalid, never a failed batch", async () => {
+    const long = `assert f([${"1, ".repeat(1500)}1]) == 1`;
+    const digits = `assert f(${"9".repeat(4400)}) == 1`;
+    const r = await grader.grade({
+      tasks: [MAX],
+      codes: [{ task: "max", code: GOOD }],
+      suites: [{ code: 0, text: [long, digits, "assert f([1, 2]) == 2"].join("\n") }],
+    });
+    expect(r.suites[0].map((l) => `${l.validity}/${l.verdict}`)).toEqual(["invalid/skipped", "invalid/skipped", "valid/pass"]);
+    expect(r.suites[0][0].reason).toContain("line too long");
+  });
+
+  it("a huge returned value is charged to its candidate, and the batch goes on", async () => {
+    const codes = ["def f(xs):\n    return set(range(500 * 500))", "def f(xs):\n    return {str(i) * 50 for i in range(20000)}", GOOD];
+    const r = await grader.grade({
+      tasks: [MAX],
+      codes: codes.map((code) => ({ task: "max", code })),
+      suites: codes.map((_, code) => ({ code, text: "assert f([1, 5]) == 5\nassert f([2]) == 2" })),
+      limits: { test_ms: 2000 },
+    });
+    expect(r.suites.map((s) => s.map((l) => l.verdict))).toEqual([["fail", "fail"], ["fail", "fail"], ["pass", "pass"]]);
+    expect(r.suites[0][0].reason).toContain("too large");
+  });
+});
+
 describe("progress", () => {
   it("reports typed progress events ending at done === total", async () => {
     const events: GradeProgress[] = [];
@@ -151,8 +231,8 @@ describe("progress", () => {
       (p) => events.push(p),
     );
     const last = events[events.length - 1];
-    // steps: reference load, 2 reference calls, candidate load, 2 calls, cleanup
-    expect(last).toEqual({ phase: "grade", done: 7, total: 7, text: "graded" });
+    // steps: reference load, 2 reference calls, candidate load, 2 calls
+    expect(last).toEqual({ phase: "grade", done: 6, total: 6, text: "graded" });
     for (const e of events) expect(e.done).toBeLessThanOrEqual(e.total);
   });
 });
@@ -165,6 +245,10 @@ describe("bad requests", () => {
     [{ tasks: [{ ...MAX, entry_point: "f(x)" }], codes: [] }, "is not a Python identifier"],
     [{ tasks: [], codes: [], limits: { test_ms: 0 } }, "limits.test_ms must be an integer"],
     [{ tasks: [], codes: [], limits: { time: 5 } }, "limits.time is unknown"],
+    [{ tasks: [], codes: [], limits: JSON.parse('{"__proto__": {"test_ms": 5}}') }, "limits.__proto__ is unknown"],
+    [{ tasks: [], codes: [], limits: { constructor: 5 } }, "limits.constructor is unknown"],
+    [{ tasks: [], codes: [], limits: { toString: 5 } }, "limits.toString is unknown"],
+    [{ tasks: [{ ...MAX, entry_point: "a".repeat(65) }], codes: [] }, "is not a Python identifier"],
   ])("%j is refused", async (request, message) => {
     const err = await grader.grade(request as unknown as GradeRequest).catch((e: Error) => e);
     expect(err).toBeInstanceOf(GradeRequestError);

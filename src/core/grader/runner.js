@@ -1,0 +1,229 @@
+// @ts-check
+/**
+ * The inside of the grader: one Pyodide interpreter running the harness (harness.py), and the code
+ * that times it. Plain JavaScript (checked by tsc through JSDoc) because it runs where no loader
+ * may: in the Node grader's child process under Node's permission model, and in the browser's
+ * grader worker. Hosts (src/node/grader-child.mjs, workers/grader.worker.ts) only wire messages.
+ *
+ * Two roles, one file:
+ *  - judge: parses test lines and runs the references (trusted code only);
+ *  - sandbox: runs candidates, one UNIT (a load, then its calls) each. The interpreter's memory is
+ *    snapshotted after setup and restored before every unit, so each candidate starts from the
+ *    same pristine interpreter whatever the one before it did, down to raw memory.
+ * Neither decides a verdict: every step's result leaves as text, and the supervisor compares.
+ *
+ * Time: the runner interrupts a step past its limit from this same thread. Pyodide polls its
+ * interrupt buffer every few dozen bytecodes; the buffer here is an object whose element 0 reads
+ * as SIGINT (2) once the step's deadline has passed. A loop inside one C call never polls, and code
+ * can swallow the KeyboardInterrupt: the supervisor, outside, kills the whole runner then.
+ */
+
+/** @typedef {"judge" | "sandbox"} RunnerRole */
+/**
+ * One candidate (or reference) to run: load `code`, then call `entry` on each of `calls`
+ * (canonical argument texts), each step within its limit.
+ * @typedef {{ code: string, entry: string, calls: string[], loadMs: number, testMs: number, literal: boolean }} RunnerUnit
+ */
+/**
+ * Host -> runner.
+ * @typedef {{ type: "plan", id: number, request: string } | { type: "unit", id: number, unit: RunnerUnit }} RunnerRequest
+ */
+/**
+ * Runner -> host. `step` results are harness JSON texts ([outcome, ...]); outcome "timeout" is
+ * the runner's own. `done` says whether this runner may take another unit (`fit`).
+ * @typedef {{ type: "ready", report: string }
+ *   | { type: "plan", id: number, plan: string }
+ *   | { type: "step", id: number, step: number, result: string }
+ *   | { type: "done", id: number, fit: boolean, why: string }
+ *   | { type: "failed", id: number, error: string }} RunnerEvent
+ */
+
+/** A runner whose wasm heap has grown past this is retired after its unit (memory never shrinks). */
+export const MAX_HEAP_BYTES = 512 * 2 ** 20;
+
+/**
+ * Load the harness into `pyodide`, lock the interpreter down, and return the runner.
+ * @param {import("pyodide").PyodideAPI} pyodide
+ * @param {string} harnessSource
+ * @param {RunnerRole} role
+ */
+export function startRunner(pyodide, harnessSource, role) {
+  let deadline = Infinity;
+  let fired = false;
+  pyodide.setInterruptBuffer(/** @type {any} */ ({
+    get 0() {
+      // Once per step: a second interrupt could land in Pyodide's glue after the harness has
+      // returned. Code that swallows the first one is killed from outside.
+      if (fired || performance.now() <= deadline) return 0;
+      fired = true;
+      return 2; // SIGINT: KeyboardInterrupt in Python
+    },
+    set 0(_value) {},
+  }));
+  // Python's own output (print, sys.__stdout__, fatal-error reports) ends here, never in a console.
+  const discard = { write: (/** @type {Uint8Array} */ bytes) => bytes.length };
+  pyodide.setStdout(discard);
+  pyodide.setStderr(discard);
+  // The harness lives in a private dict, not __main__ (which sys.modules would expose).
+  const ns = /** @type {any} */ (pyodide.toPy({}));
+  pyodide.runPython(harnessSource, { globals: ns, filename: "harness.py" });
+  /** @type {Record<"setup" | "plan" | "load" | "call", (...args: unknown[]) => string>} */
+  const harness = { setup: ns.get("setup"), plan: ns.get("plan"), load: ns.get("load"), call: ns.get("call") };
+  ns.destroy();
+  const report = harness.setup(role);
+  const { jsproxies } = JSON.parse(report);
+  if (jsproxies !== 0) throw new Error(`grader ${role}: ${jsproxies} JavaScript proxies survived the lockdown`);
+
+  const M = /** @type {any} */ (pyodide)._module;
+  const snapshot = role === "sandbox" ? M.HEAPU8.slice() : null;
+  // JavaScript-side state Python can change without memory: the file-descriptor table (os.close,
+  // os.dup2 raise no audit event) is put back; a loaded library or a grown function table cannot
+  // be, and retires the runner.
+  const streams = M.FS.streams.slice();
+  const libraries = () => Object.keys(M.LDSO?.loadedLibsByName ?? {}).length;
+  const baseline = { libraries: libraries(), table: M.wasmTable?.length ?? 0 };
+
+  const restore = () => {
+    const heap = M.HEAPU8;
+    heap.set(snapshot);
+    if (heap.length > snapshot.length) heap.fill(0, snapshot.length);
+  };
+  const fitness = () => {
+    M.FS.streams.length = 0;
+    M.FS.streams.push(...streams);
+    if (libraries() !== baseline.libraries) return "a library was loaded";
+    if ((M.wasmTable?.length ?? 0) !== baseline.table) return "the function table grew";
+    if (M.HEAPU8.length > MAX_HEAP_BYTES) return `the heap grew to ${Math.round(M.HEAPU8.length / 2 ** 20)} MiB`;
+    return "";
+  };
+  /** Run one step within `limitMs`; a step interrupted or past its limit is a timeout. */
+  const timed = (/** @type {number} */ limitMs, /** @type {() => string} */ step) => {
+    fired = false;
+    const t0 = performance.now();
+    deadline = t0 + limitMs;
+    let out;
+    try {
+      out = step();
+    } catch (e) {
+      // A Python exception out of the harness (an interrupt that landed after it returned) is the
+      // step's; anything else is Pyodide failing, and ends this runner.
+      if (typeof (/** @type {{ type?: unknown }} */ (e)?.type) !== "string") throw e;
+      out = JSON.stringify(["error", `raised ${/** @type {{ type: string }} */ (e).type}`]);
+    } finally {
+      deadline = Infinity;
+    }
+    if (fired || performance.now() - t0 > limitMs) return JSON.stringify(["timeout", `exceeded ${limitMs} ms`]);
+    return out;
+  };
+
+  return {
+    report,
+    /** @param {RunnerRequest} request @param {(event: RunnerEvent) => void} emit */
+    handle(request, emit) {
+      const { id } = request;
+      try {
+        if (request.type === "plan") {
+          emit({ type: "plan", id, plan: harness.plan(request.request) });
+          return;
+        }
+        const unit = request.unit;
+        if (snapshot) restore();
+        const loaded = timed(unit.loadMs, () => harness.load(unit.code, unit.entry));
+        emit({ type: "step", id, step: 0, result: loaded });
+        if (loaded.startsWith('["ok"')) {
+          for (let i = 0; i < unit.calls.length; i++) {
+            const result = timed(unit.testMs, () => harness.call(unit.calls[i], unit.literal));
+            emit({ type: "step", id, step: i + 1, result });
+            if (result.startsWith('["timeout"')) break; // the rest of this unit is not run
+          }
+        }
+        const why = fitness();
+        emit({ type: "done", id, fit: why === "", why });
+      } catch (e) {
+        // A JavaScript error out of Pyodide: a fatal interpreter error (it is unusable now).
+        emit({ type: "failed", id, error: String(/** @type {Error} */ (e)?.message ?? e).slice(0, 300) });
+      }
+    },
+  };
+}
+
+/** Globals a candidate must not reach even if it escaped Python into JavaScript. */
+export const STRIPPED_GLOBALS = [
+  "fetch", "XMLHttpRequest", "WebSocket", "WebSocketStream", "WebTransport", "EventSource", "importScripts",
+  "indexedDB", "caches", "BroadcastChannel", "Worker", "SharedWorker", "postMessage", "onmessage",
+  "onmessageerror", "localStorage", "sessionStorage", "open", "Request", "FileSystemHandle",
+  "FileSystemDirectoryHandle", "RTCPeerConnection",
+];
+
+/**
+ * Replace each name with a non-configurable, non-writable `undefined` on the scope and along its
+ * whole prototype chain (so `Object.getPrototypeOf(self).fetch` is gone too), and remove
+ * navigator.storage and navigator.locks. Returns the names that could not be redefined.
+ * @param {object} scope
+ * @param {readonly string[]} names
+ */
+export function stripGlobalScope(scope = globalThis, names = STRIPPED_GLOBALS) {
+  /** @type {string[]} */
+  const failed = [];
+  const lock = (/** @type {object} */ obj, /** @type {string} */ name) => {
+    const own = Object.getOwnPropertyDescriptor(obj, name);
+    if (own && !own.configurable) {
+      if (own.value === undefined && !own.get) return;
+      failed.push(name);
+      return;
+    }
+    Object.defineProperty(obj, name, { value: undefined, writable: false, configurable: false, enumerable: false });
+  };
+  /** @type {object[]} */
+  const chain = [];
+  for (let o = scope; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) chain.push(o);
+  for (const name of names) for (const obj of chain) lock(obj, name);
+  // Any JS object a candidate might still reach leads to `.constructor.constructor`, i.e. Function
+  // (an eval): cut that edge for every function kind, as SES-style lockdowns do. The global
+  // `Function` itself stays (Pyodide's FFI uses it); code generation from strings is off anyway
+  // (the worker's CSP; --disallow-code-generation-from-strings in Node).
+  const kinds = [function () {}, async function () {}, function* () {}, async function* () {}];
+  for (const fn of kinds) lock(Object.getPrototypeOf(fn), "constructor");
+  for (const obj of chain) lock(obj, "eval");
+  const nav = /** @type {{ navigator?: object }} */ (scope).navigator;
+  if (nav) {
+    for (let o = nav; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+      lock(o, "storage");
+      lock(o, "locks");
+    }
+  }
+  return [...new Set(failed)];
+}
+
+/**
+ * How each stripped name, `eval`, navigator.storage/locks, the function-constructor edge and code
+ * generation from strings look from `scope`, as JavaScript a candidate escaped into would see
+ * them: all "undefined" (codegen: "blocked") after the lockdown.
+ * @param {object} scope
+ * @param {readonly string[]} names
+ */
+export function probeGlobalScope(scope = globalThis, names = STRIPPED_GLOBALS) {
+  /** @type {Record<string, string>} */
+  const seen = {};
+  const s = /** @type {Record<string, unknown>} */ (scope);
+  for (const name of [...names, "eval"]) seen[name] = typeof s[name];
+  const nav = /** @type {{ navigator?: Record<string, unknown> }} */ (scope).navigator;
+  if (nav) {
+    seen["navigator.storage"] = typeof nav.storage;
+    seen["navigator.locks"] = typeof nav.locks;
+  }
+  seen["function.constructor"] = typeof (function () {}).constructor;
+  seen["codegen"] = codeGenerationBlocked() ? "undefined" : "allowed";
+  return seen;
+}
+
+/** True when `new Function(string)` is refused here (CSP without 'unsafe-eval', or Node's flag). */
+export function codeGenerationBlocked() {
+  try {
+    const F = /** @type {FunctionConstructor} */ (Object.getPrototypeOf(Math.max).constructor ?? Function);
+    new F("return 0");
+    return false;
+  } catch {
+    return true;
+  }
+}

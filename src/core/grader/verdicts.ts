@@ -1,0 +1,157 @@
+/**
+ * From what the runners return to a GradeResult: the grader's semantics, decided here, in
+ * TypeScript, where no candidate code runs (spec: "What a test is and how it is judged").
+ * Pure functions, shared by the supervised grader and the native-python baseline.
+ *
+ *   1. the judge plans: every suite line parsed (harness `plan`), nothing run;
+ *   2. each task's reference runs once per distinct argument tuple of its generated lines;
+ *   3. a generated line is valid when its answer equals the reference output, wrong-answer
+ *      (reference-corrected) otherwise, invalid when it does not parse, repeats a call, or the
+ *      reference fails on it; golden lines are taken as written;
+ *   4. each candidate runs once per distinct argument tuple of its executable lines, and each line's
+ *      verdict compares the expected value with the candidate's.
+ */
+import { sameValue, showValue, type Canonical } from "./canonical.ts";
+import type { CodeResult, GradeLimits, GradeRequest, GradeResult, LineResult } from "./types.ts";
+
+/** A parsed line (harness `plan`): [validity, reason, args, answer, call source]. */
+export type PlanLine = ["valid" | "invalid", string, Canonical | null, Canonical | null, string | null];
+export interface Plan {
+  /** Generated suites, in request order. */
+  s: PlanLine[][];
+  /** Golden suites, in request order. */
+  g: PlanLine[][];
+}
+
+/**
+ * One step's result (harness `load` / `call`, or the runner and supervisor for time and crashes):
+ * ok carries the canonical value and, for references, its Python literal.
+ */
+export type StepResult =
+  | ["ok", Canonical | "", string?]
+  | ["syntax" | "load" | "error" | "fail" | "timeout", string];
+
+/** Steps of one unit: [load, call 0, call 1, ...]; a step not run is missing. */
+export type UnitSteps = StepResult[];
+
+/** The key of an argument tuple: its canonical text. */
+export const argsKey = (args: Canonical): string => JSON.stringify(args);
+
+type Limits = Required<GradeLimits>;
+
+/** Distinct argument tuples of the parsed generated lines of each task's codes, in first-seen order. */
+export function referenceCalls(request: GradeRequest, plan: Plan): Map<string, Canonical[]> {
+  const byTask = new Map<string, Map<string, Canonical>>();
+  (request.suites ?? []).forEach((suite, i) => {
+    const task = request.codes[suite.code].task;
+    const calls = byTask.get(task) ?? byTask.set(task, new Map()).get(task)!;
+    for (const [validity, , args] of plan.s[i]) if (validity === "valid" && args) calls.set(argsKey(args), args);
+  });
+  return new Map([...byTask].map(([task, calls]) => [task, [...calls.values()]]));
+}
+
+/** A reference's outputs by argument key. */
+export type ReferenceOutputs = Map<string, StepResult>;
+
+/** What the reference says of one parsed generated line: its expected value or why it is invalid. */
+function judgeLine(line: PlanLine, outputs: ReferenceOutputs | undefined, loadStep: StepResult | undefined):
+  { expected: Canonical; validity: "valid" | "wrong-answer"; reason: string; corrected?: string } | { invalid: string } {
+  const [validity, reason, args, answer, callSrc] = line;
+  if (validity === "invalid" || !args || !answer) return { invalid: reason };
+  if (loadStep && loadStep[0] !== "ok") return { invalid: `reference failed to load: ${loadStep[1]}` };
+  const out = outputs?.get(argsKey(args));
+  if (!out) return { invalid: "reference not run" };
+  if (out[0] !== "ok" || out[1] === "") return { invalid: `reference ${out[0] === "timeout" ? "timed out: " : ""}${out[1]}` };
+  const expected = out[1];
+  const corrected = callSrc !== null && out[2] ? `assert ${callSrc} == ${out[2]}` : undefined;
+  if (sameValue(answer, expected)) return { expected, validity: "valid", reason: "", corrected };
+  return { expected, validity: "wrong-answer", reason: `answer ${showValue(answer)}, reference output ${showValue(expected)}`, corrected };
+}
+
+/** One candidate's executable lines: per suite line, its expected value, or null when it is not run. */
+export interface CandidateLines {
+  /** Distinct argument tuples to call, in first-seen order. */
+  calls: Canonical[];
+  /** [kind, suite index, per line: judged line]. */
+  suites: { kind: "s" | "g"; index: number; lines: JudgedLine[] }[];
+}
+type JudgedLine = { validity: LineResult["validity"]; reason: string; expected?: Canonical; key?: string; corrected?: string };
+
+/** The lines of code `c`, judged against the references; which calls the candidate must make. */
+export function candidateLines(
+  request: GradeRequest,
+  plan: Plan,
+  c: number,
+  references: Map<string, { load: StepResult | undefined; outputs: ReferenceOutputs }>,
+): CandidateLines {
+  const calls = new Map<string, Canonical>();
+  const suites: CandidateLines["suites"] = [];
+  const want = (args: Canonical) => {
+    const key = argsKey(args);
+    calls.set(key, args);
+    return key;
+  };
+  (request.suites ?? []).forEach((suite, index) => {
+    if (suite.code !== c) return;
+    const ref = references.get(request.codes[c].task);
+    const lines = plan.s[index].map((line): JudgedLine => {
+      const judged = judgeLine(line, ref?.outputs, ref?.load);
+      if ("invalid" in judged) return { validity: "invalid", reason: judged.invalid };
+      return { ...judged, key: want(line[2]!) };
+    });
+    suites.push({ kind: "s", index, lines });
+  });
+  (request.golden ?? []).forEach((suite, index) => {
+    if (suite.code !== c) return;
+    const lines = plan.g[index].map(([validity, reason, args, answer]): JudgedLine =>
+      validity === "invalid" || !args || !answer ? { validity: "invalid", reason } : { validity: "valid", reason: "", expected: answer, key: want(args) });
+    suites.push({ kind: "g", index, lines });
+  });
+  return { calls: [...calls.values()], suites };
+}
+
+const STATUS: Record<string, CodeResult["status"]> = { ok: "ok", syntax: "syntax-error", timeout: "timeout" };
+
+/** Verdicts of one candidate's lines from its unit's steps; writes them into `result`. */
+export function judgeCandidate(result: GradeResult, c: number, lines: CandidateLines, steps: UnitSteps, limits: Limits): void {
+  const load = steps[0] ?? (["error", "not run"] as StepResult);
+  const status = STATUS[load[0]] ?? "load-error";
+  result.codes[c] = { status, reason: status === "ok" ? "" : String(load[1]) };
+  const got = new Map(lines.calls.map((args, i) => [argsKey(args), steps[i + 1]]));
+  const stopped = steps.slice(1).find((s) => s?.[0] === "timeout");
+  for (const { kind, index, lines: judged } of lines.suites) {
+    (kind === "s" ? result.suites : result.golden)[index] = judged.map((line) => {
+      const verdict = lineVerdict(line, status === "ok" ? got.get(line.key ?? "") : undefined, status === "ok", stopped, limits);
+      const out: LineResult = { validity: line.validity, reason: join(line.reason, verdict.why), verdict: verdict.verdict };
+      if (kind === "s" && line.corrected) out.corrected = line.corrected;
+      return out;
+    });
+  }
+}
+
+function lineVerdict(line: JudgedLine, step: StepResult | undefined, loaded: boolean, stopped: StepResult | undefined, limits: Limits):
+  { verdict: LineResult["verdict"]; why: string } {
+  if (line.validity === "invalid" || !loaded || !line.expected) return { verdict: "skipped", why: "" };
+  if (!step) {
+    // Not run: an earlier call of this candidate timed out (at most one kill per candidate).
+    return stopped ? { verdict: "timeout", why: `not run: an earlier call exceeded ${limits.test_ms} ms` } : { verdict: "error", why: "not run" };
+  }
+  if (step[0] === "ok") {
+    const value = step[1] as Canonical;
+    return sameValue(line.expected, value) ? { verdict: "pass", why: "" } : { verdict: "fail", why: `expected ${showValue(line.expected)}, got ${showValue(value)}` };
+  }
+  if (step[0] === "fail") return { verdict: "fail", why: step[1] };
+  if (step[0] === "timeout") return { verdict: "timeout", why: step[1] };
+  return { verdict: "error", why: step[1] };
+}
+
+const join = (a: string, b: string) => (!a ? b : !b ? a : `${a}; ${b}`);
+
+/** An empty result: every code "not graded" until its candidate is judged. */
+export function emptyResult(request: GradeRequest): GradeResult {
+  return {
+    codes: request.codes.map(() => ({ status: "load-error", reason: "not graded" })),
+    suites: (request.suites ?? []).map(() => []),
+    golden: (request.golden ?? []).map(() => []),
+  };
+}

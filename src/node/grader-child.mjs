@@ -1,0 +1,78 @@
+// The Node grader's runner process (src/node/grader.ts starts it). Plain JavaScript: it runs under
+// Node's permission model (no file writes, reads of its own assets only, no child processes, no
+// workers) with code generation from strings disallowed, where no TypeScript loader may run.
+//
+//   node --experimental-permission --allow-fs-read=... --disallow-code-generation-from-strings \
+//        grader-child.mjs <pyodide.mjs URL> <harness.py path> <judge|sandbox>
+//
+// Protocol: requests arrive as JSON lines on stdin; events leave as JSON lines on fd 3, written
+// synchronously so that the supervisor sees each step as it ends, even while Python runs on.
+import { constants, readFileSync, writeSync } from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
+import { startRunner, stripGlobalScope, STRIPPED_GLOBALS } from "../core/grader/runner.js";
+
+const [pyodideUrl, harnessPath, role] = process.argv.slice(2);
+const stdin = process.stdin;
+const EVENTS = 3;
+
+/** @param {import("../core/grader/runner.js").RunnerEvent} event */
+function emit(event) {
+  const bytes = Buffer.from(JSON.stringify(event) + "\n");
+  for (let off = 0; off < bytes.length; ) {
+    try {
+      off += writeSync(EVENTS, bytes, off);
+    } catch (e) {
+      if (e.code !== "EAGAIN") throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1); // the pipe is full: wait 1 ms
+    }
+  }
+}
+
+// Node 20's permission model has no switch for the network: cut it here, before Pyodide (which
+// imports node:net and node:tls for its socket file system) or anything else can hold a reference.
+const require = createRequire(import.meta.url);
+const refuse = (what) => () => {
+  throw new Error(`${what} is not available in the grader sandbox`);
+};
+for (const name of ["net", "tls", "http", "https", "http2", "dgram", "dns"]) {
+  const mod = require(name);
+  for (const key of ["connect", "createConnection", "createServer", "request", "get", "createSocket", "lookup", "resolve"]) {
+    if (typeof mod[key] === "function") mod[key] = refuse(`${name}.${key}`);
+  }
+}
+require("net").Socket.prototype.connect = refuse("net.Socket.connect");
+require("net").Server.prototype.listen = refuse("net.Server.listen");
+require("dgram").Socket.prototype.bind = refuse("dgram.Socket.bind");
+require("dgram").Socket.prototype.send = refuse("dgram.Socket.send");
+const vm = require("vm");
+for (const key of ["runInThisContext", "runInNewContext", "runInContext", "compileFunction", "Script", "SourceTextModule"]) {
+  if (key in vm) vm[key] = refuse(`vm.${key}`);
+}
+syncBuiltinESMExports();
+
+// Pyodide's Node file system reads flag values through process.binding, which the permission
+// model refuses: hand it the same constants.
+const binding = process.binding;
+process.binding = (name) => (name === "constants" ? { fs: constants, os: {} } : binding.call(process, name));
+
+try {
+  const { loadPyodide } = await import(pyodideUrl);
+  const pyodide = await loadPyodide();
+  const failed = stripGlobalScope(globalThis, [...STRIPPED_GLOBALS, "process", "require"]);
+  if (failed.length) throw new Error(`could not strip globals: ${failed.join(", ")}`);
+  const runner = startRunner(pyodide, readFileSync(harnessPath, "utf8"), role);
+  emit({ type: "ready", report: runner.report });
+  let buffered = "";
+  stdin.setEncoding("utf8");
+  stdin.on("data", (chunk) => {
+    buffered += chunk;
+    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      if (line) runner.handle(JSON.parse(line), emit);
+    }
+  });
+} catch (e) {
+  emit({ type: "failed", id: -1, error: String(e?.stack ?? e).slice(0, 2000) });
+  throw e;
+}
