@@ -9,7 +9,7 @@
 // synchronously so that the supervisor sees each step as it ends, even while Python runs on.
 import { constants, readFileSync, writeSync } from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { startRunner, stripGlobalScope, STRIPPED_GLOBALS } from "../core/grader/runner.js";
+import { probeGlobalScope, startRunner, stripGlobalScope, STRIPPED_GLOBALS } from "../core/grader/runner.js";
 
 const [pyodideUrl, harnessPath, role] = process.argv.slice(2);
 const stdin = process.stdin;
@@ -55,6 +55,31 @@ syncBuiltinESMExports();
 const binding = process.binding;
 process.binding = (name) => (name === "constants" ? { fs: constants, os: {} } : binding.call(process, name));
 
+// What JavaScript that escaped Python could do here (answers {type: "probe"}; tests check it).
+const fs = require("fs");
+const attempts = {
+  "fs.write": () => fs.writeFileSync("/tmp/code-a1-grader-probe", "x"),
+  "fs.read outside its assets": () => fs.readFileSync("/etc/hostname"),
+  "child_process": () => require("child_process").execFileSync("true"),
+  "worker_threads": () => new (require("worker_threads").Worker)("0", { eval: true }),
+  "net.connect": () => require("net").connect(9, "127.0.0.1").destroy(),
+  "http.request": () => require("http").request("http://127.0.0.1:9/").destroy(),
+  "new Function": () => new (Object.getPrototypeOf(Math.max).constructor ?? Function)("return 0")(),
+  "vm.runInThisContext": () => require("vm").runInThisContext("0"),
+};
+const probeHost = () => {
+  const seen = {};
+  for (const [name, attempt] of Object.entries(attempts)) {
+    try {
+      attempt();
+      seen[name] = "allowed";
+    } catch {
+      seen[name] = "blocked";
+    }
+  }
+  return seen;
+};
+
 try {
   const { loadPyodide } = await import(pyodideUrl);
   const pyodide = await loadPyodide();
@@ -69,7 +94,10 @@ try {
     for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
-      if (line) runner.handle(JSON.parse(line), emit);
+      if (!line) continue;
+      const request = JSON.parse(line);
+      if (request.type === "probe") emit({ type: "probe", scope: { ...probeHost(), ...probeGlobalScope(globalThis, [...STRIPPED_GLOBALS, "process", "require"]) } });
+      else runner.handle(request, emit);
     }
   });
 } catch (e) {

@@ -94,3 +94,23 @@ export const spawnNodeRunner: SpawnRunner = (role, onEvent, onExit) =>
       onExit(why);
     });
   });
+
+/**
+ * Test and debugging aid: what JavaScript that escaped Python could do inside a runner process
+ * (file writes, reads outside its assets, processes, workers, network, code from strings, the
+ * stripped globals): every entry "blocked" or "undefined" under the lockdown.
+ */
+export async function probeRunnerProcess(): Promise<Record<string, string>> {
+  let answer: (scope: Record<string, string>) => void = () => undefined;
+  const seen = new Promise<Record<string, string>>((resolve) => (answer = resolve));
+  const host = await spawnNodeRunner("sandbox", (event) => {
+    const e = event as unknown as { type: string; scope?: Record<string, string> };
+    if (e.type === "probe" && e.scope) answer(e.scope);
+  }, () => undefined);
+  try {
+    host.send({ type: "probe" } as never);
+    return await seen;
+  } finally {
+    await host.terminate();
+  }
+}

@@ -72,9 +72,17 @@ _IMPORT_SRC = (
 )
 
 
+_GUARDED_IMPORT_SRC = (
+    "def __import__(name, globals=None, locals=None, fromlist=(), level=0):\n"
+    "    caller = frame(1).f_globals.get('__name__')\n"
+    "    pick = restricted if caller == '__candidate__' else real\n"
+    "    return pick(name, globals, locals, fromlist, level)\n"
+)
+
+
 def _tiny_function(src, name, env):
     """A function in a namespace of its own: its __globals__ leads nowhere."""
-    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "type", "str", "vars")}}
+    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "type", "str", "vars", "__import__")}}
     ns.update(env)
     exec(src, ns)
     return ns[name]
@@ -127,9 +135,13 @@ def setup(role):
         for name in ("create_builtin", "create_dynamic", "exec_builtin", "exec_dynamic"):
             if name in vars(imp):
                 vars(imp)[name] = refused
-    # The real builtins module (reachable as len.__self__) imports only what candidates may.
-    env = {"PUBLIC": _state["public"], "ModuleType": type(_sys)}
-    vars(_builtins_module)["__import__"] = _tiny_function(_IMPORT_SRC, "__import__", env)
+    # The real builtins module is reachable (len.__self__): its __import__, called from candidate
+    # code, imports only what candidates may; the stdlib's own lazy imports of loaded modules go on.
+    # (Not a boundary: a candidate can reach loaded modules through function globals anyway; what
+    # stops it is the audit hook, the restore after each unit, and no JavaScript to reach.)
+    restricted = _tiny_function(_IMPORT_SRC, "__import__", {"PUBLIC": _state["public"], "ModuleType": type(_sys)})
+    vars(_builtins_module)["__import__"] = _tiny_function(_GUARDED_IMPORT_SRC, "__import__", {
+        "real": _builtins_module.__import__, "restricted": restricted, "frame": _sys._getframe})
     gc.collect()
     left = _sever(js_proxy, gc) if js_proxy is not None else 0
 
@@ -163,9 +175,12 @@ def _all_classes():
 
 
 def _sever(cls, gc):
-    """Drop every reference to an instance of cls held by a dict, list or cell that is reachable
-    from any object the collector tracks (untracked containers included: a dict of atomic values
-    is not tracked itself), then count the instances still reachable: the lockdown needs zero."""
+    """Drop every reference to a JsProxy (an instance of cls) held by a dict, list, cell or object
+    attribute reachable from any object the collector tracks (untracked containers included: a dict
+    of atomic values is not tracked itself), and empty the attributes of Pyodide's own objects
+    (its import finder, event loop, ...); then count the JsProxies still reachable: the lockdown
+    needs zero. Pyodide's classes stay (the interpreter holds them in C); they hold no JavaScript
+    value and cannot be instantiated from Python."""
     def walk(visit):
         seen, todo = set(), gc.get_objects()
         while todo:
@@ -176,6 +191,9 @@ def _sever(cls, gc):
             visit(o)
             todo.extend(gc.get_referents(o))
     is_proxy = lambda o: issubclass(type(o), cls)
+    def bridge_object(o):
+        module = type(o).__module__
+        return type(module) is str and module.split(".")[0] in _BRIDGE_ROOTS and not isinstance(o, type)
     def cut(o):
         t = type(o)
         if t is dict:
@@ -189,13 +207,15 @@ def _sever(cls, gc):
                     o.cell_contents = None
             except ValueError:  # an empty cell
                 pass
-        elif any(is_proxy(r) for r in gc.get_referents(o)):
+        elif bridge_object(o) or any(is_proxy(r) for r in gc.get_referents(o)):
             # Attributes kept inline (no dict object until asked for) or in slots.
             try:
                 d = object.__getattribute__(o, "__dict__")
             except (AttributeError, TypeError):
                 d = None
             if type(d) is dict:
+                if bridge_object(o):
+                    d.clear()
                 cut(d)
             for klass in type(o).__mro__:
                 slots = vars(klass).get("__slots__", ())

@@ -20,7 +20,43 @@ interface Snippet {
   reason?: string;
 }
 
-const SYS = "    sys = len.__self__.__import__('sys')\n";
+// `sys` without importing it: the globals of any stdlib function defined in a module that did.
+const SYS =
+  "    sys = [g['sys'] for c in object.__subclasses__() for fn in vars(c).values() if type(fn).__name__ == 'function'" +
+  " for g in [fn.__globals__] if type(g.get('sys')).__name__ == 'module'][0]\n";
+// Everything reachable from a candidate: classes, their attributes, function globals and closure
+// cells, module dicts, and every object the collector tracks (with their referents). Counts the
+// instances of Pyodide's JsProxy class (every object that holds a JavaScript value, the Pyodide
+// API object `pyodide_js` included); -1 when the JsProxy class itself cannot be found.
+const WALK =
+  SYS +
+  "    gc = sys.modules['gc']\n" +
+  "    classes, todo = [], [object]\n" +
+  "    while todo:\n" +
+  "        for c in type.__subclasses__(todo.pop()):\n" +
+  "            if c not in classes:\n" +
+  "                classes.append(c)\n" +
+  "                todo.append(c)\n" +
+  "    proxy = [c for c in classes if c.__name__ == 'JsProxy']\n" +
+  "    if not proxy:\n" +
+  "        return -1\n" +
+  "    todo = [object, sys.modules, vars(sys)] + gc.get_objects() + list(sys.modules.values())\n" +
+  "    seen, found = set(), []\n" +
+  "    while todo:\n" +
+  "        o = todo.pop()\n" +
+  "        if id(o) in seen:\n" +
+  "            continue\n" +
+  "        seen.add(id(o))\n" +
+  "        t = type(o)\n" +
+  "        if issubclass(t, proxy[0]) or t.__name__ == 'JsProxyLookalike':\n" +
+  "            found.append(t.__name__)\n" +
+  "        if isinstance(o, type):\n" +
+  "            todo.extend(type.__subclasses__(o))\n" +
+  "            todo.extend(vars(o).values())\n" +
+  "        if t.__name__ == 'function':\n" +
+  "            todo.append(o.__globals__)\n" +
+  "            todo.extend(o.__closure__ or ())\n" +
+  "        todo.extend(gc.get_referents(o))\n";
 const body = (lines: string) => `def f(xs):\n${lines}`;
 const TWO = "assert f([1, 5]) == 5\nassert f([7, 2]) == 7";
 
@@ -104,13 +140,19 @@ const SNIPPETS: Snippet[] = [
   { name: "patch ast the harness parses with", code: body(`${SYS}    sys.modules['ast'].Call.func = property(lambda s: None)\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
   { name: "sys.settrace(None)", code: body(`${SYS}    sys.settrace(None)\n    return max(xs)`), status: "ok", verdicts: ["error"], reason: "sys.settrace" },
   { name: "sys.setprofile(None)", code: body(`${SYS}    sys.setprofile(None)\n    return max(xs)`), status: "ok", verdicts: ["error"] },
-  { name: "sys._getframe", code: body(`${SYS}    return sys._getframe(1).f_globals`), status: "ok", verdicts: ["error"], reason: "sys._getframe" },
+  // Frames and gc are readable, and lead only to the candidate's own unit (restored after it).
+  { name: "sys._getframe", code: body(`${SYS}    return sys._getframe(1).f_globals`), status: "ok", verdicts: ["fail"], reason: "non-builtin" },
   {
     name: "traceback frames",
     code: body("    try:\n        1 / 0\n    except Exception as e:\n        return e.__traceback__.tb_frame.f_back.f_globals"),
-    status: "ok", verdicts: ["error"], reason: "object.__getattr__",
+    status: "ok", verdicts: ["fail"], reason: "non-builtin",
   },
-  { name: "generator frames", code: body("    g = (x for x in xs)\n    return g.gi_frame.f_back"), status: "ok", verdicts: ["error"] },
+  {
+    name: "rewrite the harness's own state through its frame",
+    code: body(`${SYS}    g = sys._getframe(1).f_globals\n    g['canonical'] = lambda v: '[\"i\",\"0x5\"]'\n    g['_state']['fn'] = lambda *a: 5\n    return 0`),
+    // Its own return values are all it can change: the verdicts are still decided outside.
+    status: "ok", verdicts: ["pass", "fail"], suite: "assert f([1, 5]) == 5\nassert f([7, 5]) == 7",
+  },
   {
     name: "harness globals through __import__.__globals__",
     code: body("    g = __import__.__globals__\n    return max(xs) + sum(1 for k in ('grade', '_state', '_canon', 'setup') if k in g)"),
@@ -121,8 +163,25 @@ const SNIPPETS: Snippet[] = [
     code: body(`${SYS}    g = sys.modules['os']._exit.__globals__\n    return max(xs) + sum(1 for k in ('grade', '_state', '_canon') if k in g)`),
     status: "ok", verdicts: ["pass"],
   },
-  { name: "gc.get_objects", code: body(`${SYS}    return len(sys.modules['gc'].get_objects())`), status: "ok", verdicts: ["error"], reason: "gc.get_objects" },
-  { name: "gc.get_referrers", code: body(`${SYS}    return len(sys.modules['gc'].get_referrers(xs))`), status: "ok", verdicts: ["error"] },
+  {
+    name: "JsFinder's jsproxies through find_spec.__globals__",
+    code: body("    try:\n        c = [c for c in object.__subclasses__() if c.__name__ == 'JsFinder'][0]\n        js = c.find_spec.__globals__['jsfinder'].jsproxies['js']\n        return -1\n    except Exception:\n        return max(xs)"),
+    status: "ok", verdicts: ["pass"],
+  },
+  {
+    name: "re-create _pyodide_core from its C definition",
+    code: body(`${SYS}    spec = type('S', (), {'name': '_pyodide_core', 'origin': 'built-in'})()\n    importer = [c for c in object.__subclasses__() if c.__name__ == 'BuiltinImporter'][0]\n    return importer.create_module(spec).to_js([1])`),
+    status: "ok", verdicts: ["error"], reason: "blocked",
+  },
+  { name: "import _pyodide_core through importlib", code: body(`${SYS}    return sys.modules['importlib'].import_module('_pyodide_core')`), status: "ok", verdicts: ["error"] },
+  { name: "ctypes through the real builtins' __import__", code: body("    return len.__self__.__import__('ctypes').string_at(0, 8)"), status: "ok", verdicts: ["error"] },
+  { name: "sys through the real builtins' __import__", code: body("    return len.__self__.__import__('sys').modules['ctypes']"), status: "ok", verdicts: ["error"], reason: "not allowed" },
+  { name: "import ctypes for raw memory", code: body(`${SYS}    return sys.modules['importlib'].import_module('ctypes')`), status: "ok", verdicts: ["error"] },
+  {
+    name: "a callback scheduled on an event loop",
+    code: body(`${SYS}    try:\n        aio = sys.modules['asyncio']\n        loop = aio.new_event_loop()\n        loop.call_soon(lambda: [0 for _ in iter(int, 1)])\n    except Exception:\n        pass\n    return max(xs)`),
+    status: "ok", verdicts: ["pass"],
+  },
   {
     name: "replace the entry point",
     code: body("    global f\n    f = lambda ys: 0\n    return max(xs)"),
@@ -163,9 +222,22 @@ const SNIPPETS: Snippet[] = [
   { name: "generator result", code: body("    return (x for x in xs)"), status: "ok", verdicts: ["fail"], reason: "generator" },
   { name: "huge int result", code: body("    return 10 ** 5000"), status: "ok", verdicts: ["fail"], reason: "bits" },
   { name: "signal.raise_signal(SIGINT)", code: body(`${SYS}    sys.modules['signal'].raise_signal(2)\n    return max(xs)`), status: "ok", verdicts: ["error"] },
+  // State that would leak into the next candidate: each is restored with the interpreter.
+  { name: "replace heapq in sys.modules", code: body(`${SYS}    sys.modules['heapq'] = type(sys)('heapq')\n    sys.modules['collections'].heapq = None\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
+  { name: "poison re's compile cache", code: body(`${SYS}    r = sys.modules['re']\n    r._cache.clear()\n    r.compile = lambda *a, **k: None\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
+  { name: "lower the int string limit", code: body(`${SYS}    sys.set_int_max_str_digits(640)\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
+  { name: "patch a stdlib class", code: body(`${SYS}    sys.modules['collections'].Counter.most_common = lambda *a: [('x', 0)]\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
+  { name: "raising property on an AST base class", code: body(`${SYS}    a = sys.modules['ast']\n    a.AST.lineno = property(lambda s: 1 / 0)\n    a.expr.col_offset = property(lambda s: 1 / 0)\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
+  { name: "close and steal stdout's file descriptor", code: body(`${SYS}    os = sys.modules['os']\n    os.close(1)\n    os.close(2)\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
+  { name: "a test line with a 4,400-digit literal", code: body("    return max(xs)"), status: "ok", verdicts: ["skipped", "pass"], suite: `assert f([${"9".repeat(4400)}]) == 1\nassert f([1, 5]) == 5`, reason: "line too long" },
+  { name: "a returned set too large to compare", code: body("    return set(range(500 * 500))"), status: "ok", verdicts: ["fail"], reason: "too large" },
+  { name: "four slow lines cost one kill", code: body("    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass"), status: "ok", verdicts: ["timeout", "timeout", "timeout", "timeout"], suite: "assert f([1]) == 1\nassert f([2]) == 2\nassert f([3]) == 3\nassert f([4]) == 4" },
 ];
 
-const SENTINEL = "import math\ndef f(xs):\n    return math.floor(sorted(xs)[-1]) + len([]) * 0";
+// Uses what the poisoners above touch: math, heapq (through Counter.most_common), re, big ints.
+const SENTINEL =
+  "import math\nimport re\nfrom collections import Counter\ndef f(xs):\n    top = Counter(xs).most_common(1)[0][0] * 0\n" +
+  "    assert re.compile('a+').match('aa') and len(str(10 ** 700)) == 701\n    return math.floor(sorted(xs)[-1]) + top";
 const TASK = { id: "max", entry_point: "f", reference: "def f(xs):\n    return max(xs)" };
 
 let grader: SupervisedGrader;
@@ -217,4 +289,21 @@ describe("hostile corpus: one batch, every snippet contained", () => {
     const r = await grader.grade({ tasks: [TASK], codes: [{ task: "max", code: SENTINEL }], suites: [{ code: 0, text: TWO + "\nassert f([3]) == 4" }] });
     expect(r.suites[0].map((l) => [l.validity, l.verdict])).toEqual([["valid", "pass"], ["valid", "pass"], ["wrong-answer", "pass"]]);
   });
+});
+
+describe("no JavaScript reachable from a candidate", () => {
+  it("a walk of everything reachable (gc objects, subclasses, globals, closure cells) finds no JsProxy", async () => {
+    const walk = body(`${WALK}    return len(seen) * 0 + len(found)`);
+    // Control: the same walk finds an object it is looking for when one is there.
+    const control = "class JsProxyLookalike:\n    pass\nkeep = JsProxyLookalike()\n" + walk;
+    const r = await grader.grade({
+      tasks: [TASK],
+      codes: [{ task: "max", code: walk }, { task: "max", code: control }],
+      golden: [{ code: 0, text: "assert f([1]) == 0" }, { code: 1, text: "assert f([1]) == 0" }],
+      limits: { test_ms: 60_000, load_ms: 5000 },
+    });
+    expect(r.golden[0][0], JSON.stringify(r)).toEqual(expect.objectContaining({ verdict: "pass" }));
+    expect(r.golden[1][0].verdict).toBe("fail");
+    expect(r.golden[1][0].reason).toMatch(/got [1-9]/);
+  }, 120_000);
 });
