@@ -10,6 +10,7 @@ import { createServer, type ViteDevServer } from "vite";
 import { launchBrowser, watchErrors } from "./browser.ts";
 import type { GraderRun } from "./grader-harness.ts";
 import type { GradeRequest } from "../../src/core/grader/types.ts";
+import { SYS, WALK } from "../hostile-python.ts";
 
 let server: ViteDevServer;
 let browser: Browser;
@@ -34,6 +35,8 @@ const TASK = { id: "max", entry_point: "f", reference: "def f(xs):\n    return m
 const GOOD = "def f(xs):\n    return sorted(xs)[-1]";
 const run = (request: GradeRequest) =>
   page.evaluate(`import("/tests/e2e/grader-harness.ts").then((m) => m.gradeWithCounter(${JSON.stringify(request)}))`) as Promise<GraderRun>;
+const runShared = (request: GradeRequest) =>
+  page.evaluate(`import("/tests/e2e/grader-harness.ts").then((m) => m.gradeOnShared(${JSON.stringify(request)}))`) as Promise<GraderRun>;
 
 it("grades a batch in the sandbox worker", async () => {
   const { result, crossOriginIsolated } = await run({
@@ -90,7 +93,51 @@ it("an uninterruptible loop is killed while the page keeps ticking", async () =>
     limits: { test_ms: 200 },
   });
   expect(result.suites.map((s) => s.map((l) => l.verdict))).toEqual([["pass", "pass"], ["timeout", "timeout"], ["pass", "pass"]]);
-  expect(spawns).toBe(4); // first start + its warm spare + one more per kill (two uninterruptible lines)
+  expect(spawns).toBe(3); // first sandbox + its warm spare + a new spare after the one kill (its second line is not run)
   // The page was never blocked: its 10 ms timer ran for most of the batch.
   expect(ticks).toBeGreaterThan((ms / 10) * 0.5);
+});
+
+it("nothing JavaScript is reachable from a candidate in the worker: the bridge walk finds no JsProxy", async () => {
+  const walk = `def f(xs):\n${WALK}    return len(found)`;
+  const control = "class JsProxyLookalike:\n    pass\nkeep = JsProxyLookalike()\n" + walk;
+  const { result } = await run({
+    tasks: [TASK],
+    codes: [walk, control].map((code) => ({ task: "max", code })),
+    golden: [0, 1].map((code) => ({ code, text: "assert f([1]) == 0" })),
+    limits: { test_ms: 120_000, load_ms: 10_000 },
+  });
+  expect(result.golden.map((s) => s[0].verdict), JSON.stringify(result)).toEqual(["pass", "fail"]);
+});
+
+it("a write to the interpreter's heap through the Pyodide API cannot happen, and cannot forge a verdict", async () => {
+  // Every road to pyodide_js (the API object, whose _module.HEAPU8 is the interpreter's memory).
+  const roads = [
+    "    import pyodide_js\n    api = pyodide_js",
+    "    api = len.__self__.__import__('pyodide_js')",
+    `${SYS}    api = sys.modules['pyodide_js']`,
+    "    c = [c for c in object.__subclasses__() if c.__name__ == 'JsFinder'][0]\n    api = c.find_spec.__globals__['jsfinder'].jsproxies['pyodide_js']",
+  ];
+  const forge = "    api._module.HEAPU8.fill(0, 1024, 4096)\n    return max(xs)";
+  const codes = [...roads.map((r) => `def f(xs):\n${r}\n${forge}`), GOOD, "def f(xs):\n    return xs[0]"];
+  const { result } = await run({
+    tasks: [TASK],
+    codes: codes.map((code) => ({ task: "max", code })),
+    suites: codes.map((_, code) => ({ code, text: "assert f([1, 5]) == 5" })),
+  });
+  expect(result.suites.map((s) => s[0].verdict), JSON.stringify(result)).toEqual(["error", "error", "error", "error", "pass", "fail"]);
+});
+
+it("a callback scheduled on the worker's event loop cannot hang the next batch", async () => {
+  const schedulers = [
+    `${SYS}    aio = sys.modules['asyncio']\n    aio.get_event_loop().call_soon(lambda: [0 for _ in iter(int, 1)])\n    return max(xs)`,
+    `${SYS}    aio = sys.modules['asyncio']\n    aio.ensure_future(aio.sleep(0))\n    return max(xs)`,
+    "    import js\n    js.setTimeout(lambda: [0 for _ in iter(int, 1)], 0)\n    return max(xs)",
+    `${SYS}    gc = sys.modules['gc']\n    loops = [o for o in gc.get_objects() if type(o).__name__ == 'WebLoop']\n    for loop in loops:\n        loop.call_later(0.01, lambda: [0 for _ in iter(int, 1)])\n    return max(xs)`,
+  ];
+  const codes = schedulers.map((s) => `def f(xs):\n${s}`);
+  await runShared({ tasks: [TASK], codes: codes.map((code) => ({ task: "max", code })), suites: codes.map((_, code) => ({ code, text: "assert f([1, 5]) == 5" })) });
+  const next = await runShared({ tasks: [TASK], codes: [{ task: "max", code: GOOD }], suites: [{ code: 0, text: "assert f([1, 5]) == 5" }], limits: { test_ms: 5000 } });
+  expect(next.result.suites[0][0].verdict).toBe("pass");
+  expect(next.ms).toBeLessThan(60_000);
 });
