@@ -39,5 +39,3 @@ export const WALK =
   "            todo.append(o.__globals__)\n" +
   "            todo.extend(o.__closure__ or ())\n" +
   "        todo.extend(gc.get_referents(o))\n";
-const body = (lines: string) => `def f(xs):\n${lines}`;
-const TWO = "assert f([1, 5]) == 5\nassert f([7, 2]) == 7";

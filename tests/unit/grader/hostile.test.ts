@@ -10,6 +10,9 @@ import type { SupervisedGrader } from "../../../src/core/grader/supervisor.ts";
 import type { CodeStatus, GradeRequest, GradeResult, Verdict } from "../../../src/core/grader/types.ts";
 import { SYS, WALK } from "../../hostile-python.ts";
 
+const body = (lines: string) => `def f(xs):\n${lines}`;
+const TWO = "assert f([1, 5]) == 5\nassert f([7, 2]) == 7";
+
 interface Snippet {
   name: string;
   code: string;
@@ -110,7 +113,7 @@ const SNIPPETS: Snippet[] = [
   },
   {
     name: "rewrite the harness's own state through its frame",
-    code: body(`${SYS}    g = sys._getframe(1).f_globals\n    g['canonical'] = lambda v: '[\"i\",\"0x5\"]'\n    g['_state']['fn'] = lambda *a: 5\n    return 0`),
+    code: body(`${SYS}    g = sys._getframe(1).f_globals\n    g['canonical'] = lambda v: '["i","0x5"]'\n    g['_state']['fn'] = lambda *a: 5\n    return 0`),
     // Its own return values are all it can change: the verdicts are still decided outside.
     status: "ok", verdicts: ["pass", "fail"], suite: "assert f([1, 5]) == 5\nassert f([7, 5]) == 7",
   },
