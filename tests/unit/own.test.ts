@@ -87,3 +87,14 @@ describe("command-line flags", () => {
     expect(parseArgs(["--steps", "3", "--out=x"], specs, 0).flags).toEqual({ steps: 3, out: "x" });
   });
 });
+
+describe("evaluation maps keyed by task id", () => {
+  it("a bench task called constructor with no codes or suites given is skipped, not read from Object", async () => {
+    const { evaluateCodes, evaluateSuites } = await import("../../src/core/arena/metrics-evaluate.ts");
+    const task = { id: "constructor", entry_point: "f", reference: "def f(x):\n    return x", golden_tests: ["assert f(1) == 1"], buggy_variants: [], split: "heldout" } as never;
+    const bench = { tasks: [task], plus: new Map(), mutants: new Map() };
+    const grader = { grade: async () => ({ codes: [], suites: [], golden: [] }), close: async () => {} } as never;
+    expect((await evaluateCodes(grader, bench, {})).perTask).toEqual([]);
+    expect((await evaluateSuites(grader, bench, {})).perTask).toEqual([]);
+  });
+});
