@@ -104,7 +104,7 @@ describe("static hosting (python3 -m http.server, no custom headers)", () => {
     // The first load is not isolated (the host sends nothing); one reload under the service
     // worker is, and no further reload follows.
     await expect.poll(loads, { timeout: 30_000 }).toEqual([false, true]);
-    await page.waitForFunction(() => crossOriginIsolated && (window as unknown as { arena?: { ready: Promise<void> } }).arena?.ready.then(() => true));
+    await page.waitForFunction(() => crossOriginIsolated && (window as unknown as { arena?: { ready: Promise<void> } }).arena?.ready.then(() => true), null, { timeout: 120_000 });
     const isolatedAfterMs = Date.now() - t0;
     const state = await page.evaluate((mark) => ({ isolated: crossOriginIsolated, controlled: !!navigator.serviceWorker.controller, mark: sessionStorage.getItem(mark), query: location.search }), RELOAD_MARK);
     expect(state).toEqual({ isolated: true, controlled: true, mark: null, query: `?${configToQuery(config)}` });
@@ -153,7 +153,7 @@ describe("static hosting (python3 -m http.server, no custom headers)", () => {
     server!.kill();
     await new Promise((resolve) => server!.once("exit", resolve));
     await page.reload();
-    await page.waitForFunction(() => (window as unknown as { arena?: { ready: Promise<void> } }).arena?.ready.then(() => true));
+    await page.waitForFunction(() => (window as unknown as { arena?: { ready: Promise<void> } }).arena?.ready.then(() => true), null, { timeout: 120_000 });
     expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
     await page.click('nav a[href="#/play"]');
     await page.selectOption("#play-task", "sum-positive");
