@@ -2,6 +2,7 @@ import { defineConfig, type Plugin } from "vite";
 import { createReadStream, existsSync, readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
+import { graderWorkerCsp, isGraderWorkerScript, ISOLATION_HEADERS, RESOURCE_POLICY_HEADERS } from "./src/core/hosting.ts";
 
 /**
  * Serve runtime assets that live in node_modules from the app's own origin, in dev, preview and
@@ -30,15 +31,6 @@ const MIME: Record<string, string> = {
   ".zip": "application/zip",
 };
 
-/**
- * Cross-origin isolation gives SharedArrayBuffer, which the grader uses to interrupt runaway Python
- * (Pyodide's interrupt buffer) without killing the worker.
- */
-export const ISOLATION_HEADERS = {
-  "Cross-Origin-Opener-Policy": "same-origin",
-  "Cross-Origin-Embedder-Policy": "require-corp",
-};
-
 function localAssets(): Plugin {
   const files = (dir: string, include: (f: string) => boolean) =>
     readdirSync(dir).filter((f) => include(f) && statSync(join(dir, f)).isFile());
@@ -50,7 +42,7 @@ function localAssets(): Plugin {
       const path = resolve(asset.dir, name);
       if (name.includes("/") || !asset.include(name) || !existsSync(path)) break;
       res.setHeader("Content-Type", MIME[extname(name)] ?? "application/octet-stream");
-      res.setHeader("Cross-Origin-Resource-Policy", "same-origin");
+      for (const [name, value] of Object.entries(RESOURCE_POLICY_HEADERS)) res.setHeader(name, value);
       createReadStream(path).pipe(res);
       return;
     }
@@ -69,25 +61,39 @@ function localAssets(): Plugin {
 }
 
 /**
- * Content-Security-Policy of the grader sandbox worker (workers/grader.worker.ts; dev URL
- * /workers/grader.worker.ts, built /assets/grader.worker-<hash>.js): scripts from this origin
- * only, wasm compilation, and network access to the Pyodide assets and nothing else. Defence in
- * depth under the worker's own lockdown (see docs/SECURITY.md).
+ * Content-Security-Policy of the grader sandbox worker (src/core/hosting.ts), in dev and preview.
+ * A static host gets it from the service worker instead.
  */
 function graderSandboxCsp(): Plugin {
-  const isSandboxScript = (url: string) => /^\/(workers\/grader\.worker\.ts|assets\/grader\.worker-[\w-]+\.js)$/.test(url);
   const middleware: Middleware = (req, res, next) => {
-    const url = (req.url ?? "").split("?")[0];
-    if (isSandboxScript(url)) {
-      const origin = `http://${req.headers.host ?? "localhost"}`;
-      res.setHeader(
-        "Content-Security-Policy",
-        `default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src ${origin}/pyodide/; worker-src 'none'`,
-      );
+    if (isGraderWorkerScript((req.url ?? "").split("?")[0])) {
+      res.setHeader("Content-Security-Policy", graderWorkerCsp(`http://${req.headers.host ?? "localhost"}`));
     }
     next();
   };
   return serverMiddleware("code-a1-grader-csp", middleware);
+}
+
+/**
+ * The service worker (workers/service-worker.ts) as /sw.js: one classic script (a service worker
+ * registered without {type: "module"} cannot import), unhashed so that its URL stays the same.
+ */
+function serviceWorker(): Plugin {
+  const SW_FILE = "sw.js";
+  return {
+    name: "code-a1-service-worker",
+    apply: "build",
+    buildStart() {
+      this.emitFile({ type: "chunk", id: resolve("workers/service-worker.ts"), fileName: SW_FILE });
+    },
+    generateBundle(_options, bundle) {
+      const sw = bundle[SW_FILE];
+      if (sw?.type !== "chunk") this.error(`${SW_FILE} was not built`);
+      else if (sw.imports.length > 0 || sw.dynamicImports.length > 0) {
+        this.error(`${SW_FILE} must be self-contained, but imports ${[...sw.imports, ...sw.dynamicImports].join(", ")}: do not import its modules from the app`);
+      }
+    },
+  };
 }
 
 type Middleware = (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse, next: () => void) => void;
@@ -106,7 +112,7 @@ function serverMiddleware(name: string, middleware: Middleware): Plugin {
 }
 
 export default defineConfig({
-  plugins: [localAssets(), graderSandboxCsp()],
+  plugins: [localAssets(), graderSandboxCsp(), serviceWorker()],
   server: { headers: ISOLATION_HEADERS },
   preview: { headers: ISOLATION_HEADERS },
   worker: { format: "es" },

@@ -17,6 +17,7 @@ import type { Config } from "./config/fields.ts";
 import { parseFullConfig } from "./config/parse.ts";
 import { validateMistakeBook, type MistakeBook } from "./loop/mistake-book.ts";
 import { EVAL_METRIC_KEYS, RUN_STATUSES, STEP_METRIC_KEYS, type DuelRecord, type RunStatus, type StepMetrics } from "./loop/types.ts";
+import { setOwn } from "./own.ts";
 import type { RngState } from "./rng.ts";
 
 export const BUNDLE_FORMAT = "code-a1-arena/run";
@@ -147,18 +148,18 @@ export async function importBundle(bytes: Uint8Array, limits: ImportLimits = {})
   const manifest = parseManifest(entries);
   // 1. Every file listed, present, of its size and hash; nothing else.
   const listed = new Set(manifest.files.map((f) => f.path));
-  for (const name of Object.keys(entries)) {
+  for (const name of entries.keys()) {
     if (name !== "manifest.json" && !listed.has(name)) throw new BundleError(`it contains ${JSON.stringify(name)}, which its manifest does not list.`);
   }
   for (const f of manifest.files) {
-    const data = entries[f.path];
+    const data = entries.get(f.path);
     if (!data) throw new BundleError(`${f.path} is listed in the manifest but missing (the file may be truncated).`);
     if (data.length !== f.bytes) throw new BundleError(`${f.path} has ${data.length} bytes, the manifest says ${f.bytes} (corrupted).`);
     if ((await sha256Hex(data)) !== f.sha256) throw new BundleError(`${f.path} does not match its checksum (corrupted or edited).`);
   }
   for (const name of JSON_FILES) if (!listed.has(name)) throw new BundleError(`${name} is missing.`);
   // 2. Every value against its schema.
-  const json = (name: (typeof JSON_FILES)[number]) => parseJson(entries[name], name);
+  const json = (name: (typeof JSON_FILES)[number]) => parseJson(entries.get(name)!, name);
   const config = wrap("config.json", () => parseFullConfig(json("config.json")));
   const run = validateRun(manifest.run);
   if (manifest.seed !== config.seed) throw new BundleError(`manifest seed ${manifest.seed} differs from config.seed ${config.seed}.`);
@@ -177,15 +178,19 @@ export async function importBundle(bytes: Uint8Array, limits: ImportLimits = {})
   return { run, config, metrics, mistake_book, checkpoints, duels };
 }
 
-function unzipChecked(bytes: Uint8Array, lim: typeof DEFAULT_LIMITS): Record<string, Uint8Array> {
+/**
+ * The archive's entries by name. A Map, not the object fflate returns: names come from the file,
+ * and looking one up in an object also finds inherited ones (`constructor`, `__proto__`).
+ */
+function unzipChecked(bytes: Uint8Array, lim: typeof DEFAULT_LIMITS): Map<string, Uint8Array> {
   const seen = new Set<string>();
   let total = 0;
   try {
-    return unzipSync(bytes, {
+    const unzipped = unzipSync(bytes, {
       filter: (f) => {
         if (seen.has(f.name)) throw new BundleError(`it contains ${JSON.stringify(f.name)} twice.`);
         seen.add(f.name);
-        const known = f.name === "manifest.json" || (JSON_FILES as readonly string[]).includes(f.name) || BIN_PATH.test(f.name);
+        const known = f.name === "manifest.json" || isBundleFile(f.name);
         if (!known) throw new BundleError(`it contains an unexpected entry ${JSON.stringify(f.name.slice(0, 80))}.`);
         const max = f.name.endsWith(".json") ? lim.maxJsonBytes : lim.maxTotalBytes;
         total += f.originalSize;
@@ -195,6 +200,7 @@ function unzipChecked(bytes: Uint8Array, lim: typeof DEFAULT_LIMITS): Record<str
         return true;
       },
     });
+    return new Map(Object.entries(unzipped));
   } catch (e) {
     if (e instanceof BundleError) throw e;
     throw new BundleError(`it is not a readable zip archive (${e instanceof Error ? e.message : String(e)}); the file may be truncated or not an .a1run.`, { cause: e });
@@ -210,8 +216,8 @@ interface Manifest {
   files: { path: string; bytes: number; sha256: string }[];
 }
 
-function parseManifest(entries: Record<string, Uint8Array>): Manifest {
-  const raw = entries["manifest.json"];
+function parseManifest(entries: Map<string, Uint8Array>): Manifest {
+  const raw = entries.get("manifest.json");
   if (!raw) throw new BundleError("manifest.json is missing; this is not an .a1run file.");
   const m = parseJson(raw, "manifest.json");
   if (!isRecord(m)) throw new BundleError("manifest.json is not an object.");
@@ -226,13 +232,16 @@ function parseManifest(entries: Record<string, Uint8Array>): Manifest {
     throw new BundleError("manifest lacks seed, task_set_hash or files.");
   }
   const paths = new Set<string>();
-  for (const f of m.files as unknown[]) {
+  (m.files as unknown[]).forEach((f, i) => {
     if (!isRecord(f) || typeof f.path !== "string" || typeof f.bytes !== "number" || typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256)) {
-      throw new BundleError("manifest files entries must be {path, bytes, sha256}.");
+      throw new BundleError(`manifest files[${i}] must be {path, bytes, sha256}.`);
+    }
+    if (!isBundleFile(f.path)) {
+      throw new BundleError(`manifest files[${i}].path ${JSON.stringify(f.path.slice(0, 80))} is not a file of an .a1run bundle (${JSON_FILES.join(", ")}, checkpoints/<step>-<policy>.bin).`);
     }
     if (paths.has(f.path)) throw new BundleError(`manifest lists ${f.path} twice.`);
     paths.add(f.path);
-  }
+  });
   return m as unknown as Manifest;
 }
 
@@ -304,7 +313,7 @@ function validateDuels(v: unknown, steps: number): RunSnapshot["duels"] {
   return v as RunSnapshot["duels"];
 }
 
-function validateCheckpoints(v: unknown, steps: number, entries: Record<string, Uint8Array>): SnapshotCheckpoint[] {
+function validateCheckpoints(v: unknown, steps: number, entries: Map<string, Uint8Array>): SnapshotCheckpoint[] {
   if (!Array.isArray(v)) throw new BundleError("checkpoints.json must be an array.");
   const seen = new Set<number>();
   return v.map((c: unknown, i) => {
@@ -316,14 +325,20 @@ function validateCheckpoints(v: unknown, steps: number, entries: Record<string, 
     seen.add(c.step);
     const policies: Record<string, Uint8Array> = {};
     for (const [name, path] of Object.entries(c.policies)) {
-      if (!POLICY_NAME.test(name) || path !== `checkpoints/${c.step}-${name}.bin` || !entries[path]) {
+      const weights = typeof path === "string" ? entries.get(path) : undefined;
+      if (!POLICY_NAME.test(name) || path !== `checkpoints/${c.step}-${name}.bin` || !weights) {
         throw new BundleError(`${at}.policies.${name.slice(0, 40)} does not point at its weights file.`);
       }
-      policies[name] = entries[path];
+      setOwn(policies, name, weights);
     }
     const mistake_book = wrap(at, () => validateMistakeBook(c.mistake_book, `${at}.mistake_book`));
     return { step: c.step, kept: c.kept, policies, mistake_book, rng_state: validateRngState(c.rng_state, at), loop_state: c.loop_state ?? null };
   });
+}
+
+/** A file a bundle may hold besides its manifest. */
+function isBundleFile(path: string): boolean {
+  return (JSON_FILES as readonly string[]).includes(path) || BIN_PATH.test(path);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -11,7 +11,7 @@ type ErrorClass = new (message: string) => Error;
  */
 export function mergeOptions<D extends object, O extends object>(noun: string, defaults: Readonly<D>, overrides: O, error: ErrorClass, extraKeys: readonly string[] = []): D & O {
   for (const k of Object.keys(overrides)) {
-    if (!extraKeys.includes(k) && !(k in defaults)) throw new error(`unknown ${noun} "${k}": known are ${[...extraKeys, ...Object.keys(defaults)].join(", ")}`);
+    if (!extraKeys.includes(k) && !Object.hasOwn(defaults, k)) throw new error(`unknown ${noun} "${k}": known are ${[...extraKeys, ...Object.keys(defaults)].join(", ")}`);
   }
   return { ...defaults, ...overrides } as D & O;
 }

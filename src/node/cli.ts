@@ -4,6 +4,7 @@
  * the flag, which the scripts print with their usage and exit 2.
  */
 import { ConfigError, MODES, presetConfig, type Config, type Mode } from "../core/config/index.ts";
+import { own } from "../core/own.ts";
 
 export class CliError extends Error {
   override name = "CliError";
@@ -33,9 +34,9 @@ export function parseArgs(argv: readonly string[], specs: Record<string, FlagSpe
     }
     const eq = arg.indexOf("=");
     const name = arg.slice(2, eq < 0 ? undefined : eq);
-    const spec = specs[name];
+    const spec = own(specs, name); // `--constructor` is not a flag
     if (!spec) throw new CliError(`unknown flag --${name}; known: ${Object.keys(specs).map((k) => `--${k}`).join(", ")}`);
-    if (name in flags) throw new CliError(`--${name} given twice`);
+    if (Object.hasOwn(flags, name)) throw new CliError(`--${name} given twice`);
     if (spec.kind === "bool") {
       if (eq >= 0) throw new CliError(`--${name} takes no value`);
       flags[name] = true;

@@ -12,6 +12,7 @@
 import type { IDBPTransaction, StoreNames } from "idb";
 import type { Config } from "../core/config/fields.ts";
 import { compareEntries, type MistakeBook, type MistakeBookDelta } from "../core/loop/mistake-book.ts";
+import { own, setOwn } from "../core/own.ts";
 import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
 import type { RngState } from "../core/rng.ts";
 import type { ArenaDB, ArenaDatabase, CheckpointRecord, DuelsRecord, RunRecord, RunStatus } from "./db.ts";
@@ -204,7 +205,11 @@ export async function loadMetrics(db: ArenaDatabase, runId: string): Promise<Ste
 export async function loadMistakeBook(db: ArenaDatabase, runId: string): Promise<MistakeBook> {
   const records = await db.getAll("mistakes", runTextRange(runId));
   const tasks: MistakeBook["tasks"] = {};
-  for (const { run: _run, task, ...entry } of records) (tasks[task] ??= []).push(entry);
+  for (const { run: _run, task, ...entry } of records) {
+    const list = own(tasks, task); // task ids are input: "constructor" is a valid one
+    if (list) list.push(entry);
+    else setOwn(tasks, task, [entry]);
+  }
   for (const entries of Object.values(tasks)) entries.sort(compareEntries);
   return { tasks };
 }

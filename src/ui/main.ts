@@ -42,9 +42,20 @@ const prefersDark = () => window.matchMedia?.("(prefers-color-scheme: dark)").ma
 // Theme before the first paint, so a dark-mode visitor never sees a white flash.
 applyPrefs(document.documentElement, loadPrefs(storage), prefersDark());
 
-// Offline after the first visit; built app only (no HMR): in `vite dev` it would cache Vite's
-// on-the-fly modules. (import.meta.env.PROD is false in builds made under vitest.)
-const offline = import.meta.hot ? Promise.resolve() : registerOffline(navigator, location, performance);
+const session = (() => {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+})();
+// Cross-origin isolation on a static host, and offline after the first visit (offline.ts); built
+// app only (no HMR): in `vite dev` it would cache Vite's on-the-fly modules, and the dev server
+// sends the isolation headers itself. (import.meta.env.PROD is false in builds made under vitest.)
+// A first visit to a static host reloads once here; until then no worker starts.
+const offline = import.meta.hot
+  ? Promise.resolve({ isolated: self.crossOriginIsolated, problem: null })
+  : registerOffline({ nav: navigator, page: location, perf: performance, isolated: self.crossOriginIsolated, session, reload: () => location.reload() });
 
 const trainerLoader = firstLoader(trainerWorkers);
 const graderLoader = firstLoader(graderClients);
@@ -80,3 +91,6 @@ if (!root) throw new Error("index.html has no #app element");
 const app = createApp(root, deps);
 // For end-to-end tests and debugging from the console: the state and the actions, read-only use.
 (window as unknown as { arena?: unknown }).arena = { store: app.store, ready: app.ready };
+void offline.then(({ problem }) => {
+  if (problem) app.actions.notify("error", problem);
+});

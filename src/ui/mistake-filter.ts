@@ -1,6 +1,6 @@
 /** Mistake Book browser: flatten, filter, search and sort the book's entries (pure). */
 import type { MistakeBook, MistakeBookDelta, MistakeEntry } from "../core/loop/mistake-book.ts";
-import { compareEntries } from "../core/loop/mistake-book.ts";
+import { compareEntries, taskEntries, withTaskEntries } from "../core/loop/mistake-book.ts";
 
 export interface MistakeRow extends MistakeEntry {
   task: string;
@@ -57,11 +57,7 @@ export function filterMistakes(rows: readonly MistakeRow[], f: MistakeFilter = {
 export function applyMistakeBookDelta(book: MistakeBook, delta: MistakeBookDelta): MistakeBook {
   const removed = new Set(delta.removed);
   const changed = new Map(delta.changed.map((e) => [e.test, e]));
-  const kept = (book.tasks[delta.task] ?? []).filter((e) => !removed.has(e.test)).map((e) => changed.get(e.test) ?? e);
+  const kept = taskEntries(book, delta.task).filter((e) => !removed.has(e.test)).map((e) => changed.get(e.test) ?? e);
   const known = new Set(kept.map((e) => e.test));
-  const entries = [...kept, ...delta.added.filter((e) => !known.has(e.test))].sort(compareEntries);
-  const tasks = { ...book.tasks };
-  if (entries.length > 0) tasks[delta.task] = entries;
-  else delete tasks[delta.task];
-  return { tasks };
+  return withTaskEntries(book, delta.task, [...kept, ...delta.added.filter((e) => !known.has(e.test))].sort(compareEntries));
 }

@@ -10,6 +10,7 @@ import { openArenaDb, type ArenaDatabase } from "../../src/storage/db.ts";
 import { commitStep, createRun, pauseRun } from "../../src/storage/runs.ts";
 import { snapshotRun, storeSnapshot } from "../../src/storage/snapshot.ts";
 import { bytes, duel, fakeMetrics } from "./storage/helpers.ts";
+import { indexedDbBundles } from "../../src/ui/run-bundles.ts";
 
 let db: ArenaDatabase;
 let snapshot: RunSnapshot;
@@ -150,6 +151,39 @@ describe(".a1run bundles", () => {
       [(_f, m) => void (m.seed = 99), /manifest seed 99 differs from config.seed 3/],
     ];
     for (const [edit, re] of cases) expect(await refusal(await rebundle(edit))).toMatch(re);
+  });
+
+  it("refuses manifest paths named like inherited properties as a BundleError naming the field, and stores nothing", async () => {
+    const bundles = indexedDbBundles(async () => db);
+    const count = async () => ({ runs: (await db.getAll("runs")).length, mistakes: (await db.getAll("mistakes")).length, checkpoints: (await db.getAll("checkpoints")).length });
+    const before = await count();
+    for (const path of ["constructor", "__proto__", "toString", "hasOwnProperty", "checkpoints/constructor"]) {
+      const hostile = await rebundle((_f, m) => void (m.files = [...(m.files as unknown[]), { path, bytes: 1, sha256: "0".repeat(64) }]), false);
+      const message = await refusal(hostile);
+      expect(message, path).toMatch(/manifest files\[\d+\]\.path /);
+      expect(message, path).toContain(`.path ${JSON.stringify(path)} is not a file of an .a1run bundle`);
+      await expect(bundles.importRun(new File([hostile as Uint8Array<ArrayBuffer>], "hostile.a1run"))).rejects.toThrow(BundleError);
+    }
+    // A policy called "constructor" has to point at its own weights file like any other.
+    const noWeights = await rebundle((f) => editJson(f, "checkpoints.json", (c) => [{ ...c[0], policies: { ...c[0].policies, constructor: "checkpoints/2-constructor.bin" } }, c[1]]));
+    expect(await refusal(noWeights)).toMatch(/checkpoints.json\[0\].policies.constructor does not point at its weights file/);
+    expect(await count()).toEqual(before);
+  });
+
+  it("a Mistake Book with tasks called constructor and __proto__ round-trips through import, storage and export", async () => {
+    const entry = (test: string) => ({ test, frequency: 1, first_step: 1, last_step: 1, failed_code: "def f(x):\n    return 0" });
+    const tasks = '{"constructor": [' + JSON.stringify(entry("assert f(1) == 1")) + '], "__proto__": [' + JSON.stringify(entry("assert f(2) == 2")) + "]}";
+    const edited = await rebundle((f) => void (f["mistake-book.json"] = strToU8(`{"tasks": ${tasks}}`)));
+    const back = await importBundle(edited);
+    expect(Object.keys(back.mistake_book.tasks).sort()).toEqual(["__proto__", "constructor"]);
+    const stored = await storeSnapshot(db, back);
+    const again = await snapshotRun(db, stored.id);
+    expect(Object.keys(again.mistake_book.tasks).sort()).toEqual(["__proto__", "constructor"]);
+    expect(Object.getPrototypeOf(again.mistake_book.tasks)).toBe(Object.prototype);
+    expect(again.mistake_book.tasks["constructor"]).toEqual([entry("assert f(1) == 1")]);
+    expect(Object.getOwnPropertyDescriptor(again.mistake_book.tasks, "__proto__")?.value).toEqual([entry("assert f(2) == 2")]);
+    const reexported = await importBundle(await exportBundle(again, "2026-01-01T00:00:00.000Z"));
+    expect(Object.keys(reexported.mistake_book.tasks).sort()).toEqual(["__proto__", "constructor"]);
   });
 
   it("checks the task set when asked", async () => {

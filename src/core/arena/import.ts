@@ -10,7 +10,8 @@
 import { formatArgs, formatLiteral, LiteralSyntaxError, literalType, parseAssert, unifyTypes, type ParsedAssert } from "./task-literals.ts";
 import type { RoundTrip } from "./task-round-trip.ts";
 import type { ArenaType } from "./types.ts";
-import { PARAM_POOL, taskProblems, type Split, type Task, type TaskFile, type TaskParam } from "./task.ts";
+import { own } from "../own.ts";
+import { IDENTIFIER_RULE, isPythonIdentifier, PARAM_POOL, taskProblems, type Split, type Task, type TaskFile, type TaskParam } from "./task.ts";
 
 export type ImportFormat = "mbpp" | "humaneval";
 
@@ -75,7 +76,7 @@ class FieldError extends Error {
 }
 
 function field(rec: Record<string, unknown>, name: string, kind: "string" | "string[]"): unknown {
-  const v = rec[name];
+  const v = own(rec, name);
   if (kind === "string" && (typeof v !== "string" || v.trim() === "")) throw new FieldError(name, "missing or not a non-empty string");
   if (kind === "string[]" && (!Array.isArray(v) || v.length === 0 || v.some((s) => typeof s !== "string"))) {
     throw new FieldError(name, "missing or not a non-empty list of strings");
@@ -90,14 +91,15 @@ function asRecord(rec: unknown): Record<string, unknown> {
 
 function fromMbpp(raw: unknown, opts: ImportOptions): Task {
   const rec = asRecord(raw);
-  const idRaw = rec.task_id;
+  const idRaw = own(rec, "task_id");
   if (typeof idRaw !== "number" && typeof idRaw !== "string") throw new FieldError("task_id", "missing (number or string)");
   const text = field(rec, "text", "string") as string;
   const code = normalise(field(rec, "code", "string") as string);
   const tests = field(rec, "test_list", "string[]") as string[];
   // The entry point: the first function defined in `code` that the tests call.
   const defs = [...code.matchAll(/^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/gm)].map((m) => m[1]);
-  const entry = defs.find((d) => tests.some((t) => new RegExp(`\\b${d}\\s*\\(`).test(t)));
+  const called = new Set(tests.flatMap(calledNames));
+  const entry = defs.find((d) => called.has(d));
   if (!entry) throw new FieldError("test_list", `calls none of the functions defined in code (${defs.join(", ") || "none"})`);
   return build(`mbpp-${idRaw}`, text, entry, code, tests, "test_list", opts);
 }
@@ -108,7 +110,11 @@ function fromHumanEval(raw: unknown, opts: ImportOptions): Task {
   const prompt = normalise(field(rec, "prompt", "string") as string);
   const body = normalise(field(rec, "canonical_solution", "string") as string);
   const test = normalise(field(rec, "test", "string") as string);
+  // Checked before any use: it becomes part of test lines and names the function to find.
   const entry = field(rec, "entry_point", "string") as string;
+  if (!isPythonIdentifier(entry as unknown)) {
+    throw new FieldError("entry_point", `must be ${IDENTIFIER_RULE}, got ${JSON.stringify(entry.slice(0, 80))}${entry.length > 80 ? "..." : ""}`);
+  }
   // `def check(candidate):` with `assert candidate(ARGS) == ANSWER` lines: keep those, under the entry point's name.
   const tests = test
     .split("\n")
@@ -123,9 +129,9 @@ function fromHumanEval(raw: unknown, opts: ImportOptions): Task {
 
 function build(rawId: string, prompt: string, entry: string, reference: string, testLines: string[], testField: string, opts: ImportOptions): Task {
   const id = rawId.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
-  const def = new RegExp(`def\\s+${entry}\\s*\\(([^)]*)\\)`).exec(reference);
+  const def = [...reference.matchAll(/\bdef\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(([^)]*)\)/g)].find((m) => m[1] === entry);
   if (!def) throw new FieldError("code", `does not define ${entry}(...) (the function the tests call)`);
-  const names = def[1]
+  const names = def[2]
     .split(",")
     .map((p) => p.split(/[:=]/)[0].trim())
     .filter((p) => p !== "" && !p.startsWith("*"));
@@ -179,6 +185,11 @@ function build(rawId: string, prompt: string, entry: string, reference: string, 
     tags: ["imported", ...(skipped.length > 0 ? [`skipped-tests:${skipped.length}`] : [])],
     ...(reasons.length > 0 ? { outside_arena: reasons.join("; ") } : {}),
   };
+}
+
+/** Names called in a line of Python (`name(`), found with a fixed pattern: no regex is built from input. */
+function calledNames(line: string): string[] {
+  return [...line.matchAll(/([A-Za-z_][A-Za-z0-9_]*)\s*\(/g)].map((m) => m[1]);
 }
 
 function normalise(code: string): string {

@@ -15,6 +15,7 @@ import {
 import type { Mutant } from "./mutants.ts";
 import type { PlusTests } from "./plus.ts";
 import type { Split, Task } from "./task.ts";
+import { own } from "../own.ts";
 
 /** Progress of a long evaluation: a typed event, as everywhere in the app. */
 export interface EvalProgress {
@@ -128,13 +129,13 @@ export async function evaluateCodes(
   codesPerTask: Record<string, string[]>,
   opts: { onProgress?: OnEvalProgress; batch?: number; testMs?: number } = {},
 ): Promise<CodeEvaluation> {
-  const tasks = bench.tasks.filter((t) => codesPerTask[t.id]?.length);
+  const tasks = bench.tasks.filter((t) => own(codesPerTask, t.id)?.length);
   for (const id of Object.keys(codesPerTask)) {
     if (!bench.tasks.some((t) => t.id === id)) throw new Error(`evaluateCodes: unknown task '${id}'`);
   }
   // Pass 1: golden tests and the first plus lines (boundary cases) for every code; pass 2: the
   // remaining plus lines, only for codes that passed pass 1 (a looping sample costs 12 lines, not 100).
-  const samples = tasks.flatMap((t) => codesPerTask[t.id].map((code) => ({ t, code })));
+  const samples = tasks.flatMap((t) => own(codesPerTask, t.id)!.map((code) => ({ t, code })));
   const progress = (pass: string) => (done: number, total: number) =>
     opts.onProgress?.({ phase: "codes", done, total, text: `${pass}: graded ${done}/${total} codes` });
   const first = await runJobs(
@@ -158,7 +159,7 @@ export async function evaluateCodes(
   });
   let i = 0;
   const perTask = tasks.map((t) => {
-    const idx = codesPerTask[t.id].map(() => i++);
+    const idx = own(codesPerTask, t.id)!.map(() => i++);
     return {
       task: t.id,
       split: t.split,
@@ -216,9 +217,9 @@ export async function evaluateSuites(
   for (const id of Object.keys(suitesPerTask)) {
     if (!bench.tasks.some((t) => t.id === id)) throw new Error(`evaluateSuites: unknown task '${id}'`);
   }
-  const tasks = bench.tasks.filter((t) => suitesPerTask[t.id]?.length);
+  const tasks = bench.tasks.filter((t) => own(suitesPerTask, t.id)?.length);
   const jobs: Job[] = tasks.flatMap((t) => {
-    const suites = suitesPerTask[t.id];
+    const suites = own(suitesPerTask, t.id)!;
     const mutants = bench.mutants.get(t.id) ?? [];
     return [t.reference, ...mutants.map((m) => m.code), ...t.buggy_variants.map((v) => v.code)].map((code) => ({
       task: t.id,
@@ -233,7 +234,7 @@ export async function evaluateSuites(
   });
   let i = 0;
   const perTask = tasks.map((t): SuiteTaskEvaluation => {
-    const suites = suitesPerTask[t.id];
+    const suites = own(suitesPerTask, t.id)!;
     const ref = results[i++];
     const mutants = (bench.mutants.get(t.id) ?? []).map(() => results[i++]);
     const variants = t.buggy_variants.map(() => results[i++]);

@@ -5,6 +5,7 @@
  * (`tasks[3] (sum-positive).golden_tests[1]: ...`), so a hand-edited suite can be fixed in one pass.
  */
 import { ARENA_TYPES, type ArenaType, type Signature } from "./types.ts";
+import { own } from "../own.ts";
 
 /** Literal bounds of the test-suite grammar (docs/ARENA-PYTHON.md, "Test suites"). */
 export const LITERAL_BOUNDS = { intDigits: 4, strLen: 12, listIntLen: 8, listStrLen: 6 } as const;
@@ -99,6 +100,17 @@ const SPEC_KEYS: Record<ArenaType, string[]> = {
 };
 const ID_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const IDENT_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Longest entry point or parameter name accepted (HumanEval's longest is 35 characters). */
+export const MAX_IDENTIFIER_LENGTH = 64;
+/** Python 3's hard keywords: not usable as names (soft ones such as `match` are). */
+const PYTHON_KEYWORDS: ReadonlySet<string> = new Set(("False None True and as assert async await break class continue def del elif else except " +
+  "finally for from global if import in is lambda nonlocal not or pass raise return try while with yield").split(" "));
+
+/** An ASCII Python identifier of at most MAX_IDENTIFIER_LENGTH characters, not a keyword. */
+export function isPythonIdentifier(s: unknown): s is string {
+  return typeof s === "string" && s.length <= MAX_IDENTIFIER_LENGTH && IDENT_RE.test(s) && !PYTHON_KEYWORDS.has(s);
+}
+export const IDENTIFIER_RULE = `a Python identifier (ASCII letters, digits, _; not a keyword; at most ${MAX_IDENTIFIER_LENGTH} characters)`;
 const PRINTABLE_RE = /^[ -&(-[\]-~]*$/; // printable ASCII except ' and \
 
 export interface ValidateOptions {
@@ -121,7 +133,7 @@ export function taskProblems(raw: unknown, opts: ValidateOptions = {}): string[]
   for (const k of ["title", "prompt", "reference"]) {
     if (typeof t[k] !== "string" || (t[k] as string).trim() === "") out.push(`${k}: must be a non-empty string`);
   }
-  if (typeof t.entry_point !== "string" || !IDENT_RE.test(t.entry_point)) out.push("entry_point: must be a Python identifier");
+  if (!isPythonIdentifier(t.entry_point)) out.push(`entry_point: must be ${IDENTIFIER_RULE}`);
   else if (strict && t.entry_point !== "f") out.push("entry_point: must be 'f' in the built-in suite (docs/ARENA-PYTHON.md)");
   if (strict && typeof t.prompt === "string" && /[.?!]\s+[A-Z]/.test(t.prompt.trim())) {
     out.push("prompt: must be one sentence");
@@ -134,7 +146,7 @@ export function taskProblems(raw: unknown, opts: ValidateOptions = {}): string[]
     t.params.forEach((p, i) => {
       if (!isObject(p)) return out.push(`params[${i}]: must be {name, type}`);
       const { name, type } = p as Record<string, unknown>;
-      if (typeof name !== "string" || !IDENT_RE.test(name)) out.push(`params[${i}].name: must be a Python identifier`);
+      if (!isPythonIdentifier(name)) out.push(`params[${i}].name: must be ${IDENTIFIER_RULE}`);
       else if (strict && !(PARAM_POOL as readonly string[]).includes(name)) {
         out.push(`params[${i}].name: '${name}' is not in the parameter pool (${PARAM_POOL.join(" ")})`);
       } else if (names.includes(name)) out.push(`params[${i}].name: duplicate '${name}'`);
@@ -150,7 +162,7 @@ export function taskProblems(raw: unknown, opts: ValidateOptions = {}): string[]
     out.push(`golden_tests: must be a list of ${gMin}-${gMax} assert lines`);
   } else {
     golden.forEach((g, i) => {
-      const ep = typeof t.entry_point === "string" ? t.entry_point : "f";
+      const ep = isPythonIdentifier(t.entry_point) ? t.entry_point : "f";
       if (typeof g !== "string" || !g.startsWith(`assert ${ep}(`) || !g.includes(" == ") || g.includes("\n")) {
         out.push(`golden_tests[${i}]: must be one line 'assert ${ep}(...) == ...'`);
       }
@@ -200,7 +212,7 @@ function inputSpecProblems(raw: unknown, params: TaskParam[]): string[] {
   for (const p of params) {
     if (!p || typeof p.name !== "string") continue;
     const at = `input_spec.params.${p.name}`;
-    const s = specs[p.name];
+    const s = own(specs, p.name);
     if (!isObject(s)) {
       out.push(`${at}: missing (every parameter needs a spec; {} for bool)`);
       continue;

@@ -85,7 +85,7 @@ export function parseConfig(input: unknown, base: Readonly<Config> = DEFAULT_CON
 /** Parse a complete configuration (a stored run, a bundle): every field must be present. */
 export function parseFullConfig(input: unknown): Config {
   if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-    const missing = CONFIG_KEYS.filter((k) => !(k in input));
+    const missing = CONFIG_KEYS.filter((k) => !Object.hasOwn(input, k));
     if (missing.length > 0) throw new ConfigError(missing[0], `missing (all fields are required here; missing: ${missing.join(", ")})`);
   }
   return parseConfig(input);

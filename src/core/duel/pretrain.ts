@@ -133,7 +133,7 @@ export class PretrainAbortedError extends Error {
 /** Defaults overridden by `overrides`; unknown keys and bad values are rejected by name. */
 export function pretrainOptions(overrides: Partial<PretrainOptions> & { seed: number | string }): PretrainOptions {
   const o = mergeOptions("pretrain option", PRETRAIN_DEFAULTS, overrides, PretrainError, ["seed"]);
-  if (!(o.size in MODEL_SIZES)) throw new PretrainError(`unknown model size "${o.size}": use one of ${Object.keys(MODEL_SIZES).join(", ")}`);
+  if (!Object.hasOwn(MODEL_SIZES, o.size)) throw new PretrainError(`unknown model size "${o.size}": use one of ${Object.keys(MODEL_SIZES).join(", ")}`);
   requireIntegers("pretrain option", o, ["steps", "batchSize", "progressEvery"], PretrainError);
   requireIntegers("pretrain option", o, ["warmupSteps"], PretrainError, 0);
   if (!(Number.isFinite(o.lr) && o.lr > 0)) throw new PretrainError(`pretrain option lr must be a positive number, got ${o.lr}`);

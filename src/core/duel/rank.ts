@@ -18,6 +18,7 @@ import { meanBySplit } from "../arena/metrics.ts";
 import { runJobs, type Bench, type CodeEvaluation, type Job } from "../arena/metrics-evaluate.ts";
 import type { Task } from "../arena/task.ts";
 import { sampleSuites, type EvaluatePlayersOptions, type SampledPrograms, type Sampler } from "./evaluate.ts";
+import { own } from "../own.ts";
 
 export interface RankedTask {
   task: string;
@@ -64,7 +65,7 @@ export async function rankByGeneratedTests(
   if (!Number.isInteger(o.suitesPerCode) || o.suitesPerCode < 1) throw new RangeError(`suitesPerCode must be a positive integer, got ${o.suitesPerCode}`);
   const plusOf = new Map(codes.perTask.map((p) => [p.task, p.plusPass]));
   for (const t of tasks) {
-    if (!programs.tokens[t.id] || !plusOf.has(t.id)) throw new RangeError(`test-time scaling: no graded programs for task '${t.id}'`);
+    if (!own(programs.tokens, t.id) || !plusOf.has(t.id)) throw new RangeError(`test-time scaling: no graded programs for task '${t.id}'`);
   }
   const suites = await sampleSuites(test, tasks, (t) => programs.tokens[t.id], o.suitesPerCode, "tts", o);
   o.onProgress?.({ phase: "rank", done: 0, total: tasks.length, text: `ranking programs of ${tasks.length} tasks by generated tests` });

@@ -8,6 +8,7 @@
  * failure of a new test (insert at 1). Each occurrence counts: a test failed by three codes gains 3.
  */
 import type { LineResult } from "../grader/types.ts";
+import { own, setOwn } from "../own.ts";
 
 export interface MistakeEntry {
   /** The reference-corrected line, `assert f(ARGS) == REFERENCE_OUTPUT`: the key within a task. */
@@ -96,10 +97,25 @@ export function compareEntries(a: MistakeEntry, b: MistakeEntry): number {
   return b.frequency - a.frequency || a.first_step - b.first_step || (a.test < b.test ? -1 : a.test > b.test ? 1 : 0);
 }
 
+/**
+ * A task's entries, [] when it has none. Task ids are input (task files, bundles) and a valid one
+ * may be "constructor": only the book's own keys count.
+ */
+export function taskEntries(book: MistakeBook, task: string): MistakeEntry[] {
+  return own(book.tasks, task) ?? [];
+}
+
+/** The book with `task`'s entries replaced (the task dropped when there are none); `book` is not modified. */
+export function withTaskEntries(book: MistakeBook, task: string, entries: MistakeEntry[]): MistakeBook {
+  const tasks = Object.fromEntries(Object.entries(book.tasks).filter(([t]) => t !== task));
+  if (entries.length > 0) setOwn(tasks, task, entries);
+  return { tasks };
+}
+
 /** The k most frequent tests of a task; every candidate of the task gets this same list. */
 export function topMistakes(book: MistakeBook, task: string, k: number): MistakeEntry[] {
   if (!Number.isInteger(k) || k < 0) throw new RangeError(`mistake_book_top_k must be a non-negative integer, got ${k}`);
-  return (book.tasks[task] ?? []).slice().sort(compareEntries).slice(0, k);
+  return taskEntries(book, task).slice().sort(compareEntries).slice(0, k);
 }
 
 /** Number of entries over all tasks. */
@@ -122,7 +138,7 @@ export function updateMistakeBook(
   outcome: MistakeBookOutcome,
 ): { book: MistakeBook; delta: MistakeBookDelta } {
   if (!Number.isInteger(step) || step < 0) throw new RangeError(`step must be a non-negative integer, got ${step}`);
-  const before = book.tasks[task] ?? [];
+  const before = taskEntries(book, task);
   const entries = new Map(before.map((e) => [e.test, { ...e }]));
   for (const test of outcome.passed) {
     const e = entries.get(test);
@@ -141,10 +157,7 @@ export function updateMistakeBook(
     }
   }
   const after = [...entries.values()].sort(compareEntries);
-  const tasks = { ...book.tasks };
-  if (after.length > 0) tasks[task] = after;
-  else delete tasks[task];
-  return { book: { tasks }, delta: diffEntries(task, step, before, after) };
+  return { book: withTaskEntries(book, task, after), delta: diffEntries(task, step, before, after) };
 }
 
 /** Delta between two versions of a task's entries. */
@@ -164,14 +177,10 @@ export function diffEntries(task: string, step: number, before: readonly Mistake
 
 /** Apply a delta (as stored) to a book: the inverse of diffEntries, used when a run is reloaded. */
 export function applyMistakeBookDelta(book: MistakeBook, delta: MistakeBookDelta): MistakeBook {
-  const entries = new Map((book.tasks[delta.task] ?? []).map((e) => [e.test, e]));
+  const entries = new Map(taskEntries(book, delta.task).map((e) => [e.test, e]));
   for (const t of delta.removed) entries.delete(t);
   for (const e of [...delta.added, ...delta.changed]) entries.set(e.test, { ...e });
-  const after = [...entries.values()].sort(compareEntries);
-  const tasks = { ...book.tasks };
-  if (after.length > 0) tasks[delta.task] = after;
-  else delete tasks[delta.task];
-  return { tasks };
+  return withTaskEntries(book, delta.task, [...entries.values()].sort(compareEntries));
 }
 
 /** True when a delta changes nothing. */

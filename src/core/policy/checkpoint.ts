@@ -67,13 +67,7 @@ export function decodeCheckpoint(buf: ArrayBuffer): CheckpointData {
   }
   const headerLength = view.getUint32(8, true);
   if (12 + headerLength > buf.byteLength) throw new CheckpointError("checkpoint header is truncated");
-  const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, 12, headerLength))) as {
-    config: ModelConfig;
-    train: TrainConfig;
-    optimizerStep: number;
-    params: [string, number[]][];
-    hasReference: boolean;
-  };
+  const header = parseHeader(new TextDecoder().decode(new Uint8Array(buf, 12, headerLength)));
   validateModelConfig(header.config);
   const params = parameterShapes(header.config);
   if (JSON.stringify(params) !== JSON.stringify(header.params)) {
@@ -98,6 +92,40 @@ export function decodeCheckpoint(buf: ArrayBuffer): CheckpointData {
   const v = readBlock();
   const reference = header.hasReference ? readBlock() : null;
   return { config: header.config, train: trainConfig(header.train), optimizerStep: header.optimizerStep, weights, m, v, reference };
+}
+
+interface CheckpointHeader {
+  config: ModelConfig;
+  train: TrainConfig;
+  optimizerStep: number;
+  params: [string, number[]][];
+  hasReference: boolean;
+}
+
+/**
+ * The header's JSON, checked for shape before any field is used: checkpoints arrive in bundles
+ * from other machines, and a malformed one must be a CheckpointError, not a TypeError later.
+ * Field values are checked by validateModelConfig / trainConfig and the parameter table.
+ */
+function parseHeader(text: string): CheckpointHeader {
+  let h: unknown;
+  try {
+    h = JSON.parse(text);
+  } catch (e) {
+    throw new CheckpointError(`checkpoint header is not valid JSON (${(e as Error).message}): truncated or corrupt`);
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObject(h)) throw new CheckpointError("checkpoint header must be a JSON object");
+  const keys = Object.keys(h).sort().join(",");
+  if (keys !== "config,hasReference,optimizerStep,params,train") {
+    throw new CheckpointError(`checkpoint header must have exactly the fields config, hasReference, optimizerStep, params, train; it has ${keys || "none"}`);
+  }
+  if (!isObject(h.config)) throw new CheckpointError("checkpoint header config must be an object");
+  if (!isObject(h.train)) throw new CheckpointError("checkpoint header train must be an object");
+  if (!Number.isInteger(h.optimizerStep) || (h.optimizerStep as number) < 0) throw new CheckpointError("checkpoint header optimizerStep must be a non-negative integer");
+  if (!Array.isArray(h.params)) throw new CheckpointError("checkpoint header params must be a list");
+  if (typeof h.hasReference !== "boolean") throw new CheckpointError("checkpoint header hasReference must be true or false");
+  return h as unknown as CheckpointHeader;
 }
 
 function align4(n: number): number {

@@ -40,11 +40,12 @@ const MODEL_KEYS: (keyof ModelConfig)[] = ["layers", "heads", "dModel", "context
 
 /** A full config from a named size plus a vocabulary size, or a checked explicit config. */
 export function modelConfig(spec: ModelSize | Partial<ModelConfig> & { size?: ModelSize }, vocab?: number): ModelConfig {
+  const size = typeof spec === "string" ? spec : spec.size;
+  if (size !== undefined && !Object.hasOwn(MODEL_SIZES, size)) {
+    throw new PolicyConfigError(`unknown model size "${size}": use one of ${Object.keys(MODEL_SIZES).join(", ")}`);
+  }
   const base = typeof spec === "string" ? { ...MODEL_SIZES[spec] } : { ...(spec.size ? MODEL_SIZES[spec.size] : {}), ...spec };
   delete (base as { size?: unknown }).size;
-  if (typeof spec === "string" && !(spec in MODEL_SIZES)) {
-    throw new PolicyConfigError(`unknown model size "${spec}": use one of ${Object.keys(MODEL_SIZES).join(", ")}`);
-  }
   const cfg = { ...base, ...(vocab !== undefined ? { vocab } : {}) } as ModelConfig;
   validateModelConfig(cfg);
   return cfg;

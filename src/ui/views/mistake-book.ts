@@ -1,4 +1,5 @@
 /** Mistake Book browser: per task, the stored failing tests with frequency, steps and the program that failed. */
+import { own } from "../../core/own.ts";
 import { h, replace } from "../dom.ts";
 import { filterMistakes, mistakeRows, mistakeTasks, type MistakeFilter, type MistakeSort } from "../mistake-filter.ts";
 import type { View, ViewContext } from "../app-types.ts";
@@ -95,7 +96,7 @@ export function mistakeBookView(root: HTMLElement, _ctx: ViewContext): View {
     update(s) {
       if (builtFor === s.run.mistakeBook) return;
       builtFor = book = s.run.mistakeBook;
-      if (filter.task && !book.tasks[filter.task]) filter.task = "";
+      if (filter.task && !own(book.tasks, filter.task)) filter.task = "";
       renderHead();
       renderBody();
     },

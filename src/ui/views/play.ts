@@ -6,6 +6,7 @@
  */
 import type { Task } from "../../core/arena/task.ts";
 import type { GradeTask, Grader } from "../../core/grader/types.ts";
+import { taskEntries } from "../../core/loop/mistake-book.ts";
 import { h, replace } from "../dom.ts";
 import { attackReport, attackRequest, defendReport, defendRequest, parseUserTests, PlayInputError, type AttackSuite, type Program } from "../play-logic.ts";
 import { codeStatusBadge, lineBadge } from "../verdicts.ts";
@@ -129,7 +130,7 @@ export function playView(root: HTMLElement, ctx: ViewContext): View {
   async function defend(t: Task, code: string) {
     await busy(async () => {
       const suites: AttackSuite[] = [{ source: "golden tests", text: t.golden_tests.join("\n") }];
-      const book = state?.run.mistakeBook.tasks[t.id] ?? [];
+      const book = state ? taskEntries(state.run.mistakeBook, t.id) : [];
       for (let i = 0; i < book.length; i += 8) suites.push({ source: "Mistake Book", text: book.slice(i, i + 8).map((e) => e.test).join("\n") });
       if (deps.policies) {
         const texts = await deps.policies.attackSuites(t, code, POLICY_SAMPLES);

@@ -102,6 +102,54 @@ describe("importJsonl", () => {
       /line 1: field test: has no 'assert candidate\(\.\.\.\)' line/,
     );
   });
+
+  it("refuses an entry_point that is not a Python identifier before any use: no regex error, no backtracking", () => {
+    const problems = (text: string) => {
+      try {
+        importJsonl(text, "humaneval");
+      } catch (e) {
+        if (e instanceof ImportError) return e.problems;
+        throw e; // a raw SyntaxError from a RegExp built of the input would land here
+      }
+      return expect.unreachable();
+    };
+    const hostile = [
+      "below_zero(",                 // unbalanced: an invalid regular expression
+      "(a+)+$",                      // catastrophic backtracking against a long reference
+      "below_zero|x",                // alternation: would match other functions
+      ".*",
+      "$&",                          // special in String.replace's replacement
+      "class",                       // a keyword, not a name
+      "1st",
+      "below zero",
+      "x".repeat(65),                // too long
+      "ａｂｃ",                      // non-ASCII
+    ];
+    const t0 = performance.now();
+    hostile.forEach((entry, i) => {
+      const p = problems(jsonl({ ...humanEval, prompt: humanEval.prompt + "a".repeat(5000), entry_point: entry }));
+      expect(p, entry).toHaveLength(1);
+      expect(p[0], entry).toMatch(/^line 1: field entry_point: must be a Python identifier \(ASCII letters, digits, _; not a keyword; at most 64 characters\), got "/);
+      if (i === 0) expect(p[0]).toContain('got "below_zero("');
+    });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    // The line and the field are named in the message of the error itself.
+    expect(() => importJsonl(jsonl(humanEval, { ...humanEval, task_id: "HumanEval/901", entry_point: "f(" }), "humaneval")).toThrow(/line 2: field entry_point: must be a Python identifier/);
+    // Longest accepted: 64 characters; a name defined nowhere is still a clear error on the code.
+    expect(problems(jsonl({ ...humanEval, entry_point: "x".repeat(64) }))).toEqual([`line 1: field code: does not define ${"x".repeat(64)}(...) (the function the tests call)`]);
+    // Soft keywords are names.
+    const match = { ...humanEval, prompt: humanEval.prompt.replace("below_zero", "match"), entry_point: "match" };
+    expect(importJsonl(jsonl(match), "humaneval").file.tasks[0].golden_tests[0]).toBe("assert match([]) == False");
+  });
+
+  it("finds the MBPP entry point without building a regex from the code's function names", () => {
+    // `f` is called only as part of `foo_f(`: not a call of f.
+    const rec = { task_id: 906, text: "Twice.", code: "def f(x):\n    return 2 * x\ndef g(x):\n    return x", test_list: ["assert g(1) == 1"] };
+    expect(importJsonl(jsonl(rec), "mbpp").file.tasks[0].entry_point).toBe("g");
+    expect(() => importJsonl(jsonl({ ...rec, test_list: ["assert foo_f(1) == 2"] }), "mbpp")).toThrow(/line 1: field test_list: calls none of the functions defined in code \(f, g\)/);
+    // Fields are read as own keys only: a record without "text" does not find an inherited one.
+    expect(() => importJsonl(jsonl({ ...rec, text: undefined, constructor: "x" }), "mbpp")).toThrow(/line 1: field text: missing/);
+  });
 });
 
 describe("npm run tasks -- import", () => {

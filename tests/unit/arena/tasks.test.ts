@@ -82,6 +82,21 @@ describe("task schema", () => {
     expect(taskProblems(t, { strict: false })).toEqual([]);
     expect(() => taskSignature(t as Task)).toThrow(/types outside the arena/);
   });
+
+  it("names must be Python identifiers, bounded; input_spec is read by own keys (a parameter may be called __proto__)", () => {
+    const rule = "must be a Python identifier (ASCII letters, digits, _; not a keyword; at most 64 characters)";
+    for (const bad of ["class", "x".repeat(65), "f(", "é"]) {
+      expect(taskProblems({ ...good(), entry_point: bad }, { strict: false }), bad).toContain(`entry_point: ${rule}`);
+    }
+    // From JSON, as a task file is read: "__proto__" is then an own key of input_spec.params.
+    const t = JSON.parse(JSON.stringify({
+      ...good(), params: [{ name: "__proto__", type: "int" }], golden_tests: ["assert f(1) == 1"], buggy_variants: [],
+    })) as Record<string, unknown>;
+    t.input_spec = JSON.parse('{"params": {"__proto__": {"min": 0, "max": 5}}, "preconditions": []}');
+    expect(taskProblems(t, { strict: false })).toEqual([]);
+    t.input_spec = JSON.parse('{"params": {}, "preconditions": []}');
+    expect(taskProblems(t, { strict: false })).toEqual(["input_spec.params.__proto__: missing (every parameter needs a spec; {} for bool)"]);
+  });
 });
 
 describe("arena-v1 suite", () => {

@@ -65,4 +65,40 @@ describe("checkpoints", () => {
     expect(() => Policy.load(buf.slice(0, buf.byteLength - 4))).toThrow(/truncated or corrupt/);
     policy.dispose();
   });
+
+  it("rejects a malformed header (as a bundle from elsewhere may carry) with a CheckpointError, never a TypeError", () => {
+    /** A checkpoint with this header text and no weights. */
+    const withHeader = (text: string) => {
+      const header = new TextEncoder().encode(text);
+      const buf = new ArrayBuffer(12 + header.length);
+      new Uint8Array(buf, 0, 4).set(new TextEncoder().encode("CA1P"));
+      new DataView(buf).setUint32(4, CHECKPOINT_FORMAT_VERSION, true);
+      new DataView(buf).setUint32(8, header.length, true);
+      new Uint8Array(buf, 12).set(header);
+      return buf;
+    };
+    const valid = { config: { layers: 1, heads: 1, dModel: 4, context: 4, vocab: 8, tiedHead: true }, train: {}, optimizerStep: 0, params: [], hasReference: false };
+    const cases: [string, RegExp][] = [
+      ["{not json", /header is not valid JSON/],
+      ["null", /header must be a JSON object/],
+      ["[]", /header must be a JSON object/],
+      ["{}", /exactly the fields .*; it has none/],
+      [JSON.stringify({ ...valid, extra: 1 }), /it has config,extra,hasReference/],
+      [JSON.stringify({ ...valid, config: null }), /header config must be an object/],
+      [JSON.stringify({ ...valid, train: "x" }), /header train must be an object/],
+      [JSON.stringify({ ...valid, optimizerStep: -1 }), /optimizerStep must be a non-negative integer/],
+      [JSON.stringify({ ...valid, params: {} }), /params must be a list/],
+      [JSON.stringify({ ...valid, hasReference: 1 }), /hasReference must be true or false/],
+    ];
+    for (const [text, re] of cases) {
+      let error: unknown;
+      try {
+        decodeCheckpoint(withHeader(text));
+      } catch (e) {
+        error = e;
+      }
+      expect(error, text).toBeInstanceOf(CheckpointError);
+      expect((error as Error).message, text).toMatch(re);
+    }
+  });
 });

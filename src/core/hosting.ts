@@ -1,0 +1,60 @@
+/**
+ * The response headers the app needs from whatever serves it, defined once. Vite's dev and preview
+ * servers send them (vite.config.ts); the service worker (workers/service-worker.ts, built to
+ * /sw.js) adds them to every same-origin response it serves, so that a plain static host with no
+ * header configuration works too (README, "Deploy").
+ *
+ *  - Cross-origin isolation (COOP + COEP) gives SharedArrayBuffer, which the grader uses to
+ *    interrupt runaway Python (Pyodide's interrupt buffer) without killing its worker. Under
+ *    COEP require-corp every subresource must opt in: same-origin ones carry CORP too.
+ *  - The grader sandbox worker gets its own Content-Security-Policy: defence in depth under the
+ *    worker's lockdown (docs/SECURITY.md).
+ */
+
+export const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Embedder-Policy": "require-corp",
+};
+
+export const RESOURCE_POLICY_HEADERS: Readonly<Record<string, string>> = {
+  "Cross-Origin-Resource-Policy": "same-origin",
+};
+
+/** Where the app serves Pyodide's files from (vite.config.ts, LOCAL_ASSETS). */
+export const PYODIDE_PATH = "/pyodide/";
+
+/**
+ * The grader sandbox's script (workers/grader.worker.ts): its dev URL, or its built name
+ * assets/grader.worker-<hash>.js. `pathname` is a URL's path, without query.
+ */
+export function isGraderWorkerScript(pathname: string): boolean {
+  return /^\/(workers\/grader\.worker\.ts|assets\/grader\.worker-[\w-]+\.js)$/.test(pathname);
+}
+
+/**
+ * Content-Security-Policy of the grader sandbox worker, served from `origin` ("http://host:port"):
+ * scripts from this origin only, wasm compilation, network access to the Pyodide assets and
+ * nothing else, no nested workers.
+ */
+export function graderWorkerCsp(origin: string): string {
+  return `default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src ${origin}${PYODIDE_PATH}; worker-src 'none'`;
+}
+
+/** Every header the app needs on the same-origin response for `url`. */
+export function hostingHeaders(url: URL): Record<string, string> {
+  const headers: Record<string, string> = { ...ISOLATION_HEADERS, ...RESOURCE_POLICY_HEADERS };
+  if (isGraderWorkerScript(url.pathname)) headers["Content-Security-Policy"] = graderWorkerCsp(url.origin);
+  return headers;
+}
+
+/**
+ * `response` with the hosting headers for `url` set (replacing what the server sent for those
+ * names). Only same-origin responses (type "basic", or "default" for ones built in a worker) are
+ * rewritten; opaque, CORS and error responses pass through unchanged.
+ */
+export function withHostingHeaders(response: Response, url: URL): Response {
+  if ((response.type !== "basic" && response.type !== "default") || response.status === 0) return response;
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(hostingHeaders(url))) headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
