@@ -109,7 +109,7 @@ export async function main(args: string[]): Promise<void> {
   const pairs = pairsOf(request);
   const executor = pairs / median(await executorSeconds(request));
   const native = nativePythonAvailable();
-  const nativePairs = native ? pairs / median(gradeNative(request, REPEATS + 1).seconds.slice(1)) : null;
+  const nativePairs = native ? pairs / median((await gradeNative(request, REPEATS + 1)).seconds.slice(1)) : null;
   const subprocess = native ? subprocessPairsPerSecond(request) : null;
   const result = {
     batch: { codes: request.codes.length, suites: pairs, lines_per_suite: LINES_PER_SUITE },
