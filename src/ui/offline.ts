@@ -2,7 +2,8 @@
  * The service worker (workers/service-worker.ts, served as /sw.js): cross-origin isolation from the
  * app itself, and offline after the first visit.
  *
- * Isolation. The grader needs SharedArrayBuffer, so the page must be cross-origin isolated. Vite's
+ * Isolation and CSP. The page is cross-origin isolated (SharedArrayBuffer, for threaded wasm) and the
+ * grader's workers must carry their Content-Security-Policy (they refuse to start without it). Vite's
  * servers send the headers; a plain static host does not, and then the service worker adds them.
  * It only sees the loads that happen after it controls the page, so a first visit registers it,
  * waits until it is active, and reloads once (the coi-serviceworker pattern). A mark in
