@@ -41,8 +41,14 @@ const spawnWorkerRunner: SpawnRunner = (role, onEvent, onExit) =>
       onExit(why);
     };
     worker.addEventListener("error", (e) => exit(`grader worker failed: ${e.message}`));
-    port.onmessage = (e: MessageEvent<RunnerPortMessage>) => {
-      const m = e.data;
+    port.onmessage = (e: MessageEvent<string>) => {
+      let m: RunnerPortMessage;
+      try {
+        m = JSON.parse(e.data) as RunnerPortMessage;
+      } catch {
+        return exit("the grader worker broke its protocol"); // not trusted any more
+      }
+      if (!m || typeof m !== "object") return exit("the grader worker broke its protocol");
       if (m.type === "ready") {
         ready = true;
         resolve({
@@ -59,10 +65,11 @@ export async function probeSandboxScope(): Promise<Record<string, string>> {
   const { worker, port } = startWorker("sandbox");
   try {
     return await new Promise<Record<string, string>>((resolve, reject) => {
-      port.onmessage = (e: MessageEvent<RunnerPortMessage>) => {
-        if (e.data.type === "ready") port.postMessage({ type: "probe" } satisfies RunnerPortRequest);
-        else if (e.data.type === "probe") resolve(e.data.scope);
-        else if (e.data.type === "failed") reject(new Error(e.data.error));
+      port.onmessage = (e: MessageEvent<string>) => {
+        const m = JSON.parse(e.data) as RunnerPortMessage;
+        if (m.type === "ready") port.postMessage({ type: "probe" } satisfies RunnerPortRequest);
+        else if (m.type === "probe") resolve(JSON.parse(m.report) as Record<string, string>);
+        else if (m.type === "failed") reject(new Error(m.error));
       };
     });
   } finally {

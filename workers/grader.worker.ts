@@ -10,7 +10,7 @@
  */
 import { loadPyodide } from "pyodide";
 import HARNESS from "../src/core/grader/harness.py?raw";
-import { codeGenerationBlocked, probeGlobalScope, startRunner, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../src/core/grader/runner.js";
+import { codeGenerationBlocked, encodeEvent, probeGlobalScope, startRunner, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../src/core/grader/runner.js";
 
 /** Page -> worker, once. */
 export interface RunnerInit {
@@ -18,17 +18,20 @@ export interface RunnerInit {
   role: RunnerRole;
 }
 
-/** Worker -> page on the port: runner events, and the probe's answer. */
-export type RunnerPortMessage = RunnerEvent | { type: "probe"; scope: Record<string, string> };
+/** Worker -> page on the port: runner events (and the probe's answer, in `report`) as JSON text. */
+export type RunnerPortMessage = RunnerEvent | { type: "probe"; report: string };
 /** Page -> worker on the port. */
 export type RunnerPortRequest = RunnerRequest | { type: "probe" };
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
+// Taken before any candidate runs (escaped JavaScript could replace them later).
+const post = MessagePort.prototype.postMessage;
+const { apply } = Reflect;
 scope.addEventListener(
   "message",
   (event: MessageEvent<RunnerInit>) => {
     const { port, role } = event.data;
-    const emit = (m: RunnerPortMessage) => port.postMessage(m);
+    const emit = (m: RunnerPortMessage) => apply(post, port, [encodeEvent(m as RunnerEvent)]);
     void (async () => {
       try {
         if (!codeGenerationBlocked()) {
@@ -39,7 +42,7 @@ scope.addEventListener(
         if (failed.length) throw new Error(`could not strip worker globals: ${failed.join(", ")}`);
         const runner = startRunner(pyodide, HARNESS, role);
         port.onmessage = (e: MessageEvent<RunnerPortRequest>) => {
-          if (e.data.type === "probe") emit({ type: "probe", scope: probeGlobalScope(scope) });
+          if (e.data.type === "probe") emit({ type: "probe", report: JSON.stringify(probeGlobalScope(scope)) });
           else runner.handle(e.data, emit);
         };
         emit({ type: "ready", report: runner.report });

@@ -9,15 +9,19 @@
 // synchronously so that the supervisor sees each step as it ends, even while Python runs on.
 import { constants, readFileSync, writeSync } from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { probeGlobalScope, startRunner, stripGlobalScope, STRIPPED_GLOBALS } from "../core/grader/runner.js";
+import { encodeEvent, probeGlobalScope, startRunner, stripGlobalScope, STRIPPED_GLOBALS } from "../core/grader/runner.js";
 
 const [pyodideUrl, harnessPath, role] = process.argv.slice(2);
 const stdin = process.stdin;
 const EVENTS = 3;
 
-/** @param {import("../core/grader/runner.js").RunnerEvent} event */
+// Taken before any candidate runs (escaped JavaScript could replace them later).
+const bufferFrom = Buffer.from.bind(Buffer);
+const parseJson = JSON.parse;
+
+/** @param {import("../core/grader/runner.js").RunnerEvent | { type: "probe", report: string }} event */
 function emit(event) {
-  const bytes = Buffer.from(JSON.stringify(event) + "\n");
+  const bytes = bufferFrom(encodeEvent(/** @type {any} */ (event)) + "\n");
   for (let off = 0; off < bytes.length; ) {
     try {
       off += writeSync(EVENTS, bytes, off);
@@ -95,8 +99,8 @@ try {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);
       if (!line) continue;
-      const request = JSON.parse(line);
-      if (request.type === "probe") emit({ type: "probe", scope: { ...probeHost(), ...probeGlobalScope(globalThis, [...STRIPPED_GLOBALS, "process", "require"]) } });
+      const request = parseJson(line);
+      if (request.type === "probe") emit({ type: "probe", report: JSON.stringify({ ...probeHost(), ...probeGlobalScope(globalThis, [...STRIPPED_GLOBALS, "process", "require"]) }) });
       else runner.handle(request, emit);
     }
   });

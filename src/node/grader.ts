@@ -8,7 +8,7 @@
  *   const result = await grader.grade({ tasks, codes, suites, golden, limits });
  *   await grader.close();
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Readable } from "node:stream";
 import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "../core/grader/supervisor.ts";
@@ -61,12 +61,21 @@ function readLines(stream: Readable, onLine: (line: string) => void): void {
   });
 }
 
-export const spawnNodeRunner: SpawnRunner = (role, onEvent, onExit) =>
-  new Promise<RunnerHost>((resolve, reject) => {
-    const child = spawn(process.execPath, runnerArgs(role), { stdio: ["pipe", "ignore", "pipe", "pipe"] });
+/**
+ * A runner in a child process that takes requests as JSON lines on stdin and answers with JSON
+ * lines on `events`: resolves at its `ready` event, rejects if it fails or exits before.
+ */
+export function childProcessRunner(
+  child: ChildProcess,
+  events: Readable,
+  what: string,
+  onEvent: (event: RunnerEvent) => void,
+  onExit: (why: string) => void,
+): Promise<RunnerHost> {
+  return new Promise<RunnerHost>((resolve, reject) => {
     let stderr = "";
-    child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (d: string) => (stderr = (stderr + d).slice(-2000)));
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (d: string) => (stderr = (stderr + d).slice(-2000)));
     child.stdin!.on("error", () => undefined); // a dead child's pipe: the exit handler reports it
     let ready = false;
     const host: RunnerHost = {
@@ -78,22 +87,36 @@ export const spawnNodeRunner: SpawnRunner = (role, onEvent, onExit) =>
           child.kill("SIGKILL");
         }),
     };
-    readLines(child.stdio[3] as Readable, (line) => {
-      const event = JSON.parse(line) as RunnerEvent;
+    readLines(events, (line) => {
+      let event: RunnerEvent;
+      try {
+        event = JSON.parse(line) as RunnerEvent;
+      } catch {
+        // Not protocol: whatever wrote it is not trusted any more.
+        child.kill("SIGKILL");
+        return;
+      }
+      if (!event || typeof event !== "object") return void child.kill("SIGKILL");
       if (event.type === "ready") {
         ready = true;
         resolve(host);
       } else if (event.type === "failed" && !ready) {
-        reject(new Error(`grader ${role} failed to start: ${event.error}`));
+        reject(new Error(`${what} failed to start: ${event.error}`));
       } else onEvent(event);
     });
     child.on("error", (e) => reject(e));
     child.on("exit", (code, signal) => {
-      const why = `runner process exited (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim().split("\n").slice(-3).join(" | ")}` : ""}`;
-      if (!ready) reject(new Error(`grader ${role} failed to start: ${why}`));
+      const why = `${what} exited (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim().split("\n").slice(-3).join(" | ")}` : ""}`;
+      if (!ready) reject(new Error(`${what} failed to start: ${why}`));
       onExit(why);
     });
   });
+}
+
+export const spawnNodeRunner: SpawnRunner = (role, onEvent, onExit) => {
+  const child = spawn(process.execPath, runnerArgs(role), { stdio: ["pipe", "ignore", "pipe", "pipe"] });
+  return childProcessRunner(child, child.stdio[3] as Readable, `grader ${role}`, onEvent, onExit);
+};
 
 /**
  * Test and debugging aid: what JavaScript that escaped Python could do inside a runner process
@@ -104,8 +127,8 @@ export async function probeRunnerProcess(): Promise<Record<string, string>> {
   let answer: (scope: Record<string, string>) => void = () => undefined;
   const seen = new Promise<Record<string, string>>((resolve) => (answer = resolve));
   const host = await spawnNodeRunner("sandbox", (event) => {
-    const e = event as unknown as { type: string; scope?: Record<string, string> };
-    if (e.type === "probe" && e.scope) answer(e.scope);
+    const e = event as unknown as { type: string; report?: string };
+    if (e.type === "probe" && e.report) answer(JSON.parse(e.report) as Record<string, string>);
   }, () => undefined);
   try {
     host.send({ type: "probe" } as never);

@@ -6,9 +6,8 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { HARNESS_PATH } from "./grader.ts";
-import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader } from "../core/grader/supervisor.ts";
-import type { RunnerEvent } from "../core/grader/runner.js";
+import { childProcessRunner, HARNESS_PATH } from "./grader.ts";
+import { createSupervisedGrader, type SpawnRunner, type SupervisedGrader } from "../core/grader/supervisor.ts";
 import type { GradeRequest, GradeResult } from "../core/grader/types.ts";
 
 /** runner.js's `handle`, in Python: requests on stdin, events on stdout, one JSON line each. */
@@ -46,10 +45,6 @@ for line in sys.stdin:
     emit({"type": "done", "id": rid, "fit": True, "why": ""})
 `;
 
-export class NativePythonError extends Error {
-  override name = "NativePythonError";
-}
-
 /** True when a python3 (>= 3.11, the harness's floor) is on PATH. */
 export function nativePythonAvailable(python = "python3"): boolean {
   const r = spawnSync(python, ["-c", "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)"]);
@@ -57,35 +52,10 @@ export function nativePythonAvailable(python = "python3"): boolean {
 }
 
 function spawnNativeRunner(python: string): SpawnRunner {
-  return (role, onEvent, onExit) =>
-    new Promise<RunnerHost>((resolve, reject) => {
-      const child = spawn(python, ["-u", "-c", DRIVER, fileURLToPath(HARNESS_PATH), role], { stdio: ["pipe", "pipe", "pipe"] });
-      let stderr = "";
-      let ready = false;
-      let buffered = "";
-      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-2000)));
-      child.stdin.on("error", () => undefined);
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-        buffered += chunk;
-        for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
-          const event = JSON.parse(buffered.slice(0, nl)) as RunnerEvent;
-          buffered = buffered.slice(nl + 1);
-          if (event.type === "ready") {
-            ready = true;
-            resolve({
-              send: (request) => child.stdin.write(JSON.stringify(request) + "\n"),
-              terminate: () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once("exit", () => done()), child.kill("SIGKILL")))),
-            });
-          } else onEvent(event);
-        }
-      });
-      child.on("error", reject);
-      child.on("exit", (code, signal) => {
-        const why = `python3 exited (${signal ?? `code ${code}`}): ${stderr.trim().slice(-500)}`;
-        if (!ready) reject(new NativePythonError(why));
-        onExit(why);
-      });
-    });
+  return (role, onEvent, onExit) => {
+    const child = spawn(python, ["-u", "-c", DRIVER, fileURLToPath(HARNESS_PATH), role], { stdio: ["pipe", "pipe", "pipe"] });
+    return childProcessRunner(child, child.stdout, `native ${role} (${python})`, onEvent, onExit);
+  };
 }
 
 /** A grader whose runners are native python3 processes (no warm spare: a kill costs a start). */

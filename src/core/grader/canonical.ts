@@ -108,3 +108,31 @@ export function showValue(c: Canonical, budget = 30): string {
     }
   }
 }
+
+const SCALAR_TAGS = new Set(["b", "i", "s", "f"]);
+const LIST_TAGS = new Set(["l", "t", "S", "F"]);
+
+/**
+ * `value` checked to be a well-formed canonical value (runners' output is data from a process
+ * that ran untrusted code), within `budget` nodes; null when it is not.
+ */
+export function checkCanonical(value: unknown, budget = { nodes: 100_000 }, depth = 0): Canonical | null {
+  if (--budget.nodes < 0 || depth > 200 || !Array.isArray(value) || typeof value[0] !== "string") return null;
+  const [tag, body] = value as [string, unknown];
+  if (tag === "n") return value.length === 1 ? (value as Canonical) : null;
+  if (value.length !== 2) return null;
+  if (SCALAR_TAGS.has(tag)) {
+    if (tag === "b") return typeof body === "boolean" ? (value as Canonical) : null;
+    if (typeof body !== "string") return null;
+    if (tag === "i" && !/^-?0x[0-9a-f]+$/.test(body)) return null;
+    if (tag === "f" && !(body === "inf" || body === "-inf" || body === "nan" || Number.isFinite(Number(body)))) return null;
+    return value as Canonical;
+  }
+  if (!Array.isArray(body)) return null;
+  if (LIST_TAGS.has(tag)) return body.every((x) => checkCanonical(x, budget, depth + 1)) ? (value as Canonical) : null;
+  if (tag === "d") {
+    const ok = body.every((kv) => Array.isArray(kv) && kv.length === 2 && checkCanonical(kv[0], budget, depth + 1) && checkCanonical(kv[1], budget, depth + 1));
+    return ok ? (value as Canonical) : null;
+  }
+  return null;
+}

@@ -23,6 +23,7 @@ Canonicalisation never calls candidate methods: exact type() checks only.
 import ast as _A
 import builtins as _builtins_module
 import json as _json
+import re as _re
 import sys as _sys
 
 # Modules a candidate may import (each import hands out a fresh module with the public names).
@@ -32,7 +33,7 @@ _DENIED_BUILTINS = ("open", "input", "breakpoint", "exit", "quit", "help", "lice
 # Audit events a candidate may trigger; everything else is refused (default deny). Introspection
 # (gc, frames, code attributes) is allowed: it reaches nothing outside the candidate's own unit
 # (the interpreter holds no JavaScript object, and is restored after the unit).
-_ALLOWED_EVENTS = frozenset(("exec", "compile", "builtins.id", "re.compile", "object.__getattr__", "sys._getframe",
+_ALLOWED_EVENTS = frozenset(("exec", "compile", "builtins.id", "re.compile", "object.__getattr__", "sys._getframe", "sys._getframemodulename", "object.__setattr__", "object.__delattr__",
                              "gc.get_objects", "gc.get_referrers", "gc.get_referents"))
 # Process-level kill switches that raise no audit event: replaced in os and posix.
 _OS_DENIED = ("_exit", "abort", "kill", "killpg", "system", "fork", "forkpty", "popen", "execv", "execve",
@@ -41,6 +42,8 @@ _OS_DENIED = ("_exit", "abort", "kill", "killpg", "system", "fork", "forkpty", "
 _BRIDGE_ROOTS = ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip")
 
 MAX_LINE_CHARS = 2000     # a longer test line is invalid before it is parsed
+MAX_NESTING = 100         # so is one that nests deeper
+_LONG_RUN = _re.compile(r"(?:[-+~(\[{] *){%d}" % (MAX_NESTING + 1))
 MAX_VALUE_NODES = 20000   # canonical values: at most this many nodes...
 MAX_VALUE_CHARS = 200000  # ...and this much text (a literal, a reference output, a candidate's value)
 _MAX_DEPTH = 100
@@ -99,6 +102,10 @@ def setup(role):
     import gc
     import os
     import collections, functools, heapq, bisect, itertools, math, operator, re, string  # noqa: F401
+    try:
+        import unicodedata  # noqa: F401  (compile needs it for \N{...} escapes; loads no later)
+    except ImportError:
+        pass
     mods = _sys.modules
     public = {}
     for name in ALLOWED_IMPORTS:
@@ -175,12 +182,17 @@ def _all_classes():
 
 
 def _sever(cls, gc):
-    """Drop every reference to a JsProxy (an instance of cls) held by a dict, list, cell or object
-    attribute reachable from any object the collector tracks (untracked containers included: a dict
-    of atomic values is not tracked itself), and empty the attributes of Pyodide's own objects
-    (its import finder, event loop, ...); then count the JsProxies still reachable: the lockdown
-    needs zero. Pyodide's classes stay (the interpreter holds them in C); they hold no JavaScript
-    value and cannot be instantiated from Python."""
+    """Cut the interpreter off from JavaScript. Every reference to a bridge value — a JsProxy (an
+    instance of cls), or a function of a bridge module (_pyodide_core.to_js makes one from
+    anything) — held by a dict, list, cell, object attribute or slot is dropped; every dict that is
+    a bridge module's namespace (CPython keeps a copy of an extension module's dict, `m_copy`, to
+    initialise it again) and every attribute of Pyodide's own objects (its import finder, its event
+    loop) is emptied. The walk starts from every object the collector tracks and follows every
+    reference (untracked containers included: a dict of atomic values is not tracked itself). Then
+    the bridge values still reachable are counted: the lockdown needs zero. Pyodide's classes stay
+    (the interpreter holds them in C); they hold no JavaScript value and cannot be instantiated."""
+    builtin_function = type(len)
+
     def walk(visit):
         seen, todo = set(), gc.get_objects()
         while todo:
@@ -190,24 +202,33 @@ def _sever(cls, gc):
             seen.add(id(o))
             visit(o)
             todo.extend(gc.get_referents(o))
-    is_proxy = lambda o: issubclass(type(o), cls)
+
+    def bridge_name(name):
+        return type(name) is str and name.split(".")[0] in _BRIDGE_ROOTS
+
+    def is_bridge(o):
+        t = type(o)
+        return issubclass(t, cls) or (t is builtin_function and bridge_name(getattr(o, "__module__", None)))
+
     def bridge_object(o):
-        module = type(o).__module__
-        return type(module) is str and module.split(".")[0] in _BRIDGE_ROOTS and not isinstance(o, type)
+        return bridge_name(type(o).__module__) and not isinstance(o, type)
+
     def cut(o):
         t = type(o)
         if t is dict:
-            for k in [k for k, v in o.items() if is_proxy(v) or is_proxy(k)]:
+            if bridge_name(o.get("__name__")):
+                o.clear()
+            for k in [k for k, v in o.items() if is_bridge(v) or is_bridge(k)]:
                 del o[k]
         elif t is list:
-            o[:] = [x for x in o if not is_proxy(x)]
+            o[:] = [x for x in o if not is_bridge(x)]
         elif t is _CellType:
             try:
-                if is_proxy(o.cell_contents):
+                if is_bridge(o.cell_contents):
                     o.cell_contents = None
             except ValueError:  # an empty cell
                 pass
-        elif bridge_object(o) or any(is_proxy(r) for r in gc.get_referents(o)):
+        elif bridge_object(o) or any(is_bridge(r) for r in gc.get_referents(o)):
             # Attributes kept inline (no dict object until asked for) or in slots.
             try:
                 d = object.__getattribute__(o, "__dict__")
@@ -221,14 +242,15 @@ def _sever(cls, gc):
                 slots = vars(klass).get("__slots__", ())
                 for name in (slots,) if type(slots) is str else slots:
                     try:
-                        if is_proxy(object.__getattribute__(o, name)):
+                        if is_bridge(object.__getattribute__(o, name)):
                             object.__setattr__(o, name, None)
                     except (AttributeError, TypeError):
                         pass
+
     walk(cut)
     gc.collect()
     found = []
-    walk(lambda o: found.append(1) if is_proxy(o) else None)
+    walk(lambda o: found.append(1) if is_bridge(o) else None)
     return len(found)
 
 
@@ -249,8 +271,9 @@ def _fresh_namespace():
 # ---------------------------------------------------------------------------------------------
 # Canonical text (module doc).
 
-def _canon(v, budget):
-    """Canonical text of v; budget is a one-item list counting nodes left."""
+def _canon(v, budget, ordered=False):
+    """Canonical text of v; budget is [nodes left, depth]. ordered: dicts and sets keep their
+    iteration order and -0.0 its sign (arguments, rebuilt exactly as the line wrote them)."""
     budget[0] -= 1
     if budget[0] < 0:
         raise _NotBuiltin("too large (more than %d values)" % MAX_VALUE_NODES)
@@ -264,29 +287,29 @@ def _canon(v, budget):
     if v is None:
         return '["n"]'
     if t is float:
-        return '["f","' + (repr(v) if v != 0.0 else "0.0") + '"]'
+        return '["f","' + (repr(v) if v != 0.0 or ordered else "0.0") + '"]'
     if budget[1] > _MAX_DEPTH:
         raise _NotBuiltin("nested deeper than %d" % _MAX_DEPTH)
     budget[1] += 1
     try:
         if t is list or t is tuple:
-            body = ",".join([_canon(x, budget) for x in v])
+            body = ",".join([_canon(x, budget, ordered) for x in v])
             return ('["l",[' if t is list else '["t",[') + body + "]]"
         if t is set or t is frozenset:
-            body = ",".join(sorted([_canon(x, budget) for x in v]))
-            return ('["S",[' if t is set else '["F",[') + body + "]]"
+            items = [_canon(x, budget, ordered) for x in v]
+            return ('["S",[' if t is set else '["F",[') + ",".join(items if ordered else sorted(items)) + "]]"
         if t is dict:
-            pairs = sorted([(_canon(k, budget), _canon(x, budget)) for k, x in v.items()])
-            return '["d",[' + ",".join(["[" + k + "," + x + "]" for k, x in pairs]) + "]]"
+            pairs = [(_canon(k, budget, ordered), _canon(x, budget, ordered)) for k, x in v.items()]
+            return '["d",[' + ",".join(["[" + k + "," + x + "]" for k, x in (pairs if ordered else sorted(pairs))]) + "]]"
     finally:
         budget[1] -= 1
     name = t.__name__ if type(t.__name__) is str else "?"
     raise _NotBuiltin("%s is not a builtin value" % (name,))
 
 
-def canonical(v):
+def canonical(v, ordered=False):
     """Canonical text of v, or raise _NotBuiltin(reason)."""
-    text = _canon(v, [MAX_VALUE_NODES, 0])
+    text = _canon(v, [MAX_VALUE_NODES, 0], ordered)
     if len(text) > MAX_VALUE_CHARS:
         raise _NotBuiltin("too large (more than %d characters)" % MAX_VALUE_CHARS)
     return text
@@ -317,9 +340,13 @@ def _from_canon(c):
     return {_from_canon(k): _from_canon(x) for k, x in c[1]}
 
 
+_REPR_INT_LIMIT = 10**4000  # below sys.int_info.default_max_str_digits (4300); a constant, not per call
+
+
 def _lit(v):
-    """A Python literal that parses back to v (the reference-corrected line's answer), or raise
-    ValueError when v has none (NaN, frozenset)."""
+    """A Python literal that parses back to exactly v (the reference-corrected line's answer; the
+    property is tested on random values against ast.literal_eval), or raise ValueError when v has
+    none (NaN, frozenset)."""
     t = type(v)
     if t is float:
         if v != v:
@@ -327,7 +354,7 @@ def _lit(v):
         if v in (float("inf"), float("-inf")):
             return "1e999" if v > 0 else "-1e999"
         return repr(v)
-    if t is int and not -10**4000 < v < 10**4000:
+    if t is int and not -_REPR_INT_LIMIT < v < _REPR_INT_LIMIT:
         return hex(v)  # repr() of an int this long raises (sys.int_info.default_max_str_digits)
     if t in (int, str, bool) or v is None:
         return repr(v)
@@ -342,6 +369,9 @@ def _lit(v):
     return "{" + ", ".join(sorted([_lit(k) + ": " + _lit(x) for k, x in v.items()])) + "}"
 
 
+_SHOW_INT_LIMIT = 10**40
+
+
 def _exc_reason(e):
     t = type(e)
     name = t.__name__ if type(t.__name__) is str else "exception"
@@ -349,7 +379,7 @@ def _exc_reason(e):
     # Only builtin str/int arguments are shown: formatting a candidate object would run its code.
     if len(args) == 1 and type(args[0]) in (str, int):
         arg = args[0]
-        text = arg if type(arg) is str else (str(arg) if -10**40 < arg < 10**40 else "<int>")
+        text = arg if type(arg) is str else (str(arg) if -_SHOW_INT_LIMIT < arg < _SHOW_INT_LIMIT else "<int>")
         return (name + ": " + text)[:_REASON_CHARS]
     return name
 
@@ -388,16 +418,66 @@ def _literal(n):
     raise ValueError("not a literal")
 
 
-def _parse_line(text, entry_point):
-    """-> (args text, answer text, call source) or raise ValueError(reason)."""
+def _parse_suite(lines):
+    """One compile for a whole suite (a compile call costs more than its few tokens): one statement
+    per line, or None when that does not hold and the lines must be parsed one by one."""
+    if any(len(ln) > MAX_LINE_CHARS or _too_deep(ln) for ln in lines):
+        return None
+    try:
+        body = compile("\n".join(lines), "<suite>", "exec", _A.PyCF_ONLY_AST).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if len(body) != len(lines) or any(stmt.lineno != i + 1 or stmt.end_lineno != i + 1 for i, stmt in enumerate(body)):
+        return None
+    return body
+
+
+def _too_deep(text):
+    """Whether a line may nest deeper than MAX_NESTING: Python's parser recurses per level, and a
+    deep enough line overflows the wasm stack, which kills the interpreter; such a line is refused
+    before it is parsed. Fast path: few brackets and no long run of prefix operators."""
+    brackets = text.count("(") + text.count("[") + text.count("{")
+    if brackets <= MAX_NESTING and _LONG_RUN.search(text) is None:
+        return False
+    return _nesting(text) > MAX_NESTING
+
+
+def _nesting(text):
+    """How deeply a line nests, bounded from above: bracket depth, or the longest run of prefix
+    operators and open brackets (spaces ignored)."""
+    deepest = run = depth = 0
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+        if ch in "-+~([{":
+            run += 1
+            deepest = max(deepest, run)
+        elif ch != " ":
+            run = 0
+    return deepest
+
+
+def _parse_line(text, entry_point, stmt=None):
+    """-> (args text, argv text, answer text, call source) or raise ValueError(reason): args is the
+    call's canonical identity, argv the same values in the order (and with the zero signs) the line
+    wrote them, to call with. stmt: the line's statement when _parse_suite already parsed it."""
     if len(text) > MAX_LINE_CHARS:
         raise ValueError("line too long (%d characters, at most %d)" % (len(text), MAX_LINE_CHARS))
-    try:
-        body = compile(text, "<test>", "exec", _A.PyCF_ONLY_AST).body
-    except SyntaxError as e:
-        raise ValueError("syntax error: " + (e.msg if type(e.msg) is str else "?"))
-    except (ValueError, MemoryError, RecursionError) as e:
-        raise ValueError("cannot parse: " + type(e).__name__)
+    if _too_deep(text):
+        raise ValueError("nested too deeply (more than %d levels)" % MAX_NESTING)
+    lineno = 1
+    if stmt is not None:
+        body, lineno = [stmt], stmt.lineno
+    else:
+        try:
+            body = compile(text, "<test>", "exec", _A.PyCF_ONLY_AST).body
+        except SyntaxError as e:
+            raise ValueError("syntax error: " + (e.msg if type(e.msg) is str else "?"))
+        except (ValueError, MemoryError, RecursionError) as e:
+            raise ValueError("cannot parse: " + type(e).__name__)
     if len(body) != 1 or type(body[0]) is not _A.Assert:
         raise ValueError("not a single assert statement")
     a = body[0]
@@ -424,19 +504,19 @@ def _parse_line(text, entry_point):
     except (TypeError, MemoryError, RecursionError) as e:
         raise ValueError("bad literal: " + _exc_reason(e))
     try:
-        args_text, answer_text = canonical(args), canonical(answer_value)
+        args_text, argv_text, answer_text = canonical(args), canonical(args, True), canonical(answer_value)
     except _NotBuiltin as e:
         raise ValueError("literal " + str(e.args[0]))
     # ast offsets count UTF-8 bytes, not characters.
     raw = text.encode("utf-8", "surrogatepass")
-    call_src = raw[call.col_offset:call.end_col_offset].decode("utf-8", "surrogatepass") if call.lineno == call.end_lineno else None
-    return args_text, answer_text, call_src
+    call_src = raw[call.col_offset:call.end_col_offset].decode("utf-8", "surrogatepass") if call.lineno == call.end_lineno == lineno else None
+    return args_text, argv_text, answer_text, call_src
 
 
 def plan(request_json):
     """Judge: parse every suite and golden line of a request. No code runs. Returns
-    {"s": [[line...]...], "g": [...]} with line = [validity, reason, args, answer, call_src]
-    (args and answer canonical, embedded; null when the line does not parse): validity "valid"
+    {"s": [[line...]...], "g": [...]} with line = [validity, reason, args, answer, call_src, argv]
+    (args, answer and argv canonical, embedded; null when the line does not parse): validity "valid"
     or "invalid"; a repeat of an earlier line's call in its suite is invalid."""
     req = _json.loads(request_json)
     max_lines = req["limits"]["max_lines"]
@@ -446,20 +526,22 @@ def plan(request_json):
         groups = []
         for suite in req.get(key) or []:
             entry = entry_of[req["codes"][suite["code"]]["task"]]
-            texts = [ln for ln in suite["text"].split("\n") if ln.strip()][:max_lines]
+            # Python ends a line at \n, \r\n and \r: so does a suite.
+            texts = [ln for ln in suite["text"].replace("\r\n", "\n").replace("\r", "\n").split("\n") if ln.strip()][:max_lines]
+            stmts = _parse_suite(texts) or [None] * len(texts)
             lines, seen = [], {}
             for n, text in enumerate(texts):
                 try:
-                    args, answer, call_src = _parse_line(text, entry)
+                    args, argv, answer, call_src = _parse_line(text, entry, stmts[n])
                 except ValueError as e:
-                    lines.append('["invalid",' + _dumps(str(e.args[0]) if e.args else "malformed") + ",null,null,null]")
+                    lines.append('["invalid",' + _dumps(str(e.args[0]) if e.args else "malformed") + ",null,null,null,null]")
                     continue
                 if args in seen:
                     validity, reason = "invalid", "repeats the call of line %d" % (seen[args] + 1)
                 else:
                     seen[args] = n
                     validity, reason = "valid", ""
-                lines.append("[" + _dumps(validity) + "," + _dumps(reason) + "," + args + "," + answer + "," + _dumps(call_src) + "]")
+                lines.append("[" + _dumps(validity) + "," + _dumps(reason) + "," + args + "," + answer + "," + _dumps(call_src) + "," + argv + "]")
             groups.append("[" + ",".join(lines) + "]")
         out.append(_dumps(kind) + ":[" + ",".join(groups) + "]")
     return "{" + ",".join(out) + "}"
@@ -494,7 +576,7 @@ def call(args_text, literal):
     """Call the loaded entry point on fresh arguments (canonical text).
     -> ["ok", canonical value (embedded), literal or ""] | ["error", reason] | ["fail", reason]
     (a value that is not a builtin one, or too large). With literal true (references: the
-    corrected line), also the value's Python literal, checked to parse back to the same value."""
+    corrected line), also the value's Python literal (`_lit`: it parses back to the same value)."""
     try:
         value = _state["fn"](*_from_canon(_json.loads(args_text)))
         text = canonical(value)
@@ -506,9 +588,6 @@ def call(args_text, literal):
     if literal:
         try:
             lit = _lit(value)
-            same = canonical(_literal(compile(lit, "<lit>", "eval", _A.PyCF_ONLY_AST).body)) == text
         except BaseException as e:
             return _dumps(["error", "output has no literal form: " + _exc_reason(e)])
-        if not same:
-            return _dumps(["error", "output has no exact literal form"])
     return '["ok",' + text + "," + _encode_str(lit) + "]"

@@ -41,6 +41,60 @@
 /** A runner whose wasm heap has grown past this is retired after its unit (memory never shrinks). */
 export const MAX_HEAP_BYTES = 512 * 2 ** 20;
 
+// Built-ins this file relies on, taken before any candidate runs: JavaScript that escaped Python
+// could replace them on their prototypes, and the runner must not then restore memory with a
+// forged `set` or time steps with a forged clock. (It would also be retired: see intrinsicsChanged.)
+const { apply } = Reflect;
+const { stringify } = JSON;
+const now = performance.now.bind(performance);
+const startsWith = String.prototype.startsWith;
+const bytesSet = Uint8Array.prototype.set;
+const bytesFill = Uint8Array.prototype.fill;
+const bytesSlice = Uint8Array.prototype.slice;
+const begins = (/** @type {string} */ text, /** @type {string} */ prefix) => typeof text === "string" && apply(startsWith, text, [prefix]);
+
+/** The objects whose properties JavaScript in this realm relies on. */
+const INTRINSICS = () => [
+  Object, Object.prototype, Function.prototype, Array, Array.prototype, String, String.prototype, Number.prototype,
+  Boolean.prototype, Symbol.prototype, JSON, Math, Reflect, Promise, Promise.prototype, Error.prototype,
+  Object.getPrototypeOf(Uint8Array.prototype), Uint8Array.prototype, Map.prototype, Set.prototype,
+  WebAssembly, WebAssembly.Memory.prototype, WebAssembly.Table.prototype, Object.getPrototypeOf(performance),
+];
+
+/** Every own property (name and value or accessor) of the intrinsics, in order. */
+function intrinsicsFingerprint() {
+  /** @type {unknown[]} */
+  const out = [];
+  for (const obj of INTRINSICS()) {
+    for (const key of Reflect.ownKeys(obj)) {
+      const d = /** @type {PropertyDescriptor} */ (Reflect.getOwnPropertyDescriptor(obj, key));
+      out.push(key, d.value, d.get, d.set);
+    }
+  }
+  return out;
+}
+
+/** Whether any intrinsic property was added, removed or replaced since `before`. */
+function intrinsicsChanged(/** @type {unknown[]} */ before) {
+  const after = intrinsicsFingerprint();
+  return after.length !== before.length || after.some((v, i) => v !== before[i] && !(Number.isNaN(v) && Number.isNaN(before[i])));
+}
+
+/**
+ * A runner event as one line of JSON, written field by field: JSON.stringify of an object consults
+ * `toJSON` on its prototype chain, which escaped JavaScript could plant.
+ * @param {RunnerEvent} event
+ */
+export function encodeEvent(event) {
+  const e = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (event));
+  let text = "";
+  for (const key of ["type", "id", "step", "fit", "why", "report", "plan", "result", "error"]) {
+    const v = e[key];
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") text += `${text ? "," : ""}${stringify(key)}:${stringify(v)}`;
+  }
+  return `{${text}}`;
+}
+
 /**
  * Load the harness into `pyodide`, lock the interpreter down, and return the runner.
  * @param {import("pyodide").PyodideAPI} pyodide
@@ -54,7 +108,7 @@ export function startRunner(pyodide, harnessSource, role) {
     get 0() {
       // Once per step: a second interrupt could land in Pyodide's glue after the harness has
       // returned. Code that swallows the first one is killed from outside.
-      if (fired || performance.now() <= deadline) return 0;
+      if (fired || now() <= deadline) return 0;
       fired = true;
       return 2; // SIGINT: KeyboardInterrupt in Python
     },
@@ -72,10 +126,11 @@ export function startRunner(pyodide, harnessSource, role) {
   ns.destroy();
   const report = harness.setup(role);
   const { jsproxies } = JSON.parse(report);
+  const intrinsics = intrinsicsFingerprint();
   if (jsproxies !== 0) throw new Error(`grader ${role}: ${jsproxies} JavaScript proxies survived the lockdown`);
 
   const M = /** @type {any} */ (pyodide)._module;
-  const snapshot = role === "sandbox" ? M.HEAPU8.slice() : null;
+  const snapshot = role === "sandbox" ? apply(bytesSlice, M.HEAPU8, []) : null;
   // JavaScript-side state Python can change without memory: the file-descriptor table (os.close,
   // os.dup2 raise no audit event) is put back; a loaded library or a grown function table cannot
   // be, and retires the runner.
@@ -83,14 +138,15 @@ export function startRunner(pyodide, harnessSource, role) {
   const libraries = () => Object.keys(M.LDSO?.loadedLibsByName ?? {}).length;
   const baseline = { libraries: libraries(), table: M.wasmTable?.length ?? 0 };
 
-  const restore = () => {
+  const restore = (/** @type {Uint8Array} */ snapshot) => {
     const heap = M.HEAPU8;
-    heap.set(snapshot);
-    if (heap.length > snapshot.length) heap.fill(0, snapshot.length);
+    apply(bytesSet, heap, [snapshot]);
+    if (heap.length > snapshot.length) apply(bytesFill, heap, [0, snapshot.length]);
   };
   const fitness = () => {
     M.FS.streams.length = 0;
-    M.FS.streams.push(...streams);
+    for (let fd = 0; fd < streams.length; fd++) M.FS.streams[fd] = streams[fd];
+    if (intrinsicsChanged(intrinsics)) return "JavaScript built-ins were changed";
     if (libraries() !== baseline.libraries) return "a library was loaded";
     if ((M.wasmTable?.length ?? 0) !== baseline.table) return "the function table grew";
     if (M.HEAPU8.length > MAX_HEAP_BYTES) return `the heap grew to ${Math.round(M.HEAPU8.length / 2 ** 20)} MiB`;
@@ -99,7 +155,7 @@ export function startRunner(pyodide, harnessSource, role) {
   /** Run one step within `limitMs`; a step interrupted or past its limit is a timeout. */
   const timed = (/** @type {number} */ limitMs, /** @type {() => string} */ step) => {
     fired = false;
-    const t0 = performance.now();
+    const t0 = now();
     deadline = t0 + limitMs;
     let out;
     try {
@@ -108,11 +164,11 @@ export function startRunner(pyodide, harnessSource, role) {
       // A Python exception out of the harness (an interrupt that landed after it returned) is the
       // step's; anything else is Pyodide failing, and ends this runner.
       if (typeof (/** @type {{ type?: unknown }} */ (e)?.type) !== "string") throw e;
-      out = JSON.stringify(["error", `raised ${/** @type {{ type: string }} */ (e).type}`]);
+      out = `["error",${stringify(`raised ${String(/** @type {{ type: string }} */ (e).type)}`)}]`;
     } finally {
       deadline = Infinity;
     }
-    if (fired || performance.now() - t0 > limitMs) return JSON.stringify(["timeout", `exceeded ${limitMs} ms`]);
+    if (fired || now() - t0 > limitMs) return `["timeout",${stringify(`exceeded ${limitMs} ms`)}]`;
     return out;
   };
 
@@ -127,14 +183,14 @@ export function startRunner(pyodide, harnessSource, role) {
           return;
         }
         const unit = request.unit;
-        if (snapshot) restore();
+        if (snapshot) restore(snapshot);
         const loaded = timed(unit.loadMs, () => harness.load(unit.code, unit.entry));
         emit({ type: "step", id, step: 0, result: loaded });
-        if (loaded.startsWith('["ok"')) {
+        if (begins(loaded, '["ok"')) {
           for (let i = 0; i < unit.calls.length; i++) {
             const result = timed(unit.testMs, () => harness.call(unit.calls[i], unit.literal));
             emit({ type: "step", id, step: i + 1, result });
-            if (result.startsWith('["timeout"')) break; // the rest of this unit is not run
+            if (begins(result, '["timeout"')) break; // the rest of this unit is not run
           }
         }
         const why = fitness();

@@ -14,9 +14,9 @@
  * itself costs the step in flight an `error`, the same way. At most one kill per candidate.
  */
 import { checkRequest } from "./request.ts";
-import { candidateLines, emptyResult, judgeCandidate, referenceCalls, type Plan, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
+import { candidateLines, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
 import type { RunnerEvent, RunnerRequest, RunnerRole, RunnerUnit } from "./runner.js";
-import type { Grader, GradeProgress, GradeRequest, GradeResult } from "./types.ts";
+import type { Grader, GradeLimits, GradeProgress, GradeRequest, GradeResult } from "./types.ts";
 
 /** One live runner process or worker. `onEvent`/`onExit` were given to SpawnRunner. */
 export interface RunnerHost {
@@ -138,15 +138,15 @@ class RunnerSlot {
     }
   }
 
-  /** Parse a request's lines (judge). */
-  async plan(requestJson: string): Promise<Plan> {
+  /** Parse a request's lines (judge); `suites` and `golden` are how many the request has. */
+  async plan(requestJson: string, suites: number, golden: number): Promise<Plan> {
     const { live, host } = await this.ready();
     const id = this.nextId++;
     return new Promise<Plan>((resolve, reject) => {
       const fail = (why: string) => {
         finish();
         void this.retire();
-        reject(new RunnerDiedError(`the grader's judge failed while parsing the batch: ${why}`));
+        reject(new RunnerDiedError(`the grader's judge failed while parsing lines: ${why}`));
       };
       const timer = setTimeout(() => fail("no answer in 60 s"), 60_000);
       const finish = () => {
@@ -156,9 +156,11 @@ class RunnerSlot {
       live.exited = fail;
       live.pending = (event) => {
         if (event.type === "plan" && event.id === id) {
+          const plan = parsePlan(event.plan, suites, golden);
+          if (!plan) return fail("malformed plan");
           finish();
-          resolve(JSON.parse(event.plan) as Plan);
-        } else if (event.type === "failed") fail(event.error);
+          resolve(plan);
+        } else if (event.type === "failed") fail(String(event.error));
       };
       host.send({ type: "plan", id, request: requestJson });
     });
@@ -188,17 +190,26 @@ class RunnerSlot {
         resolve(steps);
       };
       live.exited = (why) => end(["error", `the sandbox crashed: ${why}`], true);
+      // Anything off protocol (a runner that ran untrusted code may send anything) ends the unit,
+      // charged to its candidate, and retires the runner.
+      const broken = (what: string) => end(["error", `the sandbox broke its protocol: ${what}`], true);
       live.pending = (event) => {
-        if (!("id" in event) || (event.id !== id && event.id !== -1)) return;
-        if (event.type === "step" && event.step === steps.length) {
-          steps.push(JSON.parse(event.result) as StepResult);
+        if (!event || typeof event !== "object" || !("id" in event) || (event.id !== id && event.id !== -1)) return;
+        if (event.type === "step") {
+          if (event.step !== steps.length || steps.length > unit.calls.length) return broken("a step out of order");
+          const step = parseStep(event.result);
+          if (!step) return broken("a malformed result");
+          steps.push(step);
           onStep();
           arm();
         } else if (event.type === "done") {
-          end(null, !event.fit);
+          const last = steps[steps.length - 1];
+          const complete = steps.length === unit.calls.length + 1 || (steps.length > 0 && (steps[0][0] !== "ok" || last[0] === "timeout"));
+          if (!complete) return broken("it stopped early");
+          end(null, event.fit !== true);
         } else if (event.type === "failed") {
-          end(["error", `the sandbox crashed: ${event.error}`], true);
-        }
+          end(["error", `the sandbox crashed: ${String(event.error)}`], true);
+        } else broken("an unknown event");
       };
       arm();
       host.send({ type: "unit", id, unit });
@@ -218,57 +229,100 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
     const req = checkRequest(request);
     const { limits } = req;
     const result = emptyResult(req);
+    const tasks = new Map(req.tasks.map((t) => [t.id, t]));
     onProgress?.({ phase: "load", done: 0, total: 0, text: "starting the Python sandbox" });
-    // 1. Parse every line before anything runs.
-    const plan = await judge.plan(JSON.stringify(req));
-    const refCalls = referenceCalls(req, plan);
-    let total = [...refCalls.values()].reduce((n, calls) => n + 1 + calls.length, 0) + req.codes.length;
+    let total = req.codes.length;
     let done = 0;
     const step = () => onProgress?.({ phase: "grade", done: Math.min(++done, total), total, text: "grading" });
 
-    // 2. References on the judge, task by task; a task's candidates start once its outputs are in.
-    const tasks = new Map(req.tasks.map((t) => [t.id, t]));
+    // 1-2. On the judge, task by task (in the order codes first use them): parse the task's lines,
+    // then run its reference once per distinct call. A task's candidates start as soon as its
+    // references are in, while the judge goes on with the next task.
+    const plan: Plan = { s: [], g: [] };
     const references = new Map<string, { load: StepResult | undefined; outputs: ReferenceOutputs }>();
-    const referenceOf = new Map<string, Promise<void>>();
+    const prepared = new Map<string, Promise<void>>();
     let chain = Promise.resolve();
-    for (const [taskId, calls] of refCalls) {
-      if (!calls.length) continue;
+    for (const taskId of new Set(req.codes.map((c) => c.task))) {
       const task = tasks.get(taskId)!;
       chain = chain.then(async () => {
+        await planTask(req, taskId, plan);
+        const calls = referenceCalls(req, plan, taskId);
+        total += calls.length ? 1 + calls.length : 0;
         const outputs: ReferenceOutputs = new Map();
         let load: StepResult | undefined;
         // A reference is trusted: after a timeout its other calls still run, in a new unit.
-        for (let from = 0; from < calls.length || load === undefined; ) {
+        for (let from = 0; from < calls.length; ) {
           const rest = calls.slice(from);
           const steps = await judge.unit(
-            { code: task.reference, entry: task.entry_point, calls: rest.map((a) => JSON.stringify(a)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: true },
+            { code: task.reference, entry: task.entry_point, calls: rest.map((call) => JSON.stringify(call.argv)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: true },
             killGrace, step);
           load = steps[0];
           if (load?.[0] !== "ok") break;
-          for (let i = 1; i < steps.length; i++) outputs.set(JSON.stringify(rest[i - 1]), steps[i]);
+          for (let i = 1; i < steps.length; i++) outputs.set(rest[i - 1].key, steps[i]);
           from += Math.max(1, steps.length - 1);
         }
         references.set(taskId, { load, outputs });
       });
-      referenceOf.set(taskId, chain);
+      prepared.set(taskId, chain);
     }
 
     // 3. Candidates on the sandbox, each from a pristine interpreter.
     for (let c = 0; c < req.codes.length; c++) {
       const code = req.codes[c];
-      await referenceOf.get(code.task);
+      await prepared.get(code.task);
       const lines = candidateLines(req, plan, c, references);
       total += lines.calls.length;
       const steps: UnitSteps = code.code.length > MAX_CODE_CHARS
         ? [["syntax", `code too long (${code.code.length} characters, at most ${MAX_CODE_CHARS})`]]
         : await sandbox.unit(
-            { code: code.code, entry: tasks.get(code.task)!.entry_point, calls: lines.calls.map((a) => JSON.stringify(a)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: false },
+            { code: code.code, entry: tasks.get(code.task)!.entry_point, calls: lines.calls.map((call) => JSON.stringify(call.argv)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: false },
             killGrace, step);
       judgeCandidate(result, c, lines, steps, limits);
     }
     await chain;
     onProgress?.({ phase: "grade", done: total, total, text: "graded" });
     return result;
+  }
+
+  /** Parse the suite and golden lines of one task's codes on the judge, into `plan`. */
+  async function planTask(req: GradeRequest & { limits: Required<GradeLimits> }, taskId: string, plan: Plan): Promise<void> {
+    const mine = (list: GradeRequest["suites"]) =>
+      (list ?? []).flatMap((suite, index) => (req.codes[suite.code].task === taskId ? [{ index, text: suite.text }] : []));
+    const suites = mine(req.suites);
+    const golden = mine(req.golden);
+    if (!suites.length && !golden.length) return;
+    const task = req.tasks.find((t) => t.id === taskId)!;
+    const sub = {
+      tasks: [task],
+      codes: [{ task: taskId, code: "" }],
+      suites: suites.map((s) => ({ code: 0, text: s.text })),
+      golden: golden.map((s) => ({ code: 0, text: s.text })),
+      limits: req.limits,
+    };
+    const parsed = await judge.plan(JSON.stringify(sub), sub.suites.length, sub.golden.length).catch(async (e: unknown) => {
+      if (!(e instanceof RunnerDiedError)) throw e;
+      // A line killed the judge's parser: parse line by line, so only that line is lost.
+      const one = async (text: string) => {
+        const lines = text.replace(/\r\n?/g, "\n").split("\n").filter((l) => l.trim()).slice(0, req.limits.max_lines);
+        const out: PlanLine[] = [];
+        const seen = new Map<string, number>();
+        for (const line of lines) {
+          const single = { ...sub, suites: [{ code: 0, text: line }], golden: [] };
+          const parsed: PlanLine = await judge.plan(JSON.stringify(single), 1, 0).then((p) => p.s[0][0], () => ["invalid", "the parser crashed on this line", null, null, null, null]);
+          const key = parsed[2] ? JSON.stringify(parsed[2]) : null;
+          if (key !== null && seen.has(key)) parsed.splice(0, 2, "invalid", `repeats the call of line ${seen.get(key)! + 1}`);
+          else if (key !== null) seen.set(key, out.length);
+          out.push(parsed);
+        }
+        return out;
+      };
+      const plan: Plan = { s: [], g: [] };
+      for (const x of sub.suites) plan.s.push(await one(x.text));
+      for (const x of sub.golden) plan.g.push(await one(x.text));
+      return plan;
+    });
+    suites.forEach((s, i) => (plan.s[s.index] = parsed.s[i]));
+    golden.forEach((s, i) => (plan.g[s.index] = parsed.g[i]));
   }
 
   return {

@@ -11,11 +11,15 @@
  *   4. each candidate runs once per distinct argument tuple of its executable lines, and each line's
  *      verdict compares the expected value with the candidate's.
  */
-import { sameValue, showValue, type Canonical } from "./canonical.ts";
+import { checkCanonical, sameValue, showValue, type Canonical } from "./canonical.ts";
 import type { CodeResult, GradeLimits, GradeRequest, GradeResult, LineResult } from "./types.ts";
 
-/** A parsed line (harness `plan`): [validity, reason, args, answer, call source]. */
-export type PlanLine = ["valid" | "invalid", string, Canonical | null, Canonical | null, string | null];
+/**
+ * A parsed line (harness `plan`): [validity, reason, args, answer, call source, argv]. args is the
+ * call's identity (canonical: sets and dicts sorted, -0.0 as 0.0); argv the same values as the line
+ * wrote them (order and zero signs kept), which is what the reference and candidates are called on.
+ */
+export type PlanLine = ["valid" | "invalid", string, Canonical | null, Canonical | null, string | null, Canonical | null];
 export interface Plan {
   /** Generated suites, in request order. */
   s: PlanLine[][];
@@ -31,6 +35,47 @@ export type StepResult =
   | ["ok", Canonical | "", string?]
   | ["syntax" | "load" | "error" | "fail" | "timeout", string];
 
+const REASON_OUTCOMES = new Set(["syntax", "load", "error", "fail", "timeout"]);
+
+/**
+ * A step's result as a runner sent it (JSON text), checked: null when it is not a well-formed
+ * StepResult (a runner that ran untrusted code may send anything).
+ */
+export function parseStep(text: unknown): StepResult | null {
+  if (typeof text !== "string") return null;
+  let step: unknown;
+  try {
+    step = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(step)) return null;
+  if (step[0] === "ok") {
+    const loadOk = step.length === 2 && step[1] === "";
+    const callOk = step.length === 3 && checkCanonical(step[1]) !== null && typeof step[2] === "string";
+    return loadOk || callOk ? (step as StepResult) : null;
+  }
+  return step.length === 2 && REASON_OUTCOMES.has(step[0]) && typeof step[1] === "string" ? [step[0], step[1].slice(0, 500)] as StepResult : null;
+}
+
+/** A plan as the judge sent it, checked against the request's suites; null when malformed. */
+export function parsePlan(text: unknown, suites: number, golden: number): Plan | null {
+  let plan: unknown;
+  try {
+    plan = typeof text === "string" ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+  const p = plan as Plan | null;
+  const lineOk = (l: unknown) => {
+    if (!Array.isArray(l) || l.length !== 6 || (l[0] !== "valid" && l[0] !== "invalid") || typeof l[1] !== "string") return false;
+    if (l[2] === null) return l[0] === "invalid";
+    return checkCanonical(l[2]) !== null && checkCanonical(l[3]) !== null && checkCanonical(l[5]) !== null && (l[4] === null || typeof l[4] === "string");
+  };
+  const groupsOk = (g: unknown, n: number) => Array.isArray(g) && g.length === n && g.every((lines) => Array.isArray(lines) && lines.every(lineOk));
+  return p && typeof p === "object" && groupsOk(p.s, suites) && groupsOk(p.g, golden) ? p : null;
+}
+
 /** Steps of one unit: [load, call 0, call 1, ...]; a step not run is missing. */
 export type UnitSteps = StepResult[];
 
@@ -39,15 +84,27 @@ export const argsKey = (args: Canonical): string => JSON.stringify(args);
 
 type Limits = Required<GradeLimits>;
 
-/** Distinct argument tuples of the parsed generated lines of each task's codes, in first-seen order. */
-export function referenceCalls(request: GradeRequest, plan: Plan): Map<string, Canonical[]> {
-  const byTask = new Map<string, Map<string, Canonical>>();
+/** One distinct call: its identity (argsKey of the canonical args) and the arguments to pass. */
+export interface Call {
+  key: string;
+  argv: Canonical;
+}
+
+/** Adds a line's call to `calls` unless an equal call is there; returns its key. */
+function addCall(calls: Map<string, Call>, line: PlanLine): string {
+  const key = argsKey(line[2]!);
+  if (!calls.has(key)) calls.set(key, { key, argv: line[5]! });
+  return key;
+}
+
+/** Distinct calls of the parsed generated lines of one task's codes, in first-seen order. */
+export function referenceCalls(request: GradeRequest, plan: Plan, task: string): Call[] {
+  const calls = new Map<string, Call>();
   (request.suites ?? []).forEach((suite, i) => {
-    const task = request.codes[suite.code].task;
-    const calls = byTask.get(task) ?? byTask.set(task, new Map()).get(task)!;
-    for (const [validity, , args] of plan.s[i]) if (validity === "valid" && args) calls.set(argsKey(args), args);
+    if (request.codes[suite.code].task !== task) return;
+    for (const line of plan.s[i]) if (line[0] === "valid" && line[2]) addCall(calls, line);
   });
-  return new Map([...byTask].map(([task, calls]) => [task, [...calls.values()]]));
+  return [...calls.values()];
 }
 
 /** A reference's outputs by argument key. */
@@ -70,8 +127,8 @@ function judgeLine(line: PlanLine, outputs: ReferenceOutputs | undefined, loadSt
 
 /** One candidate's executable lines: per suite line, its expected value, or null when it is not run. */
 export interface CandidateLines {
-  /** Distinct argument tuples to call, in first-seen order. */
-  calls: Canonical[];
+  /** Distinct calls to make, in first-seen order. */
+  calls: Call[];
   /** [kind, suite index, per line: judged line]. */
   suites: { kind: "s" | "g"; index: number; lines: JudgedLine[] }[];
 }
@@ -84,27 +141,24 @@ export function candidateLines(
   c: number,
   references: Map<string, { load: StepResult | undefined; outputs: ReferenceOutputs }>,
 ): CandidateLines {
-  const calls = new Map<string, Canonical>();
+  const calls = new Map<string, Call>();
   const suites: CandidateLines["suites"] = [];
-  const want = (args: Canonical) => {
-    const key = argsKey(args);
-    calls.set(key, args);
-    return key;
-  };
   (request.suites ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
     const ref = references.get(request.codes[c].task);
     const lines = plan.s[index].map((line): JudgedLine => {
       const judged = judgeLine(line, ref?.outputs, ref?.load);
       if ("invalid" in judged) return { validity: "invalid", reason: judged.invalid };
-      return { ...judged, key: want(line[2]!) };
+      return { ...judged, key: addCall(calls, line) };
     });
     suites.push({ kind: "s", index, lines });
   });
   (request.golden ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
-    const lines = plan.g[index].map(([validity, reason, args, answer]): JudgedLine =>
-      validity === "invalid" || !args || !answer ? { validity: "invalid", reason } : { validity: "valid", reason: "", expected: answer, key: want(args) });
+    const lines = plan.g[index].map((line): JudgedLine => {
+      const [validity, reason, args, answer] = line;
+      return validity === "invalid" || !args || !answer ? { validity: "invalid", reason } : { validity: "valid", reason: "", expected: answer, key: addCall(calls, line) };
+    });
     suites.push({ kind: "g", index, lines });
   });
   return { calls: [...calls.values()], suites };
@@ -117,7 +171,7 @@ export function judgeCandidate(result: GradeResult, c: number, lines: CandidateL
   const load = steps[0] ?? (["error", "not run"] as StepResult);
   const status = STATUS[load[0]] ?? "load-error";
   result.codes[c] = { status, reason: status === "ok" ? "" : String(load[1]) };
-  const got = new Map(lines.calls.map((args, i) => [argsKey(args), steps[i + 1]]));
+  const got = new Map(lines.calls.map((call, i) => [call.key, steps[i + 1]]));
   const stopped = steps.slice(1).find((s) => s?.[0] === "timeout");
   for (const { kind, index, lines: judged } of lines.suites) {
     (kind === "s" ? result.suites : result.golden)[index] = judged.map((line) => {

@@ -137,6 +137,23 @@ const SNIPPETS: Snippet[] = [
     code: body(`${SYS}    spec = type('S', (), {'name': '_pyodide_core', 'origin': 'built-in'})()\n    importer = [c for c in object.__subclasses__() if c.__name__ == 'BuiltinImporter'][0]\n    return importer.create_module(spec).to_js([1])`),
     status: "ok", verdicts: ["error"], reason: "blocked",
   },
+  {
+    name: "_pyodide_core's functions through its saved module dict (m_copy, found by gc)",
+    code: body(`${SYS}    gc = sys.modules['gc']\n    found = [o for o in gc.get_objects() if type(o) is dict and o.get('__name__') == '_pyodide_core' or type(o).__name__ == 'builtin_function_or_method' and str(getattr(o, '__module__', '')).startswith(('_pyodide', 'pyodide'))]\n    return max(xs) + len(found)`),
+    status: "ok", verdicts: ["pass"],
+  },
+  {
+    name: "the harness's canonical form replaced with malformed text",
+    code: `def f(xs):\n${SYS}    g = sys._getframe(1).f_globals\n    g['canonical'] = lambda v: '{'\n    return max(xs)`,
+    status: "ok", verdicts: ["error", "error"], suite: TWO, reason: "broke its protocol",
+  },
+  {
+    name: "the harness's canonical form replaced with a wrong shape",
+    code: `def f(xs):\n${SYS}    g = sys._getframe(1).f_globals\n    g['canonical'] = lambda v: '["i", 5]'\n    return max(xs)`,
+    status: "ok", verdicts: ["error", "error"], suite: TWO, reason: "broke its protocol",
+  },
+  { name: "a test line nested 1,980 deep (the parser would overflow the stack)", code: body("    return max(xs)"), status: "ok", verdicts: ["pass", "skipped"], suite: `assert f([1, 5]) == 5\nassert f([${"-".repeat(1980)}1]) == 1` },
+  { name: "a test line of 900 nested lists", code: body("    return max(xs)"), status: "ok", verdicts: ["pass", "skipped"], suite: `assert f([1, 5]) == 5\nassert f(${"[".repeat(900)}${"]".repeat(900)}) == 1` },
   { name: "import _pyodide_core through importlib", code: body(`${SYS}    return sys.modules['importlib'].import_module('_pyodide_core')`), status: "ok", verdicts: ["error"] },
   { name: "ctypes through the real builtins' __import__", code: body("    return len.__self__.__import__('ctypes').string_at(0, 8)"), status: "ok", verdicts: ["error"] },
   { name: "sys through the real builtins' __import__", code: body("    return len.__self__.__import__('sys').modules['ctypes']"), status: "ok", verdicts: ["error"], reason: "not allowed" },

@@ -198,6 +198,22 @@ describe("edges: infinities, NaN, corrected lines, sizes", () => {
     expect(r.reason).toContain("no literal form");
   });
 
+  it("arguments are passed as the line wrote them: dict and set order, the sign of zero", async () => {
+    const listed = { id: "list", entry_point: "f", reference: "def f(d):\n    return list(d)" };
+    const r = await lines("def f(d):\n    return list(d)", "assert f({'b': 1, 'a': 2}) == ['b', 'a']\nassert f([3, 1]) == [3, 1]", listed);
+    expect(r.map((l) => `${l.validity}/${l.verdict}`)).toEqual(["valid/pass", "valid/pass"]);
+    const sign = { id: "sign", entry_point: "f", reference: "import math\ndef f(x):\n    return math.copysign(1, x)" };
+    const [z] = await lines("import math\ndef f(x):\n    return math.copysign(1, x)", "assert f(-0.0) == -1.0", sign);
+    expect([z.validity, z.verdict, z.corrected]).toEqual(["valid", "pass", "assert f(-0.0) == -1.0"]);
+  });
+
+  it("every line of a suite gets its corrected line, and a carriage return ends a line as in Python", async () => {
+    const r = await lines(GOOD, "assert f([1, 2]) == 2\rassert f([3]) == 4\r\nassert f([5, 6]) == 6");
+    expect(r.map((l) => l.corrected)).toEqual(["assert f([1, 2]) == 2", "assert f([3]) == 3", "assert f([5, 6]) == 6"]);
+    const [cut] = await lines(GOOD, "assert (\rf([1])) == 1");
+    expect(cut.validity).toBe("invalid");
+  });
+
   it("an oversized line or literal is invalid, never a failed batch", async () => {
     const long = `assert f([${"1, ".repeat(1500)}1]) == 1`;
     const digits = `assert f(${"9".repeat(4400)}) == 1`;
