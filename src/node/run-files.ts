@@ -14,6 +14,7 @@ import { prepareBench } from "../core/arena/mutants.ts";
 import type { Mutant } from "../core/arena/mutants.ts";
 import type { PlusTests } from "../core/arena/plus.ts";
 import { validateTaskFile, type Task, type TaskFile, type ValidateOptions } from "../core/arena/task.ts";
+import { builtinTaskSet } from "../core/arena/task-suite.ts";
 import type { Vocabulary } from "../core/arena/vocab.ts";
 import { arenaConstraints } from "../core/duel/contexts.ts";
 import { baseCheckpointFile } from "../core/duel/pretrain.ts";
@@ -37,8 +38,13 @@ export class RunFileError extends Error {
   override name = "RunFileError";
 }
 
-/** Read and validate a task-suite file (default: the built-in arena-v1); `strict: false` for imported files. */
+/**
+ * Read and validate a task-suite file (default: the built-in arena-v1); `strict: false` for imported
+ * files. A built-in set's name (`arena-v1`, `arena-v2`) gives that set.
+ */
 export function loadTaskFile(path = DEFAULT_TASKS_PATH, opts: ValidateOptions = {}): TaskFile {
+  const builtin = builtinTaskSet(path);
+  if (builtin) return builtin;
   if (!existsSync(path)) throw new RunFileError(`task file not found: ${path}`);
   let raw: unknown;
   try {
