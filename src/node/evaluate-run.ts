@@ -6,8 +6,8 @@
 import type { RunSnapshot, SnapshotCheckpoint } from "../core/bundle.ts";
 import type { Config } from "../core/config/index.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
-import type { Task, TaskFile } from "../core/arena/task.ts";
-import { taskVocabulary } from "../core/duel/contexts.ts";
+import { SPLITS, type Task, type TaskFile } from "../core/arena/task.ts";
+import { arenaVocabulary } from "../core/duel/contexts.ts";
 import { evaluatePlayers, type EvalMetrics, type PlayerEvalProgress, type PlayerEvaluation } from "../core/duel/evaluate.ts";
 import { isWhiteBox } from "../core/duel/step.ts";
 import type { Grader } from "../core/grader/types.ts";
@@ -27,11 +27,10 @@ export interface NodeEvalOptions {
   onProgress?: (p: PlayerEvalProgress) => void;
 }
 
-/** The tasks evaluated: all of the file, or the first `limit` of each split. */
+/** The tasks evaluated: all of the file, or the first `limit` of each split (train, then each held-out split). */
 export function evalTasks(file: TaskFile, limit?: number): Task[] {
   if (limit === undefined) return file.tasks.slice();
-  const take = (split: Task["split"]) => file.tasks.filter((t) => t.split === split).slice(0, limit);
-  return [...take("train"), ...take("heldout")];
+  return SPLITS.flatMap((split) => file.tasks.filter((t) => t.split === split).slice(0, limit));
 }
 
 /** The last checkpoint of a run (highest step). */
@@ -59,7 +58,7 @@ export function evaluateNodePlayers(
   o: NodeEvalOptions,
 ): Promise<PlayerEvaluation> {
   return evaluatePlayers(players.code, players.test, bench, evalTasks(file, o.taskLimit), {
-    vocab: taskVocabulary(file),
+    vocab: arenaVocabulary(),
     grader,
     samples: o.samples,
     temperature: o.temperature,
@@ -82,7 +81,7 @@ export async function evaluateCheckpoint(
   bench: Bench,
   o: NodeEvalOptions,
 ): Promise<NodeEvaluation> {
-  const players = await createNodePlayers(config, taskVocabulary(file), checkpoint);
+  const players = await createNodePlayers(config, arenaVocabulary(), checkpoint);
   try {
     const evaluation = await evaluateNodePlayers(config, players, file, grader, bench, o);
     return { evaluation, origin: players.origin, step: checkpoint?.step ?? 0 };
@@ -103,6 +102,8 @@ export function metricsTable(m: EvalMetrics): string {
   const rows: [string, string][] = [
     ["plus-pass@1 train", pct(m.plus_pass_train)],
     ["plus-pass@1 held-out", pct(m.plus_pass_heldout)],
+    ...(Number.isFinite(m.plus_pass_heldout_compositional) ? [["  unseen combinations", pct(m.plus_pass_heldout_compositional)] as [string, string]] : []),
+    ...(Number.isFinite(m.plus_pass_heldout_family) ? [["  unseen primitives", pct(m.plus_pass_heldout_family)] as [string, string]] : []),
     ["golden-pass@1 train", pct(m.golden_pass_train)],
     ["test validity", pct(m.test_validity)],
     ["test pass@k", pct(m.test_pass_k)],

@@ -8,7 +8,7 @@ import type { Config } from "../core/config/index.ts";
 import type { TaskFile } from "../core/arena/task.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
 import { taskSetHash, type RunSnapshot } from "../core/bundle.ts";
-import { taskVocabulary } from "../core/duel/contexts.ts";
+import { arenaVocabulary } from "../core/duel/contexts.ts";
 import { RunLoop } from "../core/duel/run.ts";
 import type { Grader } from "../core/grader/types.ts";
 import type { TrainerEvent } from "../core/loop/events.ts";
@@ -47,7 +47,7 @@ async function savePolicies(config: Readonly<Config>, players: NodePlayers): Pro
 export async function trainRun(o: TrainRunOptions): Promise<TrainRunResult> {
   const t0 = Date.now();
   const { config, file } = o;
-  const vocab = taskVocabulary(file);
+  const vocab = arenaVocabulary();
   const players = await createNodePlayers(config, vocab);
   try {
     // The app's TrainerService starts from the same state: same seed, same run.
