@@ -14,7 +14,7 @@ import { prepareBench } from "../core/arena/mutants.ts";
 import type { Mutant } from "../core/arena/mutants.ts";
 import type { PlusTests } from "../core/arena/plus.ts";
 import { validateTaskFile, type Task, type TaskFile, type ValidateOptions } from "../core/arena/task.ts";
-import { builtinTaskSet } from "../core/arena/task-suite.ts";
+import { BUILTIN_TASK_SETS, builtinTaskSet } from "../core/arena/task-suite.ts";
 import type { Vocabulary } from "../core/arena/vocab.ts";
 import { arenaConstraints } from "../core/duel/contexts.ts";
 import { baseCheckpointFile } from "../core/duel/pretrain.ts";
@@ -45,7 +45,7 @@ export class RunFileError extends Error {
 export function loadTaskFile(path = DEFAULT_TASKS_PATH, opts: ValidateOptions = {}): TaskFile {
   const builtin = builtinTaskSet(path);
   if (builtin) return builtin;
-  if (!existsSync(path)) throw new RunFileError(`task file not found: ${path}`);
+  if (!existsSync(path)) throw new RunFileError(`task file not found: ${path} (built-in sets: ${Object.keys(BUILTIN_TASK_SETS).join(", ")})`);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));

@@ -99,9 +99,7 @@ const lit = (k: number) => String(k); // canonical arena-Python: `-2` is unary m
 const slugNum = (k: number) => (k < 0 ? `m${-k}` : String(k));
 const quote = (c: string) => `'${c}'`;
 
-function pred(p: Omit<Predicate, "slips"> & { slips: Omit<PredicateSlip, never>[] }): Predicate {
-  return p;
-}
+const pred = (p: Predicate): Predicate => p;
 
 /** Predicates on ints (items of list[int]). */
 function intPredicates(): Predicate[] {
