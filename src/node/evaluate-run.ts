@@ -9,9 +9,12 @@ import type { Bench } from "../core/arena/metrics-evaluate.ts";
 import { SPLITS, type Task, type TaskFile } from "../core/arena/task.ts";
 import { arenaVocabulary } from "../core/duel/contexts.ts";
 import { evaluatePlayers, type EvalMetrics, type PlayerEvalProgress, type PlayerEvaluation } from "../core/duel/evaluate.ts";
-import { isWhiteBox } from "../core/duel/step.ts";
+import { isWhiteBox, usesSharedPolicy } from "../core/duel/step.ts";
 import type { Grader } from "../core/grader/types.ts";
-import { createNodePlayers, RunFileError, type NodePlayers } from "./run-files.ts";
+import { startPlayers } from "../core/duel/trainer-service.ts";
+import type { RunPlayer } from "../core/duel/run.ts";
+import { nodeBaseCheckpoint, nodePlayer } from "./node-players.ts";
+import { RunFileError } from "./run-files.ts";
 
 export interface NodeEvalOptions {
   /** Programs and suites per task (n). */
@@ -51,7 +54,7 @@ export interface NodeEvaluation {
 /** Evaluate live players (e.g. during training) with a run's config. */
 export function evaluateNodePlayers(
   config: Readonly<Config>,
-  players: Pick<NodePlayers, "code" | "test">,
+  players: { code: RunPlayer; test: RunPlayer },
   file: TaskFile,
   grader: Grader,
   bench: Bench,
@@ -81,10 +84,24 @@ export async function evaluateCheckpoint(
   bench: Bench,
   o: NodeEvalOptions,
 ): Promise<NodeEvaluation> {
-  const players = await createNodePlayers(config, arenaVocabulary(), checkpoint);
+  let saved: Record<string, ArrayBuffer> | null = null;
+  if (checkpoint) {
+    const keys = usesSharedPolicy(config.mode) ? ["shared"] : ["code", "test"];
+    const missing = keys.filter((k) => !checkpoint.policies[k]);
+    if (missing.length > 0) {
+      throw new RunFileError(`checkpoint of step ${checkpoint.step} has no '${missing.join("', '")}' policy (it has ${Object.keys(checkpoint.policies).join(", ")})`);
+    }
+    saved = Object.fromEntries(keys.map((k) => [k, checkpoint.policies[k].slice().buffer as ArrayBuffer]));
+  }
+  // The players as a run starts them (the same startPlayers as the trainer worker and `npm run train`).
+  const vocab = arenaVocabulary();
+  const players = await startPlayers({ vocab, player: nodePlayer(vocab), baseCheckpoint: nodeBaseCheckpoint }, { ...config }, saved);
   try {
     const evaluation = await evaluateNodePlayers(config, players, file, grader, bench, o);
-    return { evaluation, origin: players.origin, step: checkpoint?.step ?? 0 };
+    const origin = checkpoint
+      ? { code: `checkpoint of step ${checkpoint.step}`, test: `checkpoint of step ${checkpoint.step}` }
+      : players.origin;
+    return { evaluation, origin, step: checkpoint?.step ?? 0 };
   } finally {
     players.dispose();
   }
