@@ -8,8 +8,8 @@
  *   2. assign splits: every task using a HELDOUT_FAMILY primitive -> heldout_family; a seeded
  *      share of the remaining (aggregation, predicate family) pairs of each type ->
  *      heldout_compositional, keeping each of their primitives in train with other partners;
- *   3. per task (its own forked Rng): a prompt from the aggregation's paraphrases with the
- *      predicate's phrase, the reference, 2-4 golden tests (answers from the model of the
+ *   3. per task (its own forked Rng): a prompt from the aggregation's paraphrases with one of the
+ *      predicate's phrasings, the reference, 2-4 golden tests (answers from the model of the
  *      reference), and 3-4 buggy variants from the mutation operators that the model shows
  *      really differ from the reference on drawn inputs. A task with fewer than 3 is dropped.
  *
@@ -119,9 +119,9 @@ function splitOf(c: Combination, held: Set<string>): Split {
   return held.has(pairKey(c.domain.name, c.agg.name, c.pred.family)) ? "heldout_compositional" : "train";
 }
 
-function fill(template: string, c: Combination): string {
+function fill(template: string, c: Combination, phrase: { vs: string; vp: string }): string {
   const slots: Record<string, string> = {
-    n: c.domain.noun.sg, N: c.domain.noun.pl, X: c.domain.param, vs: c.pred.vs, vp: c.pred.vp,
+    n: c.domain.noun.sg, N: c.domain.noun.pl, X: c.domain.param, vs: phrase.vs, vp: phrase.vp,
     D: c.def !== undefined ? itemLiteral(c.def) : "",
   };
   return template.replace(/\{(\w+)\}/g, (_, k: string) => {
@@ -183,7 +183,8 @@ function skeleton(c: Combination, split: Split, rng: Rng): Task {
   return {
     id: taskId(c),
     title: `${c.agg.name} of ${d.noun.pl} that ${c.pred.vp}`,
-    prompt: fill(rng.pick(c.agg.prompts(d)), c),
+    // The aggregation's paraphrase and the predicate's, each drawn (the model must read, not match one string).
+    prompt: fill(rng.pick(c.agg.prompts(d)), c, rng.fork("phrase").pick([{ vs: c.pred.vs, vp: c.pred.vp }, ...(c.pred.alts ?? [])])),
     entry_point: "f",
     params: [{ name: d.param, type: d.name }],
     returns: c.agg.returns(d),

@@ -80,6 +80,8 @@ export interface Predicate extends PredicateCore {
   /** Verb phrases: singular (`is greater than 3`) and plural (`are greater than 3`). */
   vs: string;
   vp: string;
+  /** Paraphrases of the same test (`is not greater than 3` for `is at most 3`), drawn per task. */
+  alts?: { vs: string; vp: string }[];
   slips: PredicateSlip[];
 }
 
@@ -105,13 +107,13 @@ const pred = (p: Predicate): Predicate => p;
 function intPredicates(): Predicate[] {
   const d: DomainName = "list[int]";
   const out: Predicate[] = [
-    pred({ family: "even", slug: "even", domain: d, vs: "is even", vp: "are even",
+    pred({ family: "even", slug: "even", domain: d, vs: "is even", vp: "are even", alts: [{ vs: "is divisible by 2", vp: "are divisible by 2" }],
       py: (v) => `${v} % 2 == 0`, test: (x) => pymod(x as number, 2) === 0,
       slips: [{ op: "wrong-predicate", bug: "takes the odd numbers instead of the even ones", py: (v) => `${v} % 2 == 1`, test: (x) => pymod(x as number, 2) === 1 }] }),
-    pred({ family: "odd", slug: "odd", domain: d, vs: "is odd", vp: "are odd",
+    pred({ family: "odd", slug: "odd", domain: d, vs: "is odd", vp: "are odd", alts: [{ vs: "is not divisible by 2", vp: "are not divisible by 2" }],
       py: (v) => `${v} % 2 == 1`, test: (x) => pymod(x as number, 2) === 1,
       slips: [{ op: "wrong-predicate", bug: "takes the even numbers instead of the odd ones", py: (v) => `${v} % 2 == 0`, test: (x) => pymod(x as number, 2) === 0 }] }),
-    pred({ family: "positive", slug: "positive", domain: d, vs: "is positive", vp: "are positive",
+    pred({ family: "positive", slug: "positive", domain: d, vs: "is positive", vp: "are positive", alts: [{ vs: "is greater than 0", vp: "are greater than 0" }],
       py: (v) => `${v} > 0`, test: (x) => (x as number) > 0,
       slips: [
         { op: "boundary", bug: "non-strict comparison: counts zero as positive", py: (v) => `${v} >= 0`, test: (x) => (x as number) >= 0 },
@@ -123,7 +125,7 @@ function intPredicates(): Predicate[] {
         { op: "boundary", bug: "non-strict comparison: counts zero as negative", py: (v) => `${v} <= 0`, test: (x) => (x as number) <= 0 },
         { op: "wrong-predicate", bug: "sign: takes the positive numbers", py: (v) => `${v} > 0`, test: (x) => (x as number) > 0 },
       ] }),
-    pred({ family: "nonzero", slug: "nonzero", domain: d, vs: "is not zero", vp: "are not zero",
+    pred({ family: "nonzero", slug: "nonzero", domain: d, vs: "is not zero", vp: "are not zero", alts: [{ vs: "is not equal to 0", vp: "are not equal to 0" }],
       py: (v) => `${v} != 0`, test: (x) => x !== 0,
       slips: [{ op: "wrong-predicate", bug: "forgets the negative numbers (tests > 0)", py: (v) => `${v} > 0`, test: (x) => (x as number) > 0 }] }),
   ];
@@ -139,6 +141,7 @@ function intPredicates(): Predicate[] {
   for (let k = -4; k <= 8; k++) {
     if (k === -1) continue; // at most -1 is `negative`
     out.push(pred({ family: "at-most", slug: `at-most-${slugNum(k)}`, domain: d, vs: `is at most ${k}`, vp: `are at most ${k}`,
+      alts: [{ vs: `is not greater than ${k}`, vp: `are not greater than ${k}` }],
       py: (v) => `${v} <= ${lit(k)}`, test: (x) => (x as number) <= k,
       slips: [
         { op: "boundary", bug: `strict comparison: leaves out ${k} itself`, py: (v) => `${v} < ${lit(k)}`, test: (x) => (x as number) < k },
@@ -146,7 +149,7 @@ function intPredicates(): Predicate[] {
       ] }));
   }
   for (let k = -3; k <= 7; k++) {
-    out.push(pred({ family: "equal", slug: `equal-${slugNum(k)}`, domain: d, vs: `is equal to ${k}`, vp: `are equal to ${k}`,
+    out.push(pred({ family: "equal", slug: `equal-${slugNum(k)}`, domain: d, vs: `is equal to ${k}`, vp: `are equal to ${k}`, alts: [{ vs: `equals ${k}`, vp: `equal ${k}` }],
       py: (v) => `${v} == ${lit(k)}`, test: (x) => x === k,
       slips: [{ op: "boundary", bug: `non-strict comparison: takes every number of at least ${k}`, py: (v) => `${v} >= ${lit(k)}`, test: (x) => (x as number) >= k }] }));
   }
@@ -161,6 +164,7 @@ function intPredicates(): Predicate[] {
   for (const [a, b] of [[-3, 3], [0, 5], [1, 4], [2, 8], [-5, 0], [3, 6], [-2, 2], [4, 9], [-9, -4], [5, 9]] as const) {
     out.push(pred({ family: "between", slug: `between-${slugNum(a)}-${slugNum(b)}`, domain: d,
       vs: `is between ${a} and ${b} inclusive`, vp: `are between ${a} and ${b} inclusive`,
+      alts: [{ vs: `is in the range from ${a} to ${b} inclusive`, vp: `are in the range from ${a} to ${b} inclusive` }],
       py: (v) => `${lit(a)} <= ${v} <= ${lit(b)}`, test: (x) => a <= (x as number) && (x as number) <= b,
       slips: [
         { op: "boundary", bug: `excludes the upper end ${b}`, py: (v) => `${lit(a)} <= ${v} < ${lit(b)}`, test: (x) => a <= (x as number) && (x as number) < b },
@@ -177,13 +181,13 @@ const isLower = (c: string) => c >= "a" && c <= "z";
 function charPredicates(): Predicate[] {
   const d: DomainName = "str";
   const out: Predicate[] = [
-    pred({ family: "upper", slug: "upper", domain: d, vs: "is upper case", vp: "are upper case",
+    pred({ family: "upper", slug: "upper", domain: d, vs: "is upper case", vp: "are upper case", alts: [{ vs: "is an upper case letter", vp: "are upper case letters" }],
       py: (c) => `${c}.isupper()`, test: (x) => isUpper(x as string),
       slips: [
         { op: "wrong-predicate", bug: "lower case instead of upper case", py: (c) => `${c}.islower()`, test: (x) => isLower(x as string) },
         { op: "wrong-predicate", bug: "takes every letter, whatever its case", py: (c) => `${c}.isalpha()`, test: (x) => isUpper(x as string) || isLower(x as string) },
       ] }),
-    pred({ family: "lower", slug: "lower", domain: d, vs: "is lower case", vp: "are lower case",
+    pred({ family: "lower", slug: "lower", domain: d, vs: "is lower case", vp: "are lower case", alts: [{ vs: "is a lower case letter", vp: "are lower case letters" }],
       py: (c) => `${c}.islower()`, test: (x) => isLower(x as string),
       slips: [
         { op: "wrong-predicate", bug: "upper case instead of lower case", py: (c) => `${c}.isupper()`, test: (x) => isUpper(x as string) },
@@ -204,7 +208,7 @@ function charPredicates(): Predicate[] {
   ];
   for (const ch of ["a", "b", "e", "i", "o", "u", "x", "y"]) {
     out.push(pred({ family: "char", slug: `char-${ch.toLowerCase()}${isUpper(ch) ? "-cap" : ""}`, domain: d,
-      vs: `is equal to ${quote(ch)}`, vp: `are equal to ${quote(ch)}`,
+      vs: `is equal to ${quote(ch)}`, vp: `are equal to ${quote(ch)}`, alts: [{ vs: `equals ${quote(ch)}`, vp: `equal ${quote(ch)}` }],
       py: (c) => `${c} == ${quote(ch)}`, test: (x) => x === ch,
       slips: [{ op: "wrong-predicate", bug: "case: ignores the case of the character", py: (c) => `${c}.lower() == ${quote(ch.toLowerCase())}`, test: (x) => (x as string).toLowerCase() === ch.toLowerCase() }] }));
   }
@@ -217,6 +221,7 @@ function wordPredicates(): Predicate[] {
   const out: Predicate[] = [];
   for (const ch of ["a", "b", "e", "o", "s", "t", "x", "y"]) {
     out.push(pred({ family: "starts", slug: `starts-${ch}`, domain: d, vs: `starts with ${quote(ch)}`, vp: `start with ${quote(ch)}`,
+      alts: [{ vs: `has ${quote(ch)} as the first letter`, vp: `have ${quote(ch)} as the first letter` }],
       py: (w) => `${w}.startswith(${quote(ch)})`, test: (x) => (x as string).startsWith(ch),
       slips: [
         { op: "wrong-predicate", bug: "checks the end instead of the start", py: (w) => `${w}.endswith(${quote(ch)})`, test: (x) => (x as string).endsWith(ch) },
@@ -241,13 +246,14 @@ function wordPredicates(): Predicate[] {
   }
   for (let k = 1; k <= 4; k++) {
     out.push(pred({ family: "length", slug: `length-${k}`, domain: d, vs: `has ${k} characters`, vp: `have ${k} characters`,
+      alts: [{ vs: `has a length of ${k}`, vp: `have a length of ${k}` }],
       py: (w) => `len(${w}) == ${k}`, test: (x) => (x as string).length === k,
       slips: [
         { op: "boundary", bug: `takes the words of at least ${k} characters`, py: (w) => `len(${w}) >= ${k}`, test: (x) => (x as string).length >= k },
         { op: "boundary", bug: `off-by-one length: ${k + 1} characters`, py: (w) => `len(${w}) == ${k + 1}`, test: (x) => (x as string).length === k + 1 },
       ] }));
   }
-  out.push(pred({ family: "empty", slug: "empty", domain: d, vs: "is empty", vp: "are empty",
+  out.push(pred({ family: "empty", slug: "empty", domain: d, vs: "is empty", vp: "are empty", alts: [{ vs: "has a length of 0", vp: "have a length of 0" }],
     py: (w) => `${w} == ''`, test: (x) => x === "",
     slips: [{ op: "boundary", bug: "also takes the words of one character", py: (w) => `len(${w}) <= 1`, test: (x) => (x as string).length <= 1 }] }));
   return out;
@@ -328,8 +334,8 @@ function extreme(name: "max" | "min"): Aggregation {
     prompts: (d) => d.itemType === "int"
       ? [`Return the ${word.int} {n} in {X} that {vs}${NONE_SENTENCE}`, `Return the ${word.int} of the {N} in {X} that {vp}${NONE_SENTENCE}`,
         `Return the ${name} of the {N} in {X} that {vp}${NONE_SENTENCE}`]
-      : [`Return the ${word.str} {n} in {X} that {vs} (the earliest on ties)${NONE_SENTENCE}`,
-        `Return the ${word.str} of the {N} in {X} that {vp}, the earliest on ties${NONE_SENTENCE}`],
+      : [`Return the ${word.str} {n} in {X} that {vs} (earliest on ties)${NONE_SENTENCE}`,
+        `Return the first ${word.str} {n} in {X} that {vs}${NONE_SENTENCE}`],
     body: (d, p, def, s) => [
       `${I1}out = [${d.item} for ${d.item} in ${iter(d, s)} if ${p}]`,
       ...(s.dropGuard ? [] : [`${I1}if len(out) == 0:`, `${I2}return ${itemLiteral(s.init ?? def!)}`]),

@@ -28,7 +28,7 @@ describe("arena-v2 generation", () => {
     expect(JSON.stringify(generateArenaV2(12))).not.toBe(again);
     // The shipped set's fingerprint: when the generator changes on purpose, update it here and
     // rebuild what depends on the set (benches in runs/, public/bench, base models trained on it).
-    expect(createHash("sha256").update(again).digest("hex").slice(0, 16)).toBe("3349df131c06c860");
+    expect(createHash("sha256").update(again).digest("hex").slice(0, 16)).toBe("2137a4c855597667");
   });
 
   it("is reachable by name, as command lines take it", () => {
@@ -78,6 +78,17 @@ describe("arena-v2 generation", () => {
     for (const a of AGGREGATIONS) {
       const prompts = suite.tasks.filter((t) => t.family!.startsWith(`${a.name}/`)).map((t) => t.prompt.split(/[0-9'-]/)[0].split(" ").slice(0, 4).join(" "));
       expect(new Set(prompts).size, a.name).toBeGreaterThanOrEqual(2);
+    }
+    // Predicate families with paraphrases appear in both phrasings (each task draws one).
+    const withAlts = PREDICATES.filter((x) => x.alts);
+    const uses = (p: (typeof PREDICATES)[number], phrase: { vs: string; vp: string }) => suite.tasks
+      .filter((t) => t.params[0].type === p.domain && t.id.includes(`-${p.slug}-`))
+      .some((t) => t.prompt.includes(` ${phrase.vs}`) || t.prompt.includes(` ${phrase.vp}`));
+    expect(new Set(withAlts.map((p) => p.family)).size).toBeGreaterThanOrEqual(12);
+    for (const family of new Set(withAlts.map((p) => p.family))) {
+      const preds = withAlts.filter((p) => p.family === family);
+      expect(preds.some((p) => uses(p, p)), `${family}: main phrasing`).toBe(true);
+      expect(preds.some((p) => p.alts!.some((a) => uses(p, a))), `${family}: paraphrase`).toBe(true);
     }
     const v1Max = Math.max(...arenaV1().tasks.map((t) => codeContext(vocab, t).length));
     for (const t of suite.tasks) {
