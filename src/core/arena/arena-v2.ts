@@ -1,6 +1,7 @@
 /**
  * arena-v2: a seeded, generated task space where transfer can be measured (issue 11, parts 1-2).
- * Every task is aggregation x predicate x input type (primitives in task-space.ts) with its
+ * Every task is aggregation x predicate x input type (primitives in task-space.ts and
+ * task-aggregations.ts) with its
  * parameters (`greater than 3`, `or -1 if there is none`); the set is generated on load, the same
  * in Node and the browser, from the code alone: no generated file to keep in sync.
  *
@@ -21,10 +22,10 @@ import { formatArgs, formatLiteral, int, list, str, bool, type PyLit } from "./t
 import type { BuggyVariant, Split, Task, TaskFile } from "./task.ts";
 import { validateTaskFile } from "./task.ts";
 import {
-  AGGREGATIONS, DOMAINS, PREDICATES, RAISES, aggregation, itemLiteral, itemsOf, pinsItem, sameOutcome,
-  type Aggregation, type AggregationName, type Domain, type DomainName, type Item, type MutationOp, type Outcome, type Predicate,
-  type PredicateCore, type Shape,
+  DOMAINS, PREDICATES, RAISES, itemsOf, pinsItem, sameOutcome,
+  type Domain, type DomainName, type Item, type MutationOp, type Outcome, type Predicate, type PredicateCore,
 } from "./task-space.ts";
+import { AGGREGATIONS, aggregation, itemLiteral, type Aggregation, type AggregationName, type Shape } from "./task-aggregations.ts";
 
 export const ARENA_V2_NAME = "arena-v2";
 /** The seed of the shipped arena-v2 (changing it changes every task: rebuild benches and base models). */

@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arenaV2, combinations, generateArenaV2, HELDOUT_FAMILY } from "../../../src/core/arena/arena-v2.ts";
-import { AGGREGATIONS, DOMAINS, PREDICATES, sameOutcome } from "../../../src/core/arena/task-space.ts";
+import { DOMAINS, PREDICATES, sameOutcome } from "../../../src/core/arena/task-space.ts";
+import { AGGREGATIONS } from "../../../src/core/arena/task-aggregations.ts";
 import { checkSummary, checkTasks, GENERATED_FLOORS, sampleTasks, splitProblems, type CheckDetails } from "../../../src/core/arena/task-check.ts";
 import { builtinTaskSet } from "../../../src/core/arena/task-suite.ts";
 import { taskSignature, type Task } from "../../../src/core/arena/task.ts";
