@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CliError, cliConfig, formatDuration, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
-import { evaluateCheckpoint, lastCheckpoint, type NodeEvalOptions } from "../src/node/evaluate-run.ts";
+import { evalTasks, evaluateCheckpoint, lastCheckpoint, type NodeEvalOptions } from "../src/node/evaluate-run.ts";
 import { loadOrPrepareBench, loadTaskFile, readRunFile } from "../src/node/run-files.ts";
 import { trainRun } from "../src/node/train-run.ts";
 import { CURVES, curveSvg, resultsMarkdown, type JobResult } from "../src/node/results-report.ts";
@@ -42,7 +42,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "alpha-seeds": { kind: "int", min: 0, help: "seeds of each alpha-ablation run (default 1; 0 skips the ablation)" },
   "eval-samples": { kind: "int", min: 1, help: "programs and suites per task in evaluation (default 4)" },
   "eval-task-limit": { kind: "int", min: 1, help: `evaluate the first N train and N held-out tasks (default ${DEFAULT_EVAL_TASK_LIMIT}: all held-out)` },
-  tasks: { kind: "string", help: "task-suite JSON (default: the built-in arena-v1)" },
+  tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1 (default), arena-v2" },
   "out-dir": { kind: "string", help: "where runs and evaluations are cached (default runs/reproduce)" },
   results: { kind: "string", help: "the report to write (default docs/RESULTS.md)" },
 };
@@ -93,7 +93,7 @@ async function main(argv: string[]): Promise<void> {
 
   const grader = await createNodeGrader();
   try {
-    const bench = await loadOrPrepareBench(grader, file.tasks, "runs", (p) => {
+    const bench = await loadOrPrepareBench(grader, evalTasks(file, evalOpts.taskLimit), "runs", (p) => {
       if (p.done === p.total || p.done % 10 === 0) log(`evaluation bench: ${p.text}`);
     });
     const done: { job: Job; result: JobResult }[] = [];

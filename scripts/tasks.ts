@@ -1,16 +1,16 @@
 /**
  * `npm run tasks -- <command>`: the task suite's command line.
  *
- *   check [--tasks FILE] [--lenient] [--seed N]
+ *   check [--tasks FILE|arena-v1|arena-v2] [--lenient] [--seed N] [--sample N]
  *       Runs every invariant (docs/TASKS.md, "Invariants") through the real grader and ends with ONE
- *       JSON line {tasks, train, heldout, weak_golden, violations}. Exit code 1 when violations exist.
+ *       JSON line {tasks, train, heldout, weak_golden, violations} (a generated set: heldout_compositional
+ *       and heldout_family instead of heldout). Exit code 1 when violations exist.
  *       --lenient: imported files (no size floors, no weak-golden share, variants optional).
  *   import mbpp|humaneval IN.jsonl --out FILE [--split train|heldout] [--name NAME]
  *       Converts MBPP- or HumanEval-style JSONL into a task file (all or nothing); prints a summary.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { checkSummary, checkTasks } from "../src/core/arena/task-check.ts";
-import { arenaV1 } from "../src/core/arena/task-suite.ts";
+import { checkSummary, checkTasks, isGenerated } from "../src/core/arena/task-check.ts";
 import type { TaskFile } from "../src/core/arena/task.ts";
 import { importJsonl, ImportError, type ImportFormat } from "../src/core/arena/import.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
@@ -20,9 +20,10 @@ import { loadTaskFile, RunFileError } from "../src/node/run-files.ts";
 import { CliError, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
 
 const CHECK_FLAGS: Record<string, FlagSpec> = {
-  tasks: { kind: "string", help: "task file (default: the built-in arena-v1)" },
+  tasks: { kind: "string", help: "task file, or a built-in set: arena-v1 (default), arena-v2" },
   lenient: { kind: "bool", help: "imported files: no size floors, no weak-golden share, variants optional" },
   seed: { kind: "int", help: "seed of the drawn inputs (default 0)" },
+  sample: { kind: "int", min: 1, help: "execute only N tasks spread evenly over the set (structure and floors: all)" },
 };
 const IMPORT_FLAGS: Record<string, FlagSpec> = {
   out: { kind: "string", help: "task file to write (required)" },
@@ -53,21 +54,28 @@ async function check(args: string[]): Promise<void> {
   const lenient = flags.lenient === true;
   let file: TaskFile;
   try {
-    file = path === undefined ? arenaV1() : loadTaskFile(path, { strict: !lenient });
+    file = loadTaskFile(path, { strict: !lenient });
   } catch (e) {
     if (e instanceof RunFileError) fail(e.message);
     throw e;
   }
   const grader = await createNodeGrader();
   try {
+    const t0 = Date.now();
     const report = await checkTasks(
       file,
       { grader, runPython: createNodeRunPython(), roundTrip: createRoundTrip() },
-      { strict: !lenient, seed, onProgress: (text) => process.stderr.isTTY && process.stderr.write(`\r${text.padEnd(60)}`) },
+      {
+        strict: !lenient,
+        seed,
+        sample: flags.sample as number | undefined,
+        onProgress: (text) => process.stderr.isTTY && process.stderr.write(`\r${text.padEnd(60)}`),
+      },
     );
     if (process.stderr.isTTY) process.stderr.write("\n");
+    console.error(`checked ${file.name} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     for (const v of report.violations) console.error(`violation: ${v}`);
-    console.log(JSON.stringify(checkSummary(report)));
+    console.log(JSON.stringify(checkSummary(report, isGenerated(file))));
     if (report.violations.length > 0) process.exitCode = 1;
   } finally {
     await grader.close();

@@ -8,6 +8,7 @@ import { CliError, cliConfig, formatDuration, parseArgs, usage, type FlagSpec } 
 import { createNodeGrader } from "../src/node/grader.ts";
 import { loadOrPrepareBench, loadTaskFile } from "../src/node/run-files.ts";
 import { trainRun } from "../src/node/train-run.ts";
+import { evalTasks } from "../src/node/evaluate-run.ts";
 import type { TrainerEvent } from "../src/core/loop/events.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
@@ -15,11 +16,11 @@ const FLAGS: Record<string, FlagSpec> = {
   seed: { kind: "int", min: 0, help: "run seed (default: the preset's)" },
   steps: { kind: "int", min: 1, help: "training steps (default: the preset's)" },
   mode: { kind: "string", help: "code-a1 | golden-tests | self-play | self-play-blackbox | cure | base" },
-  tasks: { kind: "string", help: "task-suite JSON (default: the built-in arena-v1)" },
+  tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1 (default), arena-v2" },
   out: { kind: "string", help: "bundle to write, e.g. runs/x.a1run (required)" },
   "eval-every": { kind: "int", min: 0, help: "evaluate every N steps and at the end (default: the preset's; 0: never)" },
   "eval-samples": { kind: "int", min: 1, help: "programs and suites per task when evaluating (default 4)" },
-  "eval-task-limit": { kind: "int", min: 1, help: "evaluate only the first N train and N held-out tasks" },
+  "eval-task-limit": { kind: "int", min: 1, help: "evaluate only the first N tasks of train and of each held-out split" },
 };
 const USAGE = usage("train", "--out runs/x.a1run [flags]", FLAGS);
 
@@ -55,7 +56,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     const evaluation = config.eval_every > 0
       ? {
-        bench: await loadOrPrepareBench(grader, file.tasks, "runs", (p) => {
+        bench: await loadOrPrepareBench(grader, evalTasks(file, flags["eval-task-limit"] as number | undefined), "runs", (p) => {
           if (p.done === p.total || p.done % 10 === 0) log(`  evaluation bench: ${p.text}`);
         }),
         options: { samples: (flags["eval-samples"] as number | undefined) ?? 4, seed: 0, temperature: 0.7, k: 5, tts: 0, taskLimit: flags["eval-task-limit"] as number | undefined },

@@ -6,12 +6,15 @@
 import type { RunSnapshot, SnapshotCheckpoint } from "../core/bundle.ts";
 import type { Config } from "../core/config/index.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
-import type { Task, TaskFile } from "../core/arena/task.ts";
-import { taskVocabulary } from "../core/duel/contexts.ts";
+import { SPLITS, type Task, type TaskFile } from "../core/arena/task.ts";
+import { arenaVocabulary } from "../core/duel/contexts.ts";
 import { evaluatePlayers, type EvalMetrics, type PlayerEvalProgress, type PlayerEvaluation } from "../core/duel/evaluate.ts";
-import { isWhiteBox } from "../core/duel/step.ts";
+import { isWhiteBox, usesSharedPolicy } from "../core/duel/step.ts";
 import type { Grader } from "../core/grader/types.ts";
-import { createNodePlayers, RunFileError, type NodePlayers } from "./run-files.ts";
+import { startPlayers } from "../core/duel/trainer-service.ts";
+import type { RunPlayer } from "../core/duel/run.ts";
+import { nodeBaseCheckpoint, nodePlayer } from "./node-players.ts";
+import { RunFileError } from "./run-files.ts";
 
 export interface NodeEvalOptions {
   /** Programs and suites per task (n). */
@@ -27,11 +30,10 @@ export interface NodeEvalOptions {
   onProgress?: (p: PlayerEvalProgress) => void;
 }
 
-/** The tasks evaluated: all of the file, or the first `limit` of each split. */
+/** The tasks evaluated: all of the file, or the first `limit` of each split (train, then each held-out split). */
 export function evalTasks(file: TaskFile, limit?: number): Task[] {
   if (limit === undefined) return file.tasks.slice();
-  const take = (split: Task["split"]) => file.tasks.filter((t) => t.split === split).slice(0, limit);
-  return [...take("train"), ...take("heldout")];
+  return SPLITS.flatMap((split) => file.tasks.filter((t) => t.split === split).slice(0, limit));
 }
 
 /** The last checkpoint of a run (highest step). */
@@ -52,14 +54,14 @@ export interface NodeEvaluation {
 /** Evaluate live players (e.g. during training) with a run's config. */
 export function evaluateNodePlayers(
   config: Readonly<Config>,
-  players: Pick<NodePlayers, "code" | "test">,
+  players: { code: RunPlayer; test: RunPlayer },
   file: TaskFile,
   grader: Grader,
   bench: Bench,
   o: NodeEvalOptions,
 ): Promise<PlayerEvaluation> {
   return evaluatePlayers(players.code, players.test, bench, evalTasks(file, o.taskLimit), {
-    vocab: taskVocabulary(file),
+    vocab: arenaVocabulary(),
     grader,
     samples: o.samples,
     temperature: o.temperature,
@@ -82,10 +84,24 @@ export async function evaluateCheckpoint(
   bench: Bench,
   o: NodeEvalOptions,
 ): Promise<NodeEvaluation> {
-  const players = await createNodePlayers(config, taskVocabulary(file), checkpoint);
+  let saved: Record<string, ArrayBuffer> | null = null;
+  if (checkpoint) {
+    const keys = usesSharedPolicy(config.mode) ? ["shared"] : ["code", "test"];
+    const missing = keys.filter((k) => !checkpoint.policies[k]);
+    if (missing.length > 0) {
+      throw new RunFileError(`checkpoint of step ${checkpoint.step} has no '${missing.join("', '")}' policy (it has ${Object.keys(checkpoint.policies).join(", ")})`);
+    }
+    saved = Object.fromEntries(keys.map((k) => [k, checkpoint.policies[k].slice().buffer as ArrayBuffer]));
+  }
+  // The players as a run starts them (the same startPlayers as the trainer worker and `npm run train`).
+  const vocab = arenaVocabulary();
+  const players = await startPlayers({ vocab, player: nodePlayer(vocab), baseCheckpoint: nodeBaseCheckpoint }, { ...config }, saved);
   try {
     const evaluation = await evaluateNodePlayers(config, players, file, grader, bench, o);
-    return { evaluation, origin: players.origin, step: checkpoint?.step ?? 0 };
+    const origin = checkpoint
+      ? { code: `checkpoint of step ${checkpoint.step}`, test: `checkpoint of step ${checkpoint.step}` }
+      : players.origin;
+    return { evaluation, origin, step: checkpoint?.step ?? 0 };
   } finally {
     players.dispose();
   }
@@ -103,6 +119,8 @@ export function metricsTable(m: EvalMetrics): string {
   const rows: [string, string][] = [
     ["plus-pass@1 train", pct(m.plus_pass_train)],
     ["plus-pass@1 held-out", pct(m.plus_pass_heldout)],
+    ...(Number.isFinite(m.plus_pass_heldout_compositional) ? [["  unseen combinations", pct(m.plus_pass_heldout_compositional)] as [string, string]] : []),
+    ...(Number.isFinite(m.plus_pass_heldout_family) ? [["  unseen primitives", pct(m.plus_pass_heldout_family)] as [string, string]] : []),
     ["golden-pass@1 train", pct(m.golden_pass_train)],
     ["test validity", pct(m.test_validity)],
     ["test pass@k", pct(m.test_pass_k)],

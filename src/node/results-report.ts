@@ -204,7 +204,7 @@ ${expectations(r.main).join("\n")}
   on CPU (wasm). Absolute numbers are not comparable; only the direction of differences is.
 - Seeds: ${r.seeds.length} seed(s) per mode. Where the ± spread is as large as a difference between rows, that difference is
   not evidence either way.
-- The base players are ${r.main.some((j) => j.mode === "base") ? "whatever `createNodePlayers` loads: the pretrained checkpoints in public/checkpoints/ when present, else fresh seeded weights (which write valid but meaningless programs, so every code metric starts near zero)" : "not evaluated in this run"}.
+- The base players are ${r.main.some((j) => j.mode === "base") ? "whatever `startPlayers` (trainer-service.ts) loads: the pretrained checkpoints in public/checkpoints/ when present, else fresh seeded weights (which write valid but meaningless programs, so every code metric starts near zero)" : "not evaluated in this run"}.
 - Rewards, the Mistake Book, TopVar and GRPO follow the spec exactly; the grammar-constrained decoding (every sample is
   runnable arena-Python) has no counterpart in the paper and removes the syntax-error failure mode the paper's models
   must unlearn.

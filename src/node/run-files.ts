@@ -8,23 +8,18 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { dirname, join, resolve } from "node:path";
 import { exportBundle, importBundle, taskSetHash, type RunSnapshot, type SnapshotCheckpoint } from "../core/bundle.ts";
 import type { Config } from "../core/config/index.ts";
-import { optimizerStepsPerStep, policyTrainOverrides } from "../core/config/policy-train.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
 import { prepareBench } from "../core/arena/mutants.ts";
 import type { Mutant } from "../core/arena/mutants.ts";
 import type { PlusTests } from "../core/arena/plus.ts";
 import { validateTaskFile, type Task, type TaskFile, type ValidateOptions } from "../core/arena/task.ts";
-import type { Vocabulary } from "../core/arena/vocab.ts";
-import { arenaConstraints } from "../core/duel/contexts.ts";
+import { BUILTIN_TASK_SETS, builtinTaskSet } from "../core/arena/task-suite.ts";
 import { baseCheckpointFile } from "../core/duel/pretrain.ts";
 import type { RunCommit, RunStore } from "../core/duel/run.ts";
-import { usesSharedPolicy } from "../core/duel/step.ts";
 import type { Grader } from "../core/grader/types.ts";
 import { emptyMistakeBook, type MistakeBook, type MistakeBookDelta } from "../core/loop/mistake-book.ts";
 import type { EvalProgress } from "../core/arena/metrics-evaluate.ts";
-import { PolicyService } from "../core/policy/policy-service.ts";
 import { createNodeRunPython, mutateSource } from "./python-runner.ts";
-import { useNodeBackend } from "./tf-backend.ts";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "../..");
 /** The built-in task suite. */
@@ -37,9 +32,14 @@ export class RunFileError extends Error {
   override name = "RunFileError";
 }
 
-/** Read and validate a task-suite file (default: the built-in arena-v1); `strict: false` for imported files. */
+/**
+ * Read and validate a task-suite file (default: the built-in arena-v1); `strict: false` for imported
+ * files. A built-in set's name (`arena-v1`, `arena-v2`) gives that set.
+ */
 export function loadTaskFile(path = DEFAULT_TASKS_PATH, opts: ValidateOptions = {}): TaskFile {
-  if (!existsSync(path)) throw new RunFileError(`task file not found: ${path}`);
+  const builtin = builtinTaskSet(path);
+  if (builtin) return builtin;
+  if (!existsSync(path)) throw new RunFileError(`task file not found: ${path} (built-in sets: ${Object.keys(BUILTIN_TASK_SETS).join(", ")})`);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
@@ -136,63 +136,6 @@ export class FileRunStore implements RunStore {
 export function baseCheckpointPath(role: "code" | "test", size: Config["code_model"], dir = BASE_CHECKPOINT_DIR): string | null {
   const path = join(dir, baseCheckpointFile(role, size));
   return existsSync(path) ? path : null;
-}
-
-export interface NodePlayers {
-  code: PolicyService;
-  /** The same object as `code` in the shared-policy modes. */
-  test: PolicyService;
-  /** Where each policy came from, for the log. */
-  origin: { code: string; test: string };
-  dispose(): void;
-}
-
-/**
- * The two players of a run on the wasm backend (cpu if wasm fails). `from`: a checkpoint of a run
- * (policies `code`/`test` or `shared`), else the base checkpoints, else fresh weights seeded by
- * `config.seed`. Base and fresh policies freeze their initial weights as the KL reference.
- */
-export async function createNodePlayers(config: Readonly<Config>, vocab: Vocabulary, from?: SnapshotCheckpoint): Promise<NodePlayers> {
-  await useNodeBackend("wasm");
-  const train = policyTrainOverrides(config, optimizerStepsPerStep(config));
-  // Roles, sizes and fresh seeds as the app's TrainerService: code seed, test seed + 1; the shared
-  // policy is the Code policy's model, stored as "shared".
-  const start = async (role: "code" | "test", key: string, size: Config["code_model"], seed: number) => {
-    const service = new PolicyService(arenaConstraints(vocab));
-    await service.init(["wasm", "cpu"]);
-    const saved = from?.policies[key];
-    if (from && !saved) throw new RunFileError(`checkpoint of step ${from.step} has no '${key}' policy (it has ${Object.keys(from.policies).join(", ")})`);
-    if (saved) {
-      await service.load(saved.slice().buffer as ArrayBuffer, train);
-      return { service, origin: `checkpoint of step ${from!.step}` };
-    }
-    const file = baseCheckpointPath(role, size);
-    if (file) {
-      const bytes = readFileSync(file);
-      const info = await service.load(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer, train);
-      if (info.config.vocab !== vocab.size) throw new RunFileError(`${file} was trained for a vocabulary of ${info.config.vocab}, this task set has ${vocab.size}: rebuild it with npm run pretrain`);
-      // Base checkpoints carry no reference (pretrain.ts baseCheckpoint): the KL term anchors at the base.
-      await service.setReference();
-      return { service, origin: file };
-    }
-    await service.create({ size, vocab: vocab.size, seed, train, reference: config.beta > 0 });
-    return { service, origin: `fresh ${size} weights, seed ${seed}` };
-  };
-  if (usesSharedPolicy(config.mode)) {
-    const shared = await start("code", "shared", config.code_model, config.seed);
-    return { code: shared.service, test: shared.service, origin: { code: shared.origin, test: shared.origin }, dispose: () => shared.service.dispose() };
-  }
-  const code = await start("code", "code", config.code_model, config.seed);
-  const test = await start("test", "test", config.test_model, config.seed + 1);
-  return {
-    code: code.service,
-    test: test.service,
-    origin: { code: code.origin, test: test.origin },
-    dispose: () => {
-      code.service.dispose();
-      test.service.dispose();
-    },
-  };
 }
 
 interface BenchFile {

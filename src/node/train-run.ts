@@ -1,23 +1,19 @@
 /**
- * One training run in Node, as `npm run train` and `npm run reproduce` run it: the lead's RunLoop
- * (src/core/duel/run.ts) driving duelStep on the wasm backend with the Node grader, persisted by a
- * FileRunStore into an `.a1run` bundle the app can import. The bundle also keeps the starting
- * players as a step-0 checkpoint, so base and trained players can be compared from one file.
+ * One training run in Node, as `npm run train` and `npm run reproduce` run it: the app's
+ * TrainerService (src/core/duel/trainer-service.ts) over the Node host (node-host.ts: in-thread
+ * players on wasm, the Node grader, a FileRunStore), so the run is assembled exactly as the
+ * trainer worker assembles it. The bundle also keeps the starting players as a step-0 checkpoint,
+ * so base and trained players can be compared from one file.
  */
 import type { Config } from "../core/config/index.ts";
 import type { TaskFile } from "../core/arena/task.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
-import { taskSetHash, type RunSnapshot } from "../core/bundle.ts";
-import { taskVocabulary } from "../core/duel/contexts.ts";
-import { RunLoop } from "../core/duel/run.ts";
+import type { RunSnapshot } from "../core/bundle.ts";
+import { TrainerService, type StartedPlayers } from "../core/duel/trainer-service.ts";
 import type { Grader } from "../core/grader/types.ts";
 import type { TrainerEvent } from "../core/loop/events.ts";
-import { emptyMistakeBook } from "../core/loop/mistake-book.ts";
-import { Rng } from "../core/rng.ts";
-import { evaluateNodePlayers, type NodeEvalOptions } from "./evaluate-run.ts";
-import { evalStepMetrics } from "../core/duel/evaluate.ts";
-import { createNodePlayers, FileRunStore, type NodePlayers } from "./run-files.ts";
-import { usesSharedPolicy } from "../core/duel/step.ts";
+import type { NodeEvalOptions } from "./evaluate-run.ts";
+import { createNodeTrainerHost } from "./node-host.ts";
 
 export interface TrainRunOptions {
   config: Config;
@@ -33,54 +29,16 @@ export interface TrainRunOptions {
 
 export interface TrainRunResult {
   snapshot: RunSnapshot;
-  origin: NodePlayers["origin"];
+  origin: StartedPlayers["origin"];
   seconds: number;
-}
-
-/** Both players' weights, keyed as run bundles store them. */
-async function savePolicies(config: Readonly<Config>, players: NodePlayers): Promise<Record<string, Uint8Array>> {
-  if (usesSharedPolicy(config.mode)) return { shared: new Uint8Array(await players.code.save()) };
-  return { code: new Uint8Array(await players.code.save()), test: new Uint8Array(await players.test.save()) };
 }
 
 /** Train `config.steps` steps (mode `base`: steps without updates) and return the finished run. */
 export async function trainRun(o: TrainRunOptions): Promise<TrainRunResult> {
   const t0 = Date.now();
-  const { config, file } = o;
-  const vocab = taskVocabulary(file);
-  const players = await createNodePlayers(config, vocab);
-  try {
-    // The app's TrainerService starts from the same state: same seed, same run.
-    const rng = new Rng(config.seed).state();
-    const store = new FileRunStore(o.out, {
-      id: o.runId,
-      name: `${config.mode} seed ${config.seed}`,
-      config,
-      taskSetHash: await taskSetHash(file.tasks),
-      initial: { step: 0, kept: true, policies: await savePolicies(config, players), mistake_book: emptyMistakeBook(), rng_state: rng, loop_state: null },
-    });
-    const evaluation = o.evaluation;
-    const loop = new RunLoop(
-      {
-        runId: o.runId,
-        config,
-        duel: { vocab, tasks: file.tasks.filter((t) => t.split === "train"), grader: o.grader },
-        code: players.code,
-        test: players.test,
-        store,
-        evaluate: evaluation
-          ? async () => evalStepMetrics((await evaluateNodePlayers(config, players, file, o.grader, evaluation.bench, evaluation.options)).metrics)
-          : undefined,
-        // Only kept checkpoints: a Node run is not resumed mid-way (reproduce caches whole runs).
-        rollingCheckpoints: false,
-        emit: o.emit,
-      },
-      { step: 0, book: emptyMistakeBook(), rng },
-    );
-    await loop.run();
-    await store.save();
-    return { snapshot: store.snapshot, origin: players.origin, seconds: (Date.now() - t0) / 1000 };
-  } finally {
-    players.dispose();
-  }
+  const host = createNodeTrainerHost(o);
+  const service = new TrainerService(host);
+  if (o.emit) await service.subscribe(o.emit);
+  const { origin } = await service.runToEnd(o.config);
+  return { snapshot: host.repo.store!.snapshot, origin, seconds: (Date.now() - t0) / 1000 };
 }

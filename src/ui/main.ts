@@ -9,6 +9,7 @@
  */
 import "./styles.css";
 import { arenaV1 } from "../core/arena/task-suite.ts";
+import { arenaV2 } from "../core/arena/arena-v2.ts";
 import { openArenaDb } from "../storage/db.ts";
 import { createApp } from "./app.ts";
 import type { AppDeps } from "./deps.ts";
@@ -70,7 +71,8 @@ const deps: AppDeps = {
     : null,
   runs: db ? indexedDbRunStore(db) : null,
   bundles: db ? indexedDbBundles(db) : null,
-  tasks: async () => arenaV1().tasks,
+  // Both built-in sets for the pickers: hand-written arena-v1 first, then generated arena-v2 (built here, ~1 s).
+  tasks: async () => [...arenaV1().tasks, ...arenaV2().tasks],
   grader: graderLoader
     ? async () => {
         await offline;

@@ -262,7 +262,7 @@ export async function evaluateSuites(
     validity: by((p) => p.validity),
     passK,
     mutK,
-    mul: { all: mul(passK.all, mutK.all), train: mul(passK.train, mutK.train), heldout: mul(passK.heldout, mutK.heldout) },
+    mul: Object.fromEntries((Object.keys(passK) as (keyof BySplit)[]).map((s) => [s, mul(passK[s], mutK[s])])) as unknown as BySplit,
     bugDetection: by((p) => p.bugDetection),
   };
 }

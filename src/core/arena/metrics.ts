@@ -10,7 +10,7 @@
  * All rates are percentages in [0, 100].
  */
 import type { CodeResult, LineResult } from "../grader/types.ts";
-import type { Split } from "./task.ts";
+import { isHeldout, type Split } from "./task.ts";
 
 /** A line the candidate was actually judged on: valid, or wrong-answer (reference-corrected). */
 export function isExecutable(line: LineResult): boolean {
@@ -94,7 +94,11 @@ export function bugDetectionRate(caught: boolean[][]): number {
 export interface BySplit {
   all: number;
   train: number;
+  /** Every held-out task, whatever its held-out split. */
   heldout: number;
+  /** arena-v2's held-out splits (NaN in a suite without them). */
+  heldout_compositional: number;
+  heldout_family: number;
 }
 
 /** Mean of per-task values overall and by split, skipping NaN (NaN where nothing is left). */
@@ -106,7 +110,9 @@ export function meanBySplit(values: { split: Split; value: number }[]): BySplit 
   return {
     all: mean(values.map((v) => v.value)),
     train: mean(values.filter((v) => v.split === "train").map((v) => v.value)),
-    heldout: mean(values.filter((v) => v.split === "heldout").map((v) => v.value)),
+    heldout: mean(values.filter((v) => isHeldout(v.split)).map((v) => v.value)),
+    heldout_compositional: mean(values.filter((v) => v.split === "heldout_compositional").map((v) => v.value)),
+    heldout_family: mean(values.filter((v) => v.split === "heldout_family").map((v) => v.value)),
   };
 }
 

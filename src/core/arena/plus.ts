@@ -266,9 +266,7 @@ export function referenceProgram(task: Task, candidates: PyLit[][]): string {
     `__f = __ns[${JSON.stringify(task.entry_point)}]`,
     `def __pre(${names}):`,
     `    return ${pre.length > 0 ? pre.map((p) => `(${p})`).join(" and ") : "True"}`,
-    "__cands = [",
-    ...candidates.map((args) => `    (${formatArgs(args)}${args.length === 1 ? "," : ""}),`),
-    "]",
+    ...candidateLines(candidates),
     "__out = []",
     "for __a in __cands:",
     "    try:",
@@ -280,6 +278,30 @@ export function referenceProgram(task: Task, candidates: PyLit[][]): string {
     "        __out.append({'err': type(__e).__name__ + ': ' + str(__e)})",
     "json.dumps(__out)",
   ].join("\n");
+}
+
+/** A literal JSON carries as the same Python value: int, bool, str and lists of them. */
+function jsonValue(x: PyLit): unknown {
+  if (x.t === "int" && Number.isSafeInteger(x.v)) return x.v;
+  if (x.t === "bool" || x.t === "str") return x.v;
+  if (x.t === "list") {
+    const items = x.items.map(jsonValue);
+    return items.includes(undefined) ? undefined : items;
+  }
+  return undefined;
+}
+
+/**
+ * `__cands`, the candidate argument tuples. Pyodide compiles large source slowly (hundreds of
+ * literal tuples took ~200 ms a task), so inputs JSON can carry are one json.loads of one string
+ * literal (the same values); others (tuples, sets, floats, None) are written as Python literals.
+ */
+function candidateLines(candidates: PyLit[][]): string[] {
+  const json = candidates.map((args) => args.map(jsonValue));
+  if (json.every((args) => !args.includes(undefined))) {
+    return [`__cands = [tuple(__a) for __a in json.loads(${JSON.stringify(JSON.stringify(json))})]`];
+  }
+  return ["__cands = [", ...candidates.map((args) => `    (${formatArgs(args)}${args.length === 1 ? "," : ""}),`), "]"];
 }
 
 /**

@@ -4,6 +4,7 @@
  * docs/TASKS.md); its invariants are checked by `npm run tasks -- check` and the unit tests.
  */
 import raw from "./tasks/arena-v1.json";
+import { arenaV2 } from "./arena-v2.ts";
 import { validateTaskFile, type Split, type Task, type TaskFile } from "./task.ts";
 
 let cached: TaskFile | null = null;
@@ -17,4 +18,15 @@ export function arenaV1(): TaskFile {
 /** Tasks of one split, in file order. */
 export function tasksOfSplit(file: TaskFile, split: Split): Task[] {
   return file.tasks.filter((t) => t.split === split);
+}
+
+/**
+ * The built-in task sets by name: arena-v1 (hand-written, 63 tasks) and arena-v2 (generated,
+ * src/core/arena/arena-v2.ts). Command lines accept these names wherever they take a task file.
+ */
+export const BUILTIN_TASK_SETS: Readonly<Record<string, () => TaskFile>> = { "arena-v1": arenaV1, "arena-v2": arenaV2 };
+
+/** A built-in task set by name, or null when `name` is not one (then it is a file path). */
+export function builtinTaskSet(name: string): TaskFile | null {
+  return Object.hasOwn(BUILTIN_TASK_SETS, name) ? BUILTIN_TASK_SETS[name]() : null;
 }

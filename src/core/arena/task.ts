@@ -13,7 +13,17 @@ export const LITERAL_BOUNDS = { intDigits: 4, strLen: 12, listIntLen: 8, listStr
 /** Parameter names a built-in task may use (docs/ARENA-PYTHON.md, "Names"). */
 export const PARAM_POOL = ["xs", "ys", "s", "t", "n", "m", "k", "x", "a", "b", "words"] as const;
 
-export type Split = "train" | "heldout";
+/**
+ * `heldout` is arena-v1's one held-out split; arena-v2 splits its held-out tasks by what is new in
+ * them: an unseen combination of primitives each seen in train, or a primitive never seen in train.
+ */
+export const SPLITS = ["train", "heldout", "heldout_compositional", "heldout_family"] as const;
+export type Split = (typeof SPLITS)[number];
+
+/** Every split but train is held out: never trained on, evaluated as held-out. */
+export function isHeldout(split: Split): boolean {
+  return split !== "train";
+}
 
 /**
  * How to draw one argument. Which fields apply depends on the parameter's type:
@@ -68,6 +78,8 @@ export interface Task {
   input_spec?: InputSpec;
   buggy_variants: BuggyVariant[];
   split: Split;
+  /** Generated tasks (arena-v2): their primitives, `aggregation/predicate-family/type`. */
+  family?: string;
   tags: string[];
   /** Set on imported tasks that fall outside arena-Python: why (they still work for play and evaluation). */
   outside_arena?: string;
@@ -89,7 +101,7 @@ export class TaskValidationError extends Error {
 
 const TASK_KEYS = [
   "id", "title", "prompt", "entry_point", "params", "returns", "reference", "golden_tests",
-  "input_spec", "buggy_variants", "split", "tags", "outside_arena",
+  "input_spec", "buggy_variants", "split", "family", "tags", "outside_arena",
 ];
 const SPEC_KEYS: Record<ArenaType, string[]> = {
   int: ["min", "max"],
@@ -182,7 +194,8 @@ export function taskProblems(raw: unknown, opts: ValidateOptions = {}): string[]
     });
   }
 
-  if (t.split !== "train" && t.split !== "heldout") out.push("split: must be 'train' or 'heldout'");
+  if (!(SPLITS as readonly unknown[]).includes(t.split)) out.push(`split: must be one of ${SPLITS.join(", ")}`);
+  if (t.family !== undefined && (typeof t.family !== "string" || t.family.trim() === "")) out.push("family: must be a non-empty string");
   if (!Array.isArray(t.tags) || t.tags.some((g) => typeof g !== "string" || g === "")) out.push("tags: must be a list of non-empty strings");
   if (t.outside_arena !== undefined && (strict || typeof t.outside_arena !== "string")) {
     out.push(strict ? "outside_arena: not allowed in the built-in suite" : "outside_arena: must be a string (the reason)");

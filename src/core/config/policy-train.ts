@@ -9,8 +9,8 @@ import type { Config } from "./fields.ts";
 
 /**
  * Optimiser steps one training step makes, for the learning-rate schedule: the Code policy's
- * tasks x G sequences over the mini-batch size, times the epochs. The app (TrainerService) and the
- * command line (createNodePlayers) both use it, so a run has the same schedule in both.
+ * tasks x G sequences over the mini-batch size, times the epochs. startPlayers (trainer-service.ts)
+ * uses it for the app and the command line alike, so a run has the same schedule in both.
  */
 export function optimizerStepsPerStep(c: Readonly<Config>): number {
   return Math.max(1, Math.ceil((c.tasks_per_step * c.num_generations) / TRAIN_DEFAULTS.miniBatchSize)) * c.num_iterations;

@@ -67,6 +67,9 @@ export interface EvaluatePlayersOptions {
 export type EvalMetrics = { [K in EvalMetricKey]: number } & {
   /** Same as golden_pass (train tasks), under the name the command line prints. */
   golden_pass_train: number;
+  /** plus_pass_heldout split by what is new in the task (arena-v2); NaN for suites without these splits. */
+  plus_pass_heldout_compositional: number;
+  plus_pass_heldout_family: number;
   test_validity: number;
   bug_detection: number;
   /** Test-time scaling: plus-pass@1 of the top-ranked program, and of plain sampling (same programs). */
@@ -219,6 +222,8 @@ export async function evaluatePlayers(
     plus_pass_heldout: frac(codes.plusPass1.heldout),
     golden_pass: frac(codes.goldenPass1.train),
     golden_pass_train: frac(codes.goldenPass1.train),
+    plus_pass_heldout_compositional: frac(codes.plusPass1.heldout_compositional),
+    plus_pass_heldout_family: frac(codes.plusPass1.heldout_family),
     test_validity: suites ? frac(suites.validity.all) : NaN,
     test_pass_k: suites ? frac(suites.passK.all) : NaN,
     test_mut_k: suites ? frac(suites.mutK.all) : NaN,

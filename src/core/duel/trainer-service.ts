@@ -27,6 +27,11 @@ export interface RunRepository {
   /** Roll the run back to its last checkpoint: its config, the state to resume from, and the saved policies (null: none yet). */
   resume(runId: string): Promise<{ config: Config; state: DuelState; policies: Record<string, ArrayBuffer> | null }>;
   setStatus(runId: string, status: "running" | "paused" | "done" | "failed"): Promise<void>;
+  /**
+   * Keep the players a new run starts from as its step-0 checkpoint (optional): Node bundles keep
+   * them so base and trained players can be compared from one file.
+   */
+  saveInitial?(runId: string, policies: Record<string, ArrayBuffer>, state: DuelState): Promise<void>;
 }
 
 /** A player as a host starts it: where it runs, and how to release it. */
@@ -53,12 +58,67 @@ export interface TrainerHost {
   /** The shipped base checkpoint of a role and size, or null to start from fresh weights. */
   baseCheckpoint(role: PlayerRole, size: Config["code_model"]): Promise<ArrayBuffer | null>;
   evaluate?(players: { code: RunPlayer; test: RunPlayer }, config: Config, step: number): Promise<EvalMetrics>;
+  /** A checkpoint every step, so a reload resumes at the last step (default true; Node runs keep only the kept ones). */
+  rollingCheckpoints?: boolean;
+}
+
+/** The players of a run and where each came from (`checkpoint`, `base code tiny checkpoint`, `fresh tiny weights, seed 1`). */
+export interface StartedPlayers {
+  code: HostedPlayer;
+  /** The same object as `code` in the shared-policy modes. */
+  test: HostedPlayer;
+  origin: { code: string; test: string };
+  dispose(): void;
+}
+
+/**
+ * Start a run's players, the one way every caller does it (the trainer worker, the command line,
+ * evaluation): each role from `saved` (a run's checkpoint: `code`/`test`, or `shared`), else the
+ * host's base checkpoint (its weights frozen as the KL reference), else fresh weights seeded
+ * `config.seed` (code, shared) and `config.seed + 1` (test).
+ */
+export async function startPlayers(
+  host: Pick<TrainerHost, "vocab" | "player" | "baseCheckpoint">,
+  config: Config,
+  saved: Record<string, ArrayBuffer> | null,
+): Promise<StartedPlayers> {
+  const train = policyTrainOverrides(config, optimizerStepsPerStep(config));
+  const start = async (role: PlayerRole, key: string, size: Config["code_model"], seed: number): Promise<[HostedPlayer, string]> => {
+    let init: PlayerInit;
+    let origin: string;
+    const base = saved?.[key] ? null : await host.baseCheckpoint(role, size);
+    if (saved?.[key]) [init, origin] = [{ checkpoint: saved[key], freezeReference: false }, "checkpoint"];
+    else if (base) [init, origin] = [{ checkpoint: base, freezeReference: true }, `base ${role} ${size} checkpoint`];
+    else [init, origin] = [{ fresh: { size, vocab: host.vocab.size, seed, reference: config.beta > 0 } }, `fresh ${size} weights, seed ${seed}`];
+    return [await host.player(role, init, train), origin];
+  };
+  if (usesSharedPolicy(config.mode)) {
+    const [shared, origin] = await start("code", "shared", config.code_model, config.seed);
+    return { code: shared, test: shared, origin: { code: origin, test: origin }, dispose: () => shared.dispose?.() };
+  }
+  const [[code, codeOrigin], [test, testOrigin]] = await Promise.all([
+    start("code", "code", config.code_model, config.seed),
+    start("test", "test", config.test_model, config.seed + 1),
+  ]);
+  return {
+    code, test, origin: { code: codeOrigin, test: testOrigin },
+    dispose: () => {
+      code.dispose?.();
+      test.dispose?.();
+    },
+  };
+}
+
+/** A checkpoint's policies under the keys startPlayers reads (`shared`, or `code` and `test`). */
+export async function savePlayers(config: Config, players: { code: RunPlayer; test: RunPlayer }): Promise<Record<string, ArrayBuffer>> {
+  if (usesSharedPolicy(config.mode)) return { shared: await players.code.save() };
+  return { code: await players.code.save(), test: await players.test.save() };
 }
 
 export class TrainerService implements TrainerControl {
   private loop: RunLoop | null = null;
   private runId: string | null = null;
-  private players: HostedPlayer[] = [];
+  private players: StartedPlayers | null = null;
   private readonly listeners = new Map<number, (e: TrainerEvent) => void>();
   private nextListener = 1;
 
@@ -71,6 +131,27 @@ export class TrainerService implements TrainerControl {
     await this.prepare(runId, config, state, null);
     void this.drive();
     return runId;
+  }
+
+  /**
+   * Start a run and step it to its end in the caller's time (the command line): resolves with the
+   * run id and where its players came from, throws what failed the run. Players are released after.
+   */
+  async runToEnd(config: Config): Promise<{ runId: string; origin: StartedPlayers["origin"] }> {
+    await this.halt();
+    const runId = await this.host.repo.create(config);
+    await this.prepare(runId, config, { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() }, null);
+    const { loop, players } = this;
+    try {
+      await loop!.run();
+      await this.host.repo.setStatus(runId, loop!.finished ? "done" : "paused");
+      return { runId, origin: players!.origin };
+    } catch (e) {
+      await this.host.repo.setStatus(runId, "failed").catch(() => undefined);
+      throw e;
+    } finally {
+      await this.halt();
+    }
   }
 
   async resume(runId: string): Promise<void> {
@@ -121,38 +202,24 @@ export class TrainerService implements TrainerControl {
   /** Stop stepping and release the players of the current run. */
   private async halt(): Promise<void> {
     await this.loop?.stop();
-    for (const p of this.players) p.dispose?.();
-    this.players = [];
+    this.players?.dispose();
+    this.players = null;
     this.loop = null;
     this.runId = null;
   }
 
   private async prepare(runId: string, config: Config, state: DuelState, saved: Record<string, ArrayBuffer> | null): Promise<void> {
     const { host } = this;
-    const train = policyTrainOverrides(config, optimizerStepsPerStep(config));
-    const init = async (role: PlayerRole, key: string, size: Config["code_model"], seed: number): Promise<PlayerInit> => {
-      if (saved?.[key]) return { checkpoint: saved[key], freezeReference: false };
-      const base = await host.baseCheckpoint(role, size);
-      return base ? { checkpoint: base, freezeReference: true } : { fresh: { size, vocab: host.vocab.size, seed, reference: config.beta > 0 } };
-    };
     this.emit({ type: "progress", phase: "load", done: 0, total: 2, text: "starting the players" });
-    let code: HostedPlayer;
-    let test: HostedPlayer;
-    if (usesSharedPolicy(config.mode)) {
-      code = test = await host.player("code", await init("code", "shared", config.code_model, config.seed), train);
-      this.players = [code];
-    } else {
-      [code, test] = await Promise.all([
-        host.player("code", await init("code", "code", config.code_model, config.seed), train),
-        host.player("test", await init("test", "test", config.test_model, config.seed + 1), train),
-      ]);
-      this.players = [code, test];
-    }
+    const players = await startPlayers(host, config, saved);
+    this.players = players;
+    const { code, test } = players;
     const roles: [PlayerRole, HostedPlayer][] = code === test ? [["code", code]] : [["code", code], ["test", test]];
     for (const [policy, p] of roles) {
       if (p.backend) this.emit({ type: "backend", policy, backend: p.backend.backend, adapter: p.backend.adapter ?? null, reason: p.backend.reason });
     }
     this.emit({ type: "progress", phase: "load", done: 2, total: 2, text: "players ready" });
+    if (!saved && host.repo.saveInitial) await host.repo.saveInitial(runId, await savePlayers(config, players), state);
     const train_tasks = tasksOfSplit(host.tasks, "train");
     this.runId = runId;
     this.loop = new RunLoop(
@@ -164,6 +231,7 @@ export class TrainerService implements TrainerControl {
         test,
         store: host.repo,
         evaluate: host.evaluate ? (step) => host.evaluate!({ code, test }, config, step) : undefined,
+        rollingCheckpoints: host.rollingCheckpoints,
         emit: (e) => this.emit(e),
       },
       state,

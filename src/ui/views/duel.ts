@@ -10,6 +10,7 @@ import { h, replace } from "../dom.ts";
 import { formatNumber } from "../format.ts";
 import { matrixRange, rewardColour } from "../heatmap.ts";
 import { duelSteps, neighbourStep, resolveDuel } from "../run-state.ts";
+import { taskLabel, taskLabelById } from "../task-label.ts";
 import { codeStatusBadge, lineBadge, suiteCounts } from "../verdicts.ts";
 import type { AppState, View, ViewContext } from "../app-types.ts";
 import { badge } from "./badges.ts";
@@ -26,8 +27,8 @@ export function duelView(root: HTMLElement, ctx: ViewContext): View {
         replace(root, h("section", { class: "panel" }, h("h2", {}, "Duel"), h("p", { class: "muted" }, "No duel recorded yet: start a run or open a stored one.")));
         return;
       }
-      const prompt = s.tasks.find((t) => t.id === record.task)?.prompt;
-      replace(root, duelNavigator(s, record, ctx), prompt ? h("p", { class: "task-prompt" }, h("strong", {}, `${record.task}: `), prompt) : null, heatmap(record), mistakeDelta(record), ...record.codes.map((c, i) => codeCard(record, c, i)));
+      const task = s.tasks.find((t) => t.id === record.task);
+      replace(root, duelNavigator(s, record, ctx), task ? h("p", { class: "task-prompt" }, h("strong", {}, `${taskLabel(task)}: `), task.prompt) : null, heatmap(record), mistakeDelta(record), ...record.codes.map((c, i) => codeCard(record, c, i)));
     },
     destroy() {
       root.replaceChildren();
@@ -60,7 +61,7 @@ function duelNavigator(s: Readonly<AppState>, record: DuelRecord, ctx: ViewConte
       h(
         "select",
         { id: "duel-task", onchange: (e: Event) => actions.selectDuel({ step: record.step, task: (e.target as HTMLSelectElement).value }) },
-        tasks.map((t) => h("option", { value: t, selected: t === record.task }, t)),
+        tasks.map((t) => h("option", { value: t, selected: t === record.task }, taskLabelById(s.tasks, t))),
       ),
     ),
   );

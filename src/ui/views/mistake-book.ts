@@ -4,6 +4,8 @@ import { h, replace } from "../dom.ts";
 import { filterMistakes, mistakeRows, mistakeTasks, type MistakeFilter, type MistakeSort } from "../mistake-filter.ts";
 import type { View, ViewContext } from "../app-types.ts";
 import { codeBlock, codeInline } from "./code-block.ts";
+import { taskLabelById } from "../task-label.ts";
+import type { Task } from "../../core/arena/task.ts";
 
 const SORTS: { value: MistakeSort; label: string }[] = [
   { value: "frequency", label: "frequency" },
@@ -21,6 +23,7 @@ export function mistakeBookView(root: HTMLElement, _ctx: ViewContext): View {
   root.append(head, body);
   let book = { tasks: {} } as import("../../core/loop/mistake-book.ts").MistakeBook;
   let builtFor: unknown = null;
+  let known: readonly Task[] = [];
 
   function renderHead() {
     const tasks = mistakeTasks(book);
@@ -37,7 +40,7 @@ export function mistakeBookView(root: HTMLElement, _ctx: ViewContext): View {
           "select",
           { id: "mb-task", onchange: (e: Event) => set({ task: (e.target as HTMLSelectElement).value }) },
           h("option", { value: "" }, "all tasks"),
-          tasks.map((t) => h("option", { value: t.task, selected: t.task === filter.task }, `${t.task} (${t.count})`)),
+          tasks.map((t) => h("option", { value: t.task, selected: t.task === filter.task }, `${taskLabelById(known, t.task)}: ${t.count}`)),
         ),
         h("label", { for: "mb-search" }, "Search"),
         h("input", { id: "mb-search", type: "search", value: filter.query ?? "", placeholder: "test, program or task", oninput: (e: Event) => set({ query: (e.target as HTMLInputElement).value }, false) }),
@@ -94,8 +97,9 @@ export function mistakeBookView(root: HTMLElement, _ctx: ViewContext): View {
 
   return {
     update(s) {
-      if (builtFor === s.run.mistakeBook) return;
+      if (builtFor === s.run.mistakeBook && known === s.tasks) return;
       builtFor = book = s.run.mistakeBook;
+      known = s.tasks;
       if (filter.task && !own(book.tasks, filter.task)) filter.task = "";
       renderHead();
       renderBody();

@@ -10,6 +10,7 @@ import { taskEntries } from "../../core/loop/mistake-book.ts";
 import { h, replace } from "../dom.ts";
 import { attackReport, attackRequest, defendReport, defendRequest, parseUserTests, PlayInputError, type AttackSuite, type Program } from "../play-logic.ts";
 import { codeStatusBadge, lineBadge } from "../verdicts.ts";
+import { SPLIT_LABELS, taskLabel, tasksBySplit } from "../task-label.ts";
 import type { AppState, View, ViewContext } from "../app-types.ts";
 import { badge } from "./badges.ts";
 import { codeBlock, codeInline } from "./code-block.ts";
@@ -80,7 +81,7 @@ export function playView(root: HTMLElement, ctx: ViewContext): View {
               taskId = (e.target as HTMLSelectElement).value;
               replace(results);
               render();
-            } }, s.tasks.map((x) => h("option", { value: x.id, selected: x.id === taskId }, `${x.id}: ${x.title}${x.split === "heldout" ? " (held-out)" : ""}`))),
+            } }, tasksBySplit(s.tasks).map((g) => h("optgroup", { label: g.label }, g.tasks.map((x) => h("option", { value: x.id, selected: x.id === taskId }, taskLabel(x)))))),
             h("div", { role: "radiogroup", "aria-label": "game", class: "segmented" },
               (["defend", "attack"] as const).map((g) =>
                 h("button", { role: "radio", "aria-checked": String(game === g), class: game === g ? "on" : "", onclick: () => {
@@ -90,7 +91,8 @@ export function playView(root: HTMLElement, ctx: ViewContext): View {
                 } }, g === "defend" ? "Defend: write the code" : "Attack: write the tests"),
               )),
           ),
-      t ? h("p", { class: "task-prompt" }, h("strong", {}, `${t.title}. `), t.prompt, " ", h("code", {}, `${t.entry_point}(${t.params.map((p) => `${p.name}: ${p.type}`).join(", ")}) -> ${t.returns}`)) : null,
+      t ? h("p", { class: "task-prompt" }, h("strong", {}, `${t.title}. `), t.prompt, " ", h("code", {}, `${t.entry_point}(${t.params.map((p) => `${p.name}: ${p.type}`).join(", ")}) -> ${t.returns}`),
+        " ", h("span", { class: "muted", id: "play-task-split" }, [t.family, SPLIT_LABELS[t.split]].filter(Boolean).join(", "))) : null,
     );
   }
 

@@ -34,7 +34,7 @@ describe("evaluateCodes", () => {
     }
     const fizz = ev.perTask.find((p) => p.task === "fizzbuzz")!;
     expect(fizz.goldenPass).toEqual([true, true, false, false]); // checks 3 before 15: 3, 5, 7 still pass
-    expect(ev.plusPass1).toEqual({ all: 25, train: 25, heldout: 25 });
+    expect(ev.plusPass1).toEqual({ all: 25, train: 25, heldout: 25, heldout_compositional: NaN, heldout_family: NaN });
     const golden = ev.perTask.map((p) => (100 * p.goldenPass.filter(Boolean).length) / 4);
     expect(ev.goldenPass1.train).toBeCloseTo((golden[0] + golden[1]) / 2, 10);
     expect(ev.goldenPass1.heldout).toBeCloseTo(golden[2], 10);

@@ -77,7 +77,15 @@ describe("mut@k, Mul and bug detection", () => {
       { split: "train", value: 30 },
       { split: "heldout", value: 50 },
     ]);
-    expect(m).toEqual({ all: 30, train: 20, heldout: 50 });
+    expect(m).toEqual({ all: 30, train: 20, heldout: 50, heldout_compositional: NaN, heldout_family: NaN });
+    // arena-v2's held-out splits: each on its own, and all of them as heldout.
+    const v2 = meanBySplit([
+      { split: "train", value: 10 },
+      { split: "heldout_compositional", value: 40 },
+      { split: "heldout_compositional", value: 60 },
+      { split: "heldout_family", value: 20 },
+    ]);
+    expect(v2).toEqual({ all: 32.5, train: 10, heldout: 40, heldout_compositional: 50, heldout_family: 20 });
     expect(percent([true, false, false, true])).toBe(50);
   });
 });

@@ -30,11 +30,11 @@ describe("task schema", () => {
     const problems = taskProblems(t);
     expect(problems).toEqual(
       expect.arrayContaining([
-        "colour: unknown field (known: id, title, prompt, entry_point, params, returns, reference, golden_tests, input_spec, buggy_variants, split, tags, outside_arena)",
+        "colour: unknown field (known: id, title, prompt, entry_point, params, returns, reference, golden_tests, input_spec, buggy_variants, split, family, tags, outside_arena)",
         "entry_point: must be 'f' in the built-in suite (docs/ARENA-PYTHON.md)",
         "params[0].name: 'arr' is not in the parameter pool (xs ys s t n m k x a b words)",
         "golden_tests: must be a list of 2-4 assert lines",
-        "split: must be 'train' or 'heldout'",
+        "split: must be one of train, heldout, heldout_compositional, heldout_family",
         "input_spec.params.xs: no such parameter",
         "input_spec.params.arr: missing (every parameter needs a spec; {} for bool)",
       ]),
