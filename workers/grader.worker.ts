@@ -5,12 +5,13 @@
  *
  * Order matters: (1) take the one MessagePort the page sends and keep it in this closure only;
  * (2) refuse to go on where code generation from strings is allowed (the worker's CSP is missing);
- * (3) load Pyodide from /pyodide/ (the last network access this worker makes); (4) strip this
- * global scope of network, storage and messaging APIs; (5) only then start the harness and answer.
+ * (3) strip this global scope of storage, messaging and every network API but fetch; (4) load
+ * Pyodide from /pyodide/ (the last network access this worker makes); (5) strip fetch too; (6) only
+ * then start the harness and answer.
  */
 import { loadPyodide } from "pyodide";
 import HARNESS from "../src/core/grader/harness.py?raw";
-import { codeGenerationBlocked, encodeEvent, probeGlobalScope, startRunner, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../src/core/grader/runner.js";
+import { codeGenerationBlocked, encodeEvent, probeGlobalScope, startRunner, STRIPPED_GLOBALS, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../src/core/grader/runner.js";
 
 /** Page -> worker, once. */
 export interface RunnerInit {
@@ -37,8 +38,10 @@ scope.addEventListener(
         if (!codeGenerationBlocked()) {
           throw new Error("this worker may generate code from strings: its Content-Security-Policy is missing (serve the app with npm run dev/preview, or let its service worker add it)");
         }
+        const loading = ["fetch", "Request", "XMLHttpRequest"]; // what loadPyodide itself may use
+        const early = stripGlobalScope(scope, STRIPPED_GLOBALS.filter((name) => !loading.includes(name)));
         const pyodide = await loadPyodide({ indexURL: new URL("/pyodide/", scope.location.origin).href });
-        const failed = stripGlobalScope(scope);
+        const failed = [...early, ...stripGlobalScope(scope)];
         if (failed.length) throw new Error(`could not strip worker globals: ${failed.join(", ")}`);
         const runner = startRunner(pyodide, HARNESS, role);
         port.onmessage = (e: MessageEvent<RunnerPortRequest>) => {
