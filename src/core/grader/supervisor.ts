@@ -5,7 +5,7 @@
  *
  *   judge    parses the lines and runs the references: trusted code only, never a candidate;
  *   sandbox  runs each candidate as one unit, from a pristine interpreter (memory restored);
- *            a warm spare waits to take over when one is killed.
+ *            a killed one is replaced (optionally by a warm spare).
  *
  * Time: each step (a load or a call) has its limit; the runner interrupts a step past it. A step
  * that still has not ended `killGraceMs` later (a loop inside one C call, an interrupt swallowed)
@@ -42,13 +42,17 @@ export class GraderClosedError extends Error {
 export interface SupervisorOptions {
   /** Extra time after a step's limit before its runner is killed, ms (default: max(200, limit)). */
   killGraceMs?: number;
-  /** Keep one spare sandbox booted (default true): a kill then costs a hand-over, not a start. */
+  /**
+   * Keep one spare sandbox booted (default false): a kill then costs a hand-over instead of a
+   * Pyodide start. Kills are rare (a loop that is interrupted in Python costs none), and a spare
+   * costs an interpreter's memory and a start on a small machine.
+   */
   warmSpare?: boolean;
   /** Give up after this many runner starts in a row that fail (default 3). */
   maxFailedStarts?: number;
 }
 
-/** A Grader that also says how many sandbox runners it has started (spares included). */
+/** A Grader that also says how many sandbox runners it has started (spares included): 1 + kills. */
 export interface SupervisedGrader extends Grader {
   readonly spawns: number;
 }
@@ -220,7 +224,7 @@ class RunnerSlot {
 export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOptions = {}): SupervisedGrader {
   const maxFailedStarts = options.maxFailedStarts ?? 3;
   const judge = new RunnerSlot("judge", spawn, false, maxFailedStarts);
-  const sandbox = new RunnerSlot("sandbox", spawn, options.warmSpare ?? true, maxFailedStarts);
+  const sandbox = new RunnerSlot("sandbox", spawn, options.warmSpare ?? false, maxFailedStarts);
   const killGrace = (limit: number) => options.killGraceMs ?? Math.max(200, limit);
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;

@@ -258,12 +258,24 @@ describe("hostile corpus: one batch, every snippet contained", () => {
   });
 
   it("restarted the sandbox for uninterruptible snippets, not for every timeout", () => {
-    // Kills: swallow every interrupt, C loop at call, C loop at load, __del__ swallowing at
-    // cleanup (a kill may land while the spare is still booting, and on a starved machine an
-    // interruptible loop may need one too). The tainted interpreter (ast patched) is replaced
-    // before the next batch, not during this one.
-    expect(spawnsForBatch).toBeGreaterThanOrEqual(2);
-    expect(spawnsForBatch).toBeLessThanOrEqual(8);
+    // Kills: swallow every interrupt, C loop at call, C loop at load, four slow lines (one kill);
+    // retired runners: the two malformed canonical forms (on a starved machine an interruptible
+    // loop may need a kill too).
+    expect(spawnsForBatch).toBeGreaterThanOrEqual(3);
+    expect(spawnsForBatch).toBeLessThanOrEqual(12);
+  });
+
+  it("a candidate whose every line swallows the interrupt costs exactly one kill", async () => {
+    const swallow = SNIPPETS.find((s) => s.name === "four slow lines cost one kill")!;
+    const before = grader.spawns;
+    const r = await grader.grade({
+      tasks: [TASK],
+      codes: [{ task: "max", code: swallow.code }, { task: "max", code: SENTINEL }],
+      suites: [{ code: 0, text: swallow.suite! }, { code: 1, text: TWO }],
+      limits: { test_ms: 300 },
+    });
+    expect(r.suites.map((s) => s.map((l) => l.verdict))).toEqual([["timeout", "timeout", "timeout", "timeout"], ["pass", "pass"]]);
+    expect(grader.spawns - before).toBe(1);
   });
 
   it("a later batch is graded correctly after the corpus (tainted interpreter replaced)", async () => {
