@@ -85,7 +85,7 @@ _GUARDED_IMPORT_SRC = (
 
 def _tiny_function(src, name, env):
     """A function in a namespace of its own: its __globals__ leads nowhere."""
-    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "type", "str", "vars", "__import__")}}
+    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "type", "str", "vars")}}
     ns.update(env)
     exec(src, ns)
     return ns[name]
@@ -93,10 +93,11 @@ def _tiny_function(src, name, env):
 
 def setup(role):
     """Lockdown, in order: (1) preload the allowed modules; (2) cut the JavaScript bridge: every
-    Pyodide module is emptied and dropped, the import finders that recreate them removed, and the
-    interpreter walked to prove no JsProxy object is left anywhere; (3) refuse what needs no audit
-    event (process exits, raising the recursion limit, re-creating builtin modules); (4) a default-
-    deny audit hook. Returns a JSON report the runner checks."""
+    Pyodide module is emptied and dropped, the import finders that recreate them removed, builtin
+    modules cannot be created again, and the interpreter is walked to cut and then count every
+    JsProxy and bridge function left anywhere (`_sever`); (3) refuse what needs no audit event
+    (process exits, raising the recursion limit); (4) a default-deny audit hook. Returns a JSON
+    report: the runner refuses to start unless its "jsproxies" count is zero."""
     if _state["ready"]:
         return _dumps({"role": role, "jsproxies": 0})
     import gc
