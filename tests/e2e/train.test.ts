@@ -1,7 +1,7 @@
 /**
  * Training in the real app, in real Chromium: the trainer worker drives both policy workers and the
  * grader's sandbox workers, and commits every step to IndexedDB.
- *  - WebGPU (SwiftShader, slow): one step of a tiny run; the backend badge names the adapter; the
+ *  - WebGPU forced (SwiftShader, slow): one step of a tiny run; the backend badge names the adapter; the
  *    metrics and the duel appear.
  *  - WebGPU unavailable (Chromium without --enable-unsafe-webgpu): the fallback is shown and
  *    trains; a reload mid-run resumes from the last complete step and reaches the same metrics as
@@ -78,7 +78,8 @@ describe("training in the browser", () => {
   it("trains on WebGPU (SwiftShader): backend badge, metrics and a duel appear", async () => {
     const browser = await launchBrowser();
     browsers.push(browser);
-    const { page, errors } = await openApp(browser, configToQuery(tiny(1, 3)));
+    // SwiftShader: auto would choose wasm, so the WebGPU path is forced (?backend=webgpu).
+    const { page, errors } = await openApp(browser, configToQuery({ ...tiny(1, 3), backend: "webgpu" }));
     await page.getByRole("button", { name: "Start", exact: true }).click();
     await expect.poll(() => page.textContent("body"), { timeout: 120_000 }).toMatch(/webgpu \([^)]*swiftshader[^)]*\)/i);
     const run = await waitForRun(page, (r) => r.status === "done", 420_000);

@@ -12,6 +12,7 @@ import type { Vocabulary } from "../arena/vocab.ts";
 import type { Grader } from "../grader/types.ts";
 import { emptyMistakeBook } from "../loop/mistake-book.ts";
 import type { TrainerControl, TrainerEvent } from "../loop/events.ts";
+import type { BackendPreference } from "../policy/backend-choice.ts";
 import type { CreatePolicyOptions } from "../policy/policy.ts";
 import type { TrainConfig } from "../policy/train-config.ts";
 import { Rng } from "../rng.ts";
@@ -48,8 +49,8 @@ export interface TrainerHost {
   vocab: Vocabulary;
   grader: Grader;
   repo: RunRepository;
-  /** Start a player (a policy worker, or an in-thread PolicyService). */
-  player(role: PlayerRole, init: PlayerInit, train: Partial<TrainConfig>): Promise<HostedPlayer>;
+  /** Start a player (a policy worker, or an in-thread PolicyService) on the config's `backend` preference. */
+  player(role: PlayerRole, init: PlayerInit, train: Partial<TrainConfig>, backend: BackendPreference): Promise<HostedPlayer>;
   /** The shipped base checkpoint of a role and size, or null to start from fresh weights. */
   baseCheckpoint(role: PlayerRole, size: Config["code_model"]): Promise<ArrayBuffer | null>;
   evaluate?(players: { code: RunPlayer; test: RunPlayer }, config: Config, step: number): Promise<EvalMetrics>;
@@ -67,6 +68,8 @@ export class TrainerService implements TrainerControl {
   async start(config: Config): Promise<string> {
     await this.halt();
     const runId = await this.host.repo.create(config);
+    // Running from now, not from its first commit: a reload during the first step resumes it too.
+    await this.host.repo.setStatus(runId, "running");
     const state: DuelState = { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() };
     await this.prepare(runId, config, state, null);
     void this.drive();
@@ -139,12 +142,12 @@ export class TrainerService implements TrainerControl {
     let code: HostedPlayer;
     let test: HostedPlayer;
     if (usesSharedPolicy(config.mode)) {
-      code = test = await host.player("code", await init("code", "shared", config.code_model, config.seed), train);
+      code = test = await host.player("code", await init("code", "shared", config.code_model, config.seed), train, config.backend);
       this.players = [code];
     } else {
       [code, test] = await Promise.all([
-        host.player("code", await init("code", "code", config.code_model, config.seed), train),
-        host.player("test", await init("test", "test", config.test_model, config.seed + 1), train),
+        host.player("code", await init("code", "code", config.code_model, config.seed), train, config.backend),
+        host.player("test", await init("test", "test", config.test_model, config.seed + 1), train, config.backend),
       ]);
       this.players = [code, test];
     }
