@@ -15,7 +15,9 @@
  * the "before"), then as `wasm` (the SIMD kernel of src/core/policy/wasm-matmul.ts, bit-identical);
  * `<size>_wasm_vs_wasm_tfjs_sample_ratio` (tok/s: above 1, the SIMD kernel is faster) and
  * `_update_ratio` (ms: below 1, faster) compare them, and `_sample_cpu_ratio`, `_update_cpu_ratio` the
- * same per CPU second (steadier when other jobs share the cores).
+ * same per CPU second (steadier when other jobs share the cores). Then `<size>_wasm_grouped_sample_tok_per_s`
+ * and `_grouped_full_batch_sample_tok_per_s`: sampling as a duel step does (16 prompts x 4 rows that
+ * end apart), with each prompt prefilled once and finished rows dropped, and without (same rollout).
  * PyTorch: when $TORCH_PYTHON (default /usr/bin/python3, Debian's python3-torch) imports torch, each
  * size run on Node wasm is then built in PyTorch from the same initial weights (torch-gpt.ts,
  * torch_gpt.py). Its logits must match tfjs's within 1e-4, else the run fails (exit 1, a note); then
@@ -28,7 +30,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { type BackendName } from "../../src/core/policy/backend.ts";
 import { SIMD_MATMUL_FLAG } from "../../src/core/policy/wasm-matmul.ts";
-import { benchRow, type PolicyBenchResult, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
+import { benchPolicyOptions, benchRow, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
 import { availableParallelism } from "node:os";
@@ -238,6 +240,19 @@ export async function main(argv: string[]): Promise<void> {
             `   (per CPU time: ${figures[`${key}_sample_cpu_ratio`]}x, ${figures[`${key}_update_cpu_ratio`]}x)`,
         );
         await recordTorch(size, result); // side by side with its wasm run
+        try {
+          await useNodeBackend("wasm");
+          const service = new PolicyService();
+          await service.init(["wasm"]);
+          await service.create(benchPolicyOptions(size, VOCAB));
+          const g = await runGroupedSampleBench(service, VOCAB, args.reps);
+          service.dispose();
+          figures[`${size}_wasm_grouped_sample_tok_per_s`] = Math.round(g.sharedTokPerS);
+          figures[`${size}_wasm_grouped_full_batch_sample_tok_per_s`] = Math.round(g.fullTokPerS);
+          log(`${size.padEnd(5)} wasm, 16 prompts x 4 rows, rows ending apart: ${Math.round(g.sharedTokPerS)} tok/s (one prefill per prompt, finished rows dropped), ${Math.round(g.fullTokPerS)} tok/s (full batch)`);
+        } catch (e) {
+          notes.push(`${size} wasm grouped sampling: ${(e as Error).message}`);
+        }
         continue;
       }
       try {

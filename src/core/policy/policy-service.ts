@@ -37,6 +37,8 @@ export interface ServiceSampleOptions {
   temperature?: number;
   topP?: number;
   kvCache?: boolean;
+  sharePrefill?: boolean;
+  dropFinished?: boolean;
   /** Random stream to draw from; the advanced state comes back with the rollout. */
   rngState: RngState;
 }
