@@ -1,7 +1,10 @@
 /**
- * Choosing the tfjs backend: the first of an ordered list that initialises, with a reason the UI can
- * show. Registration of webgpu and wasm is by importing their packages (done by the caller:
- * workers/policy.worker.ts in the browser, src/node/tf-backend.ts in Node), so core stays free of them.
+ * Starting the tfjs backend: `selectBackend` takes the first of an ordered list that initialises,
+ * with a reason the UI can show; `chooseBackend` first decides that order from a preference (the
+ * decision itself is backend-choice.ts, pure) and runs its timed probe where one is needed. Starting
+ * wasm puts the SIMD BatchMatMul (wasm-matmul.ts) over tfjs's. Registration of webgpu and wasm is by
+ * importing their packages (done by the caller: workers/policy.worker.ts in the browser,
+ * src/node/tf-backend.ts in Node), so core stays free of them.
  */
 import * as tf from "@tensorflow/tfjs";
 import { installWasmBatchMatMul } from "./wasm-matmul.ts";
