@@ -18,6 +18,8 @@ interface Doc {
   when: string;
   /** Same name and meaning as in TRL's GRPOConfig. */
   trl?: true;
+  /** Added after runs and bundles were stored without it: there, missing means the default. */
+  addedLater?: true;
 }
 interface IntField extends Doc {
   kind: "int";
@@ -201,7 +203,7 @@ export const CONFIG_FIELDS = {
     when: "`small` on a fast GPU.",
   },
   backend: {
-    kind: "enum", values: BACKENDS, default: "auto", group: "models",
+    kind: "enum", values: BACKENDS, default: "auto", group: "models", addedLater: true,
     effect: "tfjs backend the browser's policies train on. `auto` never uses a software or fallback WebGPU adapter (SwiftShader, llvmpipe...): those train on wasm; another adapter is timed against wasm on a short probe and used only if faster. `webgpu`, `wasm`, `cpu` force one (falling back if it cannot start). The header says what was chosen and why. Node always uses wasm.",
     when: "`webgpu` to test the WebGPU path on any adapter (`?backend=webgpu`); `wasm` for the same bytes as Node.",
   },
