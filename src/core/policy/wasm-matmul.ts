@@ -227,7 +227,8 @@ interface WasmBackendInternals {
   dataIdMap: { get(dataId: object): { memoryOffset: number | null } | undefined };
   makeOutput(shape: number[], dtype: "float32"): tf.TensorInfo;
   disposeData(dataId: object): void;
-  wasm: { asm?: { memory?: WebAssembly.Memory } };
+  /** The module's memory: exported (`asm.memory`) by the single-threaded builds, created in JS (`wasmMemory`, shared) by the threaded one. */
+  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
 }
 
 const instances = new WeakMap<WebAssembly.Memory, KernelExports | null>();
@@ -235,7 +236,7 @@ const instances = new WeakMap<WebAssembly.Memory, KernelExports | null>();
 /** The kernel instantiated over this backend's memory, or null where that cannot be done. */
 function kernelFor(backend: unknown): KernelExports | null {
   const b = backend as Partial<WasmBackendInternals>;
-  const memory = b.wasm?.asm?.memory;
+  const memory = b.wasm?.asm?.memory ?? b.wasm?.wasmMemory;
   if (!(memory instanceof WebAssembly.Memory) || typeof b.makeOutput !== "function" || !b.dataIdMap) return null;
   let k = instances.get(memory);
   if (k === undefined) {
