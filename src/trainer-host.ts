@@ -18,15 +18,6 @@ import { fetchAppFile, fetchBaseCheckpoint } from "./app-files.ts";
 import { openArenaDb } from "./storage/db.ts";
 import { indexedDbRepository } from "./storage/run-repository.ts";
 
-/** Name of the WebGPU adapter, for the backend badge ("SwiftShader", a GPU's description...). */
-async function adapterName(): Promise<string | null> {
-  type Adapter = { info?: Record<string, string> };
-  const gpu = (navigator as unknown as { gpu?: { requestAdapter(): Promise<Adapter | null> } }).gpu;
-  const info = (await gpu?.requestAdapter().catch(() => null))?.info;
-  if (!info) return null;
-  return [info.vendor, info.architecture, info.description, info.device].filter((x) => x).join(" ") || "unnamed adapter";
-}
-
 /** Tasks evaluated in the app: the first 8 train and 8 held-out tasks (the CLI evaluates more). */
 const EVAL_TASKS_PER_SPLIT = 8;
 const EVAL_SAMPLES = 2;
@@ -55,21 +46,20 @@ export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerH
     vocab: arenaVocabulary(),
     grader,
     repo: indexedDbRepository(db, await taskSetHash(tasks)),
-    async player(role, init, train): Promise<HostedPlayer> {
+    async player(role, init, train, backend): Promise<HostedPlayer> {
       const w = startPolicyWorker(`${role} policy`);
       try {
-        const choice = await w.policy.init();
+        const choice = await w.policy.init(backend);
         if ("checkpoint" in init) {
           await w.policy.load(init.checkpoint, train);
           if (init.freezeReference) await w.policy.setReference();
         } else await w.policy.create({ ...init.fresh, train });
-        const adapter = choice.backend === "webgpu" ? await adapterName() : null;
         return {
           sample: (prompts, spec, opts) => w.policy.sample(prompts, spec, opts),
           update: (samples, rngState) => w.policy.update(samples, rngState),
           save: () => w.policy.save(),
           dispose: () => w.close(),
-          backend: { backend: choice.backend, reason: choice.reason, adapter },
+          backend: { backend: choice.backend, reason: choice.reason, adapter: choice.adapter ?? null },
         };
       } catch (e) {
         w.close();

@@ -11,6 +11,13 @@
  * work plus shader compilation), and a note names the adapter: here SwiftShader, WebGPU on the CPU.
  * Node rows add `<size>_<backend>_sample_tok_per_cpu_s` and `_update_cpu_ms`: the same work per CPU
  * second of the process, the figure to compare when the 2 shared cores are busy with other jobs.
+ * Node wasm runs twice per size, side by side: first as `wasm-tfjs` (tfjs's own BatchMatMul kernel,
+ * the "before"), then as `wasm` (the SIMD kernel of src/core/policy/wasm-matmul.ts, bit-identical);
+ * `<size>_wasm_vs_wasm_tfjs_sample_ratio` (tok/s: above 1, the SIMD kernel is faster) and
+ * `_update_ratio` (ms: below 1, faster) compare them, and `_sample_cpu_ratio`, `_update_cpu_ratio` the
+ * same per CPU second (steadier when other jobs share the cores). Then `<size>_wasm_grouped_sample_tok_per_s`
+ * and `_grouped_full_batch_sample_tok_per_s`: sampling as a duel step does (16 prompts x 4 rows that
+ * end apart), with each prompt prefilled once and finished rows dropped, and without (same rollout).
  * PyTorch: when $TORCH_PYTHON (default /usr/bin/python3, Debian's python3-torch) imports torch, each
  * size run on Node wasm is then built in PyTorch from the same initial weights (torch-gpt.ts,
  * torch_gpt.py). Its logits must match tfjs's within 1e-4, else the run fails (exit 1, a note); then
@@ -20,8 +27,10 @@
  * tfjs is slower) are listed at torchReport; all null without torch. The BLAS torch ran on is printed:
  * with Debian's default, the reference libblas3, torch's matmuls are about 5x slower than on OpenBLAS.
  */
+import * as tf from "@tensorflow/tfjs";
 import { type BackendName } from "../../src/core/policy/backend.ts";
-import { benchRow, type PolicyBenchResult, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
+import { SIMD_MATMUL_FLAG } from "../../src/core/policy/wasm-matmul.ts";
+import { benchPolicyOptions, benchRow, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
 import { availableParallelism } from "node:os";
@@ -32,7 +41,7 @@ import { launchBrowser } from "../../tests/e2e/browser.ts";
 import { callHarness, startPolicyDevServer } from "../../tests/e2e/policy-page.ts";
 import { BENCH_PROGRESS } from "../../tests/e2e/policy-harness.ts";
 
-type BenchBackend = "cpu" | "wasm" | "webgpu" | "chromium-wasm";
+type BenchBackend = "cpu" | "wasm" | "wasm-tfjs" | "webgpu" | "chromium-wasm";
 const ALL_BACKENDS: BenchBackend[] = ["cpu", "wasm", "webgpu", "chromium-wasm"];
 /** The arena's vocabulary is a few hundred words; 256 stands in for it until it is fixed. */
 const VOCAB = 256;
@@ -72,9 +81,12 @@ function benchArgs(argv: string[]): Args {
   return { json: flags.json === true, sizes, backends, reps: (flags.reps as number | undefined) ?? 3 };
 }
 
-async function nodeBench(backend: "cpu" | "wasm", size: ModelSize, reps: number): Promise<PolicyBenchResult> {
+/** `wasm-tfjs` is wasm with tfjs's own BatchMatMul (the SIMD kernel switched off by its env flag). */
+async function nodeBench(bench: "cpu" | "wasm" | "wasm-tfjs", size: ModelSize, reps: number): Promise<PolicyBenchResult> {
+  const backend = bench === "cpu" ? "cpu" : "wasm";
   const choice = await useNodeBackend(backend);
   if (choice.backend !== backend) throw new Error(`Node backend ${backend} unavailable: ${choice.reason}`);
+  tf.env().set(SIMD_MATMUL_FLAG, bench !== "wasm-tfjs");
   const service = new PolicyService();
   try {
     // The pure-JS cpu backend is slow (minutes for small): one timed repetition, no warm-up (no shaders).
@@ -85,6 +97,7 @@ async function nodeBench(backend: "cpu" | "wasm", size: ModelSize, reps: number)
     return await runPolicyBench(service, backend === "cpu" ? { backend, size, vocab: VOCAB, reps: 1, warmup: false } : { backend, size, vocab: VOCAB, reps }, cpuMs);
   } finally {
     service.dispose();
+    tf.env().set(SIMD_MATMUL_FLAG, true);
   }
 }
 
@@ -200,14 +213,53 @@ export async function main(argv: string[]): Promise<void> {
   const runNode = async (backend: "cpu" | "wasm") => {
     if (!args.backends.includes(backend)) return;
     for (const size of args.sizes) {
-      let result: PolicyBenchResult | null = null;
+      if (backend === "wasm") {
+        let result: PolicyBenchResult | null = null;
+        // The "before", side by side: the same workload on tfjs's own BatchMatMul kernel.
+        let before: PolicyBenchResult | null = null;
+        try {
+          before = await nodeBench("wasm-tfjs", size, args.reps);
+          record(size, "wasm-tfjs", before);
+        } catch (e) {
+          record(size, "wasm-tfjs", null, (e as Error).message);
+        }
+        try {
+          result = await nodeBench("wasm", size, args.reps);
+          record(size, "wasm", result);
+        } catch (e) {
+          record(size, "wasm", null, (e as Error).message);
+        }
+        const ratio = (x: number | undefined, y: number | undefined) => (x && y ? Math.round((x / y) * 100) / 100 : null);
+        const key = `${size}_wasm_vs_wasm_tfjs`;
+        figures[`${key}_sample_ratio`] = ratio(result?.sampleTokPerS, before?.sampleTokPerS);
+        figures[`${key}_update_ratio`] = ratio(result?.updateMs, before?.updateMs);
+        figures[`${key}_sample_cpu_ratio`] = ratio(result?.sampleTokPerCpuS, before?.sampleTokPerCpuS);
+        figures[`${key}_update_cpu_ratio`] = ratio(result?.updateCpuMs, before?.updateCpuMs);
+        log(
+          `${size.padEnd(5)} SIMD BatchMatMul / tfjs's: sampling ${figures[`${key}_sample_ratio`]}x tok/s, update ${figures[`${key}_update_ratio`]}x ms` +
+            `   (per CPU time: ${figures[`${key}_sample_cpu_ratio`]}x, ${figures[`${key}_update_cpu_ratio`]}x)`,
+        );
+        await recordTorch(size, result); // side by side with its wasm run
+        try {
+          await useNodeBackend("wasm");
+          const service = new PolicyService();
+          await service.init(["wasm"]);
+          await service.create(benchPolicyOptions(size, VOCAB));
+          const g = await runGroupedSampleBench(service, VOCAB, args.reps);
+          service.dispose();
+          figures[`${size}_wasm_grouped_sample_tok_per_s`] = Math.round(g.sharedTokPerS);
+          figures[`${size}_wasm_grouped_full_batch_sample_tok_per_s`] = Math.round(g.fullTokPerS);
+          log(`${size.padEnd(5)} wasm, 16 prompts x 4 rows, rows ending apart: ${Math.round(g.sharedTokPerS)} tok/s (one prefill per prompt, finished rows dropped), ${Math.round(g.fullTokPerS)} tok/s (full batch)`);
+        } catch (e) {
+          notes.push(`${size} wasm grouped sampling: ${(e as Error).message}`);
+        }
+        continue;
+      }
       try {
-        result = await nodeBench(backend, size, args.reps);
-        record(size, backend, result);
+        record(size, backend, await nodeBench(backend, size, args.reps));
       } catch (e) {
         record(size, backend, null, (e as Error).message);
       }
-      if (backend === "wasm") await recordTorch(size, result); // side by side with its wasm run
     }
   };
   await runNode("wasm");

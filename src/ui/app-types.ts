@@ -3,6 +3,7 @@ import type { Config, PresetName } from "../core/config/index.ts";
 import type { Task } from "../core/arena/task.ts";
 import type { QueueState } from "./compare-plan.ts";
 import type { AppDeps, RunSummary } from "./deps.ts";
+import type { GpuProbe } from "./gpu-probe.ts";
 import type { Prefs } from "./prefs.ts";
 import type { DuelSelection, RunState } from "./run-state.ts";
 
@@ -40,7 +41,7 @@ export interface AppState {
   /** Why there is no trainer, when there is none. */
   trainerMissing: string | null;
   /** WebGPU probe result, before the trainer reports its backend. */
-  gpu: { adapter: string | null; reason: string } | null;
+  gpu: GpuProbe | null;
   tasks: Task[];
   notices: Notice[];
 }

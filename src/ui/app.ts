@@ -15,6 +15,7 @@ import { ROUTES, ROUTE_TITLES, type Actions, type AppState, type Route, type Vie
 import { EMPTY_QUEUE, RunQueue, comparisonConfigs } from "./compare-plan.ts";
 import type { AppDeps, RunData } from "./deps.ts";
 import { download, h, replace } from "./dom.ts";
+import { gpuProbeText } from "./gpu-probe.ts";
 import { applyPrefs, loadPrefs, savePrefs, toggledTheme, type Prefs } from "./prefs.ts";
 import { IDLE_RUN, applyTrainerEvent, backendLabel, neighbourStep, resolveDuel, type RunState } from "./run-state.ts";
 import { readLaunch, shareUrl } from "./share.ts";
@@ -161,7 +162,7 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
       return a === b ? `Backend: ${a}` : `Backend: code ${a} · test ${b}`;
     }
     if (!s.gpu) return "Backend: checking WebGPU…";
-    return s.gpu.adapter ? `WebGPU available: ${s.gpu.adapter}` : `No WebGPU (${s.gpu.reason}): will fall back to wasm`;
+    return gpuProbeText(s.gpu, s.config.backend);
   }
 
   // ---- trainer ----

@@ -10,6 +10,7 @@ import type { MistakeBook } from "../core/loop/mistake-book.ts";
 import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
 import type { Grader } from "../core/grader/types.ts";
 import type { BaseManifest, RebuildOptions, RebuiltBases } from "../core/duel/pretrain.ts";
+import type { GpuProbe } from "./gpu-probe.ts";
 
 export interface RunSummary {
   id: string;
@@ -72,7 +73,7 @@ export interface AppDeps {
   /** Pretrain the base models here (Settings); null when this build cannot. */
   pretrain: PretrainHere | null;
   /** WebGPU probe before the trainer reports its backend. */
-  probeGpu: () => Promise<{ adapter: string | null; reason: string }>;
+  probeGpu: () => Promise<GpuProbe>;
   /** The page URL (query: config + flags). */
   url: URL;
   /** Replace the address bar's URL (share state), without navigation. */

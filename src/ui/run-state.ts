@@ -104,10 +104,10 @@ export function neighbourStep(duels: readonly DuelRecord[], step: number, dir: -
   return steps[Math.min(steps.length - 1, Math.max(0, i + dir))];
 }
 
-/** One-line text of the backend indicator: "webgpu (SwiftShader)" or "wasm: no WebGPU adapter". */
+/** One-line text of the backend indicator: "webgpu (SwiftShader): forced by the backend setting" or "wasm: no WebGPU adapter". */
 export function backendLabel(b: BackendInfo | undefined): string {
   if (!b) return "backend: not started";
   const adapter = b.adapter ? ` (${b.adapter})` : "";
-  const why = b.backend !== "webgpu" && b.reason ? `: ${b.reason}` : "";
+  const why = b.reason ? `: ${b.reason}` : "";
   return `${b.backend}${adapter}${why}`;
 }

@@ -4,6 +4,8 @@
  */
 import { startPolicyWorker } from "../../src/policy-client.ts";
 import { groupAdvantages } from "../../src/core/policy/grpo.ts";
+import type { BackendChoice } from "../../src/core/policy/backend.ts";
+import type { BackendPreference } from "../../src/core/policy/backend-choice.ts";
 import { rolloutSamples } from "../../src/core/policy/batch.ts";
 import { type PolicyBenchOptions, type PolicyBenchResult, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
 
@@ -20,11 +22,21 @@ export interface DuelResult {
   checkpointBytes: number;
 }
 
+/** The backend a policy worker chooses for `preference`, without creating a policy. */
+export async function chooseOnly(preference: BackendPreference): Promise<BackendChoice> {
+  const { policy, close } = startPolicyWorker("e2e-choice");
+  try {
+    return await policy.init(preference);
+  } finally {
+    close();
+  }
+}
+
 /** Start a worker, sample 8 rows of the toy grammar, reward even symbols, take one GRPO update. */
-export async function runDuel(vocab: number): Promise<DuelResult> {
+export async function runDuel(vocab: number, preference: BackendPreference = "auto"): Promise<DuelResult> {
   const { policy, close } = startPolicyWorker("e2e-policy");
   try {
-    const choice = await policy.init();
+    const choice = await policy.init(preference);
     await policy.create({ size: "tiny", vocab, seed: 7, train: { lr: 3e-3, warmupSteps: 0, klCoef: 0.001 } });
     const prompts = [[1], [1, 5], [1, 6, 7], [1], [1, 8], [1, 9, 10, 11], [1], [1, 12]];
     const spec = { kind: "toy", params: { vocab, minLength: 1, maxLength: 6 } };

@@ -9,6 +9,7 @@ import type { ViteDevServer } from "vite";
 import { callHarness, startPolicyDevServer } from "./policy-page.ts";
 import { CHROMIUM_FLAGS, findChromium, launchBrowser, watchErrors } from "./browser.ts";
 import { ToyConstraint } from "../../src/core/policy/toy-constraint.ts";
+import type { BackendChoice } from "../../src/core/policy/backend.ts";
 import type { DuelResult } from "./policy-harness.ts";
 
 const VOCAB = 24;
@@ -24,11 +25,11 @@ afterAll(async () => {
 });
 
 /** Runs the duel of policy-harness.ts in a fresh page of `browser`. */
-async function runInPage(browser: Browser): Promise<{ result: DuelResult; errors: string[] }> {
+async function runInPage(browser: Browser, preference = "auto"): Promise<{ result: DuelResult; errors: string[] }> {
   const page = await browser.newPage();
   const errors = watchErrors(page);
   await page.goto(origin);
-  const result = await callHarness<DuelResult>(page, `m.runDuel(${VOCAB})`);
+  const result = await callHarness<DuelResult>(page, `m.runDuel(${VOCAB}, ${JSON.stringify(preference)})`);
   await page.close();
   return { result, errors };
 }
@@ -46,12 +47,28 @@ function expectWorkingPolicy(result: DuelResult): void {
   expect(result.checkpointBytes).toBeGreaterThan(100_000 * 4 * 3);
 }
 
-it("samples and updates on webgpu in a worker when an adapter exists", async () => {
+it("auto does not train on the SwiftShader adapter: wasm, and the reason names it", async () => {
   const browser = await launchBrowser();
   try {
-    const { result, errors } = await runInPage(browser);
+    const page = await browser.newPage();
+    const errors = watchErrors(page);
+    await page.goto(origin);
+    const choice = await callHarness<BackendChoice>(page, `m.chooseOnly("auto")`);
+    expect(choice.backend).toBe("wasm");
+    // Chromium marks SwiftShader isFallbackAdapter; the name alone would also decide.
+    expect(choice.reason).toMatch(/^wasm, because the WebGPU adapter \([^)]*swiftshader[^)]*\) is (a fallback adapter|SwiftShader)/i);
+    expect(errors).toEqual([]);
+  } finally {
+    await browser.close();
+  }
+});
+
+it("samples and updates on webgpu in a worker when forced (SwiftShader here)", async () => {
+  const browser = await launchBrowser();
+  try {
+    const { result, errors } = await runInPage(browser, "webgpu");
     expect(result.backend).toBe("webgpu");
-    expect(result.reason).toMatch(/first choice/);
+    expect(result.reason).toMatch(/forced by the backend setting/);
     expectWorkingPolicy(result);
     expect(errors).toEqual([]);
   } finally {

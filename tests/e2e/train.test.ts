@@ -1,8 +1,10 @@
 /**
  * Training in the real app, in real Chromium: the trainer worker drives both policy workers and the
  * grader's sandbox workers, and commits every step to IndexedDB.
- *  - WebGPU (SwiftShader, slow): one step of a tiny run; the backend badge names the adapter; the
+ *  - WebGPU forced (SwiftShader, slow): one step of a tiny run; the backend badge names the adapter; the
  *    metrics and the duel appear.
+ *  - backend auto with the SwiftShader adapter: trains on wasm and says why; a reload during the first
+ *    step (nothing committed yet) resumes the run to the end.
  *  - WebGPU unavailable (Chromium without --enable-unsafe-webgpu): the fallback is shown and
  *    trains; a reload mid-run resumes from the last complete step and reaches the same metrics as
  *    a run never interrupted.
@@ -78,7 +80,8 @@ describe("training in the browser", () => {
   it("trains on WebGPU (SwiftShader): backend badge, metrics and a duel appear", async () => {
     const browser = await launchBrowser();
     browsers.push(browser);
-    const { page, errors } = await openApp(browser, configToQuery(tiny(1, 3)));
+    // SwiftShader: auto would choose wasm, so the WebGPU path is forced (?backend=webgpu).
+    const { page, errors } = await openApp(browser, configToQuery({ ...tiny(1, 3), backend: "webgpu" }));
     await page.getByRole("button", { name: "Start", exact: true }).click();
     await expect.poll(() => page.textContent("body"), { timeout: 120_000 }).toMatch(/webgpu \([^)]*swiftshader[^)]*\)/i);
     const run = await waitForRun(page, (r) => r.status === "done", 420_000);
@@ -104,6 +107,22 @@ describe("training in the browser", () => {
     }
     // The shipped base Code policy solves some train tasks (docs/BASE-MODELS.md: ~46% plus-pass@1).
     expect(m.plus_pass_train!).toBeGreaterThan(0);
+    expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  }, 600_000);
+
+  it("auto on SwiftShader trains on wasm, and a reload during the first step resumes the run", async () => {
+    const browser = await launchBrowser(); // WebGPU on: the SwiftShader adapter is offered, auto declines it
+    browsers.push(browser);
+    const { page, errors } = await openApp(browser, configToQuery(tiny(2, 7)));
+    await page.getByRole("button", { name: "Start", exact: true }).click();
+    await expect.poll(() => page.textContent("#backend"), { timeout: 120_000 }).toMatch(/wasm: wasm, because the WebGPU adapter \([^)]*swiftshader[^)]*\) is /i);
+    // Reload while step 1 is in flight: nothing committed yet.
+    const started = await waitForRun(page, (r) => r.status === "running", 60_000);
+    expect(started.step).toBe(0);
+    await page.reload();
+    await page.waitForFunction(() => (window as unknown as { arena?: { ready: Promise<void> } }).arena?.ready.then(() => true));
+    const resumed = await waitForRun(page, (r) => r.id === started.id && r.status === "done", 420_000);
+    expect(resumed.metrics.map((m) => m.step)).toEqual([1, 2]);
     expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
   }, 600_000);
 

@@ -10,6 +10,7 @@
 export const MODES = ["code-a1", "golden-tests", "self-play", "self-play-blackbox", "cure", "base"] as const;
 export const MODEL_SIZES = ["tiny", "small"] as const;
 export const LR_SCHEDULES = ["cosine", "constant"] as const;
+export const BACKENDS = ["auto", "webgpu", "wasm", "cpu"] as const;
 
 interface Doc {
   group: "run" | "sampling" | "rewards" | "optimisation" | "models" | "persistence";
@@ -17,6 +18,8 @@ interface Doc {
   when: string;
   /** Same name and meaning as in TRL's GRPOConfig. */
   trl?: true;
+  /** Added after runs and bundles were stored without it: there, missing means the default. */
+  addedLater?: true;
 }
 interface IntField extends Doc {
   kind: "int";
@@ -198,6 +201,11 @@ export const CONFIG_FIELDS = {
     kind: "enum", values: MODEL_SIZES, default: "tiny", group: "models",
     effect: "Size of the Test policy's transformer (the shared policy's in self-play and cure).",
     when: "`small` on a fast GPU.",
+  },
+  backend: {
+    kind: "enum", values: BACKENDS, default: "auto", group: "models", addedLater: true,
+    effect: "tfjs backend the browser's policies train on. `auto` never uses a software or fallback WebGPU adapter (SwiftShader, llvmpipe...): those train on wasm; another adapter is timed against wasm on a short probe and used only if faster. `webgpu`, `wasm`, `cpu` force one (falling back if it cannot start). The header says what was chosen and why. Node always uses wasm.",
+    when: "`webgpu` to test the WebGPU path on any adapter (`?backend=webgpu`); `wasm` for the same bytes as Node.",
   },
   // --- persistence ---
   checkpoint_every: {

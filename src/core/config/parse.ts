@@ -82,10 +82,13 @@ export function parseConfig(input: unknown, base: Readonly<Config> = DEFAULT_CON
   return config;
 }
 
-/** Parse a complete configuration (a stored run, a bundle): every field must be present. */
+/**
+ * Parse a complete configuration (a stored run, a bundle): every field must be present, except those
+ * added later (`addedLater`), which older runs lack and take their default.
+ */
 export function parseFullConfig(input: unknown): Config {
   if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-    const missing = CONFIG_KEYS.filter((k) => !Object.hasOwn(input, k));
+    const missing = CONFIG_KEYS.filter((k) => !Object.hasOwn(input, k) && !(CONFIG_FIELDS[k] as FieldSpec).addedLater);
     if (missing.length > 0) throw new ConfigError(missing[0], `missing (all fields are required here; missing: ${missing.join(", ")})`);
   }
   return parseConfig(input);

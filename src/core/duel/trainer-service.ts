@@ -12,6 +12,7 @@ import type { Vocabulary } from "../arena/vocab.ts";
 import type { Grader } from "../grader/types.ts";
 import { emptyMistakeBook } from "../loop/mistake-book.ts";
 import type { TrainerControl, TrainerEvent } from "../loop/events.ts";
+import type { BackendPreference } from "../policy/backend-choice.ts";
 import type { CreatePolicyOptions } from "../policy/policy.ts";
 import type { TrainConfig } from "../policy/train-config.ts";
 import { Rng } from "../rng.ts";
@@ -53,8 +54,8 @@ export interface TrainerHost {
   vocab: Vocabulary;
   grader: Grader;
   repo: RunRepository;
-  /** Start a player (a policy worker, or an in-thread PolicyService). */
-  player(role: PlayerRole, init: PlayerInit, train: Partial<TrainConfig>): Promise<HostedPlayer>;
+  /** Start a player (a policy worker, or an in-thread PolicyService) on the config's `backend` preference. */
+  player(role: PlayerRole, init: PlayerInit, train: Partial<TrainConfig>, backend: BackendPreference): Promise<HostedPlayer>;
   /** The shipped base checkpoint of a role and size, or null to start from fresh weights. */
   baseCheckpoint(role: PlayerRole, size: Config["code_model"]): Promise<ArrayBuffer | null>;
   evaluate?(players: { code: RunPlayer; test: RunPlayer }, config: Config, step: number): Promise<EvalMetrics>;
@@ -90,7 +91,7 @@ export async function startPlayers(
     if (saved?.[key]) [init, origin] = [{ checkpoint: saved[key], freezeReference: false }, "checkpoint"];
     else if (base) [init, origin] = [{ checkpoint: base, freezeReference: true }, `base ${role} ${size} checkpoint`];
     else [init, origin] = [{ fresh: { size, vocab: host.vocab.size, seed, reference: config.beta > 0 } }, `fresh ${size} weights, seed ${seed}`];
-    return [await host.player(role, init, train), origin];
+    return [await host.player(role, init, train, config.backend), origin];
   };
   if (usesSharedPolicy(config.mode)) {
     const [shared, origin] = await start("code", "shared", config.code_model, config.seed);
@@ -127,6 +128,8 @@ export class TrainerService implements TrainerControl {
   async start(config: Config): Promise<string> {
     await this.halt();
     const runId = await this.host.repo.create(config);
+    // Running from now, not from its first commit: a reload during the first step resumes it too.
+    await this.host.repo.setStatus(runId, "running");
     const state: DuelState = { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() };
     await this.prepare(runId, config, state, null);
     void this.drive();

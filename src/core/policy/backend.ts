@@ -1,9 +1,14 @@
 /**
- * Choosing the tfjs backend: the first of an ordered list that initialises, with a reason the UI can
- * show. Registration of webgpu and wasm is by importing their packages (done by the caller:
- * workers/policy.worker.ts in the browser, src/node/tf-backend.ts in Node), so core stays free of them.
+ * Starting the tfjs backend: `selectBackend` takes the first of an ordered list that initialises,
+ * with a reason the UI can show; `chooseBackend` first decides that order from a preference (the
+ * decision itself is backend-choice.ts, pure) and runs its timed probe where one is needed. Starting
+ * wasm puts the SIMD BatchMatMul (wasm-matmul.ts) over tfjs's. Registration of webgpu and wasm is by
+ * importing their packages (done by the caller: workers/policy.worker.ts in the browser,
+ * src/node/tf-backend.ts in Node), so core stays free of them.
  */
 import * as tf from "@tensorflow/tfjs";
+import { installWasmBatchMatMul } from "./wasm-matmul.ts";
+import { type AdapterReport, type BackendDecision, type BackendPreference, type ProbeTiming, decideBackend, requestAdapterReport } from "./backend-choice.ts";
 
 export type BackendName = "webgpu" | "wasm" | "cpu";
 
@@ -12,20 +17,33 @@ export interface BackendChoice {
   /** Why this one, in words: what was tried first and why it failed. */
   reason: string;
   tried: { backend: BackendName; error: string }[];
+  /** The WebGPU adapter's name when the backend is webgpu, for the badge ("SwiftShader", a GPU's name). */
+  adapter?: string | null;
 }
 
 export class NoBackendError extends Error {
   override name = "NoBackendError";
 }
 
-type GpuNavigator = { gpu?: { requestAdapter(): Promise<unknown | null> } };
+type GpuNavigator = { gpu?: { requestAdapter(options?: object): Promise<unknown | null> } };
+
+/** The adapter options tfjs-backend-webgpu 4.22 requests (its base.js), so a probe sees the adapter tfjs gets. */
+export function tfjsAdapterOptions(): { powerPreference: "low-power" | "high-performance" } {
+  let lowPower = false;
+  try {
+    lowPower = tf.env().getBool("WEBGPU_USE_LOW_POWER_GPU");
+  } catch {
+    // the flag is registered by tfjs-backend-webgpu; without it tfjs cannot start webgpu anyway
+  }
+  return { powerPreference: lowPower ? "low-power" : "high-performance" };
+}
 
 /** Why WebGPU cannot be used here, or null when an adapter is available. */
 export async function webgpuUnavailable(): Promise<string | null> {
   const nav = (globalThis as { navigator?: GpuNavigator }).navigator;
   if (!nav?.gpu) return "navigator.gpu is missing (WebGPU unsupported or disabled in this browser)";
   try {
-    const adapter = await nav.gpu.requestAdapter();
+    const adapter = await nav.gpu.requestAdapter(tfjsAdapterOptions());
     return adapter ? null : "navigator.gpu.requestAdapter() returned no adapter (no usable GPU or software rasteriser)";
   } catch (e) {
     return `navigator.gpu.requestAdapter() failed: ${(e as Error).message}`;
@@ -39,6 +57,7 @@ export async function selectBackend(order: readonly BackendName[]): Promise<Back
     let error: string | null = null;
     if (backend === "webgpu") error = await webgpuUnavailable();
     if (!error && !tf.findBackendFactory(backend)) error = `the ${backend} backend is not registered (its package was not imported)`;
+    if (!error && backend === "wasm") installWasmBatchMatMul(); // bit-identical to tfjs's, faster
     if (!error) {
       try {
         if (!(await tf.setBackend(backend))) error = `tf.setBackend("${backend}") failed to initialise`;
@@ -56,4 +75,74 @@ export async function selectBackend(order: readonly BackendName[]): Promise<Back
     tried.push({ backend, error });
   }
   throw new NoBackendError(`no tfjs backend could start: ${tried.map((t) => `${t.backend}: ${t.error}`).join("; ")}`);
+}
+
+type AdapterSource = Parameters<typeof requestAdapterReport>[0];
+const navigatorGpu = (): AdapterSource => (globalThis as { navigator?: { gpu?: AdapterSource } }).navigator?.gpu;
+
+/** Probe size: a tiny-model-sized product chain with one host read per iteration, as decoding does. */
+const PROBE = { rows: 64, width: 64, iterations: 12 };
+
+/**
+ * Milliseconds for PROBE.iterations iterations on the current backend after one warm-up, or null as
+ * soon as the running time passes `limitMs` (a slow adapter is not waited for).
+ */
+export async function timeProbe(limitMs = Infinity): Promise<number | null> {
+  const x = tf.tidy(() => tf.randomUniform([PROBE.rows, PROBE.width], -1, 1, "float32", 1));
+  const w = tf.tidy(() => tf.randomUniform([PROBE.width, PROBE.width], -0.1, 0.1, "float32", 2));
+  const once = async () => {
+    const y = tf.tidy(() => tf.softmax(tf.matMul(tf.tanh(tf.matMul(x, w)), w, false, true)).sum(1));
+    await y.data();
+    y.dispose();
+  };
+  try {
+    await once();
+    const t0 = performance.now();
+    for (let i = 0; i < PROBE.iterations; i++) {
+      await once();
+      if (performance.now() - t0 > limitMs) return null;
+    }
+    return performance.now() - t0;
+  } finally {
+    x.dispose();
+    w.dispose();
+  }
+}
+
+/** Time the probe on wasm, then on webgpu with wasm's time as its limit. */
+async function probeTiming(): Promise<ProbeTiming> {
+  installWasmBatchMatMul();
+  await tf.setBackend("wasm");
+  const wasmMs = (await timeProbe())!;
+  if (!(await tf.setBackend("webgpu"))) return { webgpuMs: null, wasmMs };
+  return { webgpuMs: await timeProbe(wasmMs), wasmMs };
+}
+
+/** The order to try and why, running the probe only where the adapter alone does not decide. */
+export async function chooseBackendOrder(
+  preference: BackendPreference,
+  env: { adapter: () => Promise<AdapterReport>; probe: () => Promise<ProbeTiming> } = { adapter: () => requestAdapterReport(navigatorGpu(), tfjsAdapterOptions()), probe: probeTiming },
+): Promise<Extract<BackendDecision, { kind: "order" }>> {
+  const needsAdapter = preference === "auto" || preference === "webgpu";
+  const report = needsAdapter ? await env.adapter() : { unavailable: "not asked" };
+  const first = decideBackend(preference, report);
+  if (first.kind === "order") return first;
+  let timing: ProbeTiming;
+  try {
+    timing = await env.probe();
+  } catch (e) {
+    return { kind: "order", order: ["wasm", "cpu"], reason: `wasm, because the WebGPU probe failed: ${(e as Error).message}`, adapter: null };
+  }
+  return decideBackend(preference, report, timing) as Extract<BackendDecision, { kind: "order" }>;
+}
+
+/**
+ * Choose and start the backend for `preference`. When the decided first choice cannot start, the
+ * reason says both what failed and what had been decided.
+ */
+export async function chooseBackend(preference: BackendPreference, env?: Parameters<typeof chooseBackendOrder>[1]): Promise<BackendChoice> {
+  const decision = await chooseBackendOrder(preference, env);
+  const started = await selectBackend(decision.order);
+  const reason = started.backend === decision.order[0] ? decision.reason : `${started.reason} (decided first: ${decision.reason})`;
+  return { ...started, reason, adapter: started.backend === "webgpu" ? decision.adapter : null };
 }

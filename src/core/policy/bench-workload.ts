@@ -115,6 +115,30 @@ export async function runPolicyBench(
   return result;
 }
 
+/**
+ * Sampling as a duel step does it: 16 prompts x G = 4 rows each (a task's programs share its prompt),
+ * under a grammar whose rows end after 8 to 47 symbols, so they finish apart. Each repetition times
+ * the default sampler (each distinct prompt prefilled once, finished rows dropped) and the full batch
+ * (`sharePrefill`, `dropFinished` off) back to back on the same seed, whose rollouts are identical;
+ * medians of tok/s over `reps` after one untimed warm-up of each.
+ */
+export async function runGroupedSampleBench(host: Pick<PolicyService, "sample">, vocab: number, reps: number): Promise<{ sharedTokPerS: number; fullTokPerS: number }> {
+  const w = benchWorkload(vocab);
+  const prompts = Array.from({ length: 64 }, (_, i) => w.samplePrompts[Math.floor(i / 4)]);
+  const spec = { kind: "toy", params: { vocab, minLength: 8, maxLength: w.newTokens - 1 } };
+  const rates = { shared: [] as number[], full: [] as number[] };
+  for (let rep = 0; rep <= reps; rep++) {
+    for (const variant of ["shared", "full"] as const) {
+      const off = variant === "full" ? { sharePrefill: false, dropFinished: false } : {};
+      const t0 = performance.now();
+      const { rollout } = await host.sample(prompts, spec, { maxNewTokens: w.newTokens, rngState: [5, 6, 7, rep], ...off });
+      const tokens = rollout.completions.reduce((a, c) => a + c.length, 0);
+      if (rep > 0) rates[variant].push(tokens / ((performance.now() - t0) / 1000));
+    }
+  }
+  return { sharedTokPerS: median(rates.shared), fullTokPerS: median(rates.full) };
+}
+
 /** One printed benchmark row: `<size> <label> N tok/s sampled   N ms/update   (per CPU time: ...)`. */
 export function benchRow(size: string, label: string, r: Pick<PolicyBenchResult, "sampleTokPerS" | "updateMs" | "sampleTokPerCpuS" | "updateCpuMs">): string {
   const cpu = r.sampleTokPerCpuS !== undefined && r.updateCpuMs !== undefined ? `   (per CPU time: ${Math.round(r.sampleTokPerCpuS)} tok/s, ${Math.round(r.updateCpuMs)} ms)` : "";

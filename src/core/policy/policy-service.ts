@@ -9,7 +9,8 @@
  */
 import type { TokenConstraint } from "../decoding.ts";
 import { Rng, type RngState } from "../rng.ts";
-import { type BackendChoice, type BackendName, selectBackend } from "./backend.ts";
+import { type BackendChoice, type BackendName, chooseBackend, selectBackend } from "./backend.ts";
+import type { BackendPreference } from "./backend-choice.ts";
 import type { GrpoSample } from "./batch.ts";
 import { type CreatePolicyOptions, Policy, type UpdateMetrics } from "./policy.ts";
 import type { Rollout } from "./sampler.ts";
@@ -36,6 +37,8 @@ export interface ServiceSampleOptions {
   temperature?: number;
   topP?: number;
   kvCache?: boolean;
+  sharePrefill?: boolean;
+  dropFinished?: boolean;
   /** Random stream to draw from; the advanced state comes back with the rollout. */
   rngState: RngState;
 }
@@ -61,9 +64,12 @@ export class PolicyService {
     this.constraints = { ...BUILTIN_CONSTRAINTS, ...constraints };
   }
 
-  /** Pick the tfjs backend (first that works of `order`); call once before create/load. */
-  async init(order: BackendName[] = ["webgpu", "wasm", "cpu"]): Promise<BackendChoice> {
-    this.backendChoice = await selectBackend(order);
+  /**
+   * Pick the tfjs backend, once before create/load: by preference ("auto" never trains on a software
+   * WebGPU adapter, see backend-choice.ts), or the first of an explicit order that starts.
+   */
+  async init(choice: BackendPreference | BackendName[] = "auto"): Promise<BackendChoice> {
+    this.backendChoice = typeof choice === "string" ? await chooseBackend(choice) : await selectBackend(choice);
     return this.backendChoice;
   }
 

@@ -5,6 +5,11 @@
  * row's positions start at 0 at its first real token and padded keys are masked out of attention,
  * so a row's logits do not depend on its padding. A KV cache keeps each block's keys/values, so
  * a step feeds one token per row (set `kvCache: false` to recompute the whole prefix, for checks).
+ * Rows with the same prompt (a task's G programs) share one prefill, whose logits and cache rows are
+ * copied to each: every operation of the forward works row by row, so a copy holds the same bits the
+ * row would have computed itself (set `sharePrefill: false` to prefill every row, for checks). For the
+ * same reason finished rows leave the batch (their cache rows dropped once a quarter of the batch has
+ * finished) without changing anyone's draws (`dropFinished: false` keeps them, for checks).
  *
  * Per step there is exactly ONE device-to-host read: the (B, V) logits of the new position. The
  * grammar mask, temperature, top-p and the draw happen on the host with the seeded Rng.
@@ -32,6 +37,10 @@ export interface SampleOptions {
   rng: Rng;
   /** Reuse attention keys/values across steps (default true; see the policy benchmark). */
   kvCache?: boolean;
+  /** Prefill each distinct prompt once (default true, with the KV cache); same rollout either way. */
+  sharePrefill?: boolean;
+  /** Take finished rows out of the batch (default true); same rollout either way. */
+  dropFinished?: boolean;
 }
 
 /** What one batched sampling call produced; plain arrays, so it crosses worker boundaries. */
@@ -126,24 +135,58 @@ export async function sampleBatch<S>(
   // The cache is two segments per block: the prompt's keys/values (fixed after the first step) and
   // the generated tokens' (grown by one position per step), so a step copies only the generated part.
   const history: number[][] = padded;
+  // distinct[u]: the first row with the u-th distinct prompt; ofRow[b]: row b's u.
+  const firstRow = new Map<string, number>();
+  const ofRow = prompts.map((p) => {
+    const key = p.join(",");
+    if (!firstRow.has(key)) firstRow.set(key, firstRow.size);
+    return firstRow.get(key)!;
+  });
+  const distinct = [...new Set(ofRow)].map((u) => ofRow.indexOf(u));
+  const sharePrefill = kvCache && (opts.sharePrefill ?? true) && distinct.length < B;
+  const dropFinished = opts.dropFinished ?? true;
+  // The rows in the batch, in cache order: all of them until finished ones are dropped.
+  let batchRows = prompts.map((_, b) => b);
   let promptCache: LayerCache[] | undefined;
   let genCache: LayerCache[] | undefined;
   const disposeCache = (c: LayerCache[] | undefined) => c?.forEach((x) => { x.k.dispose(); x.v.dispose(); });
+  /** Keep only the unfinished rows: in the batch, and in both cache segments (axis 0). */
+  const dropFinishedRows = () => {
+    const keep = batchRows.flatMap((b, i) => (done[b] ? [] : [i]));
+    if (kvCache) {
+      const idx = tf.tensor1d(keep, "int32");
+      const gather = (c: LayerCache[] | undefined) => c?.map((x) => ({ k: tf.gather(x.k, idx, 0), v: tf.gather(x.v, idx, 0) }));
+      const [p, g] = [gather(promptCache), gather(genCache)];
+      idx.dispose();
+      disposeCache(promptCache);
+      disposeCache(genCache);
+      [promptCache, genCache] = [p, g];
+    }
+    batchRows = keep.map((i) => batchRows[i]);
+  };
   const step = (first: boolean): tf.Tensor3D =>
     tf.tidy(() => {
-      const S = history[0].length;
+      const S = history[batchRows[0]].length;
       const T = first || !kvCache ? S : 1;
-      const toks = history.map((row) => row.slice(row.length - T));
-      const pos = paddedPositions(pad, T, S);
+      // The shared prefill runs the distinct prompts' rows, then copies each result to its rows.
+      const rows = first && sharePrefill ? distinct : batchRows;
+      const rowPad = rows.map((b) => pad[b]);
+      const toks = rows.map((b) => history[b].slice(history[b].length - T));
+      const pos = paddedPositions(rowPad, T, S);
       const past = kvCache && !first ? promptCache!.map((p, l) => (genCache ? [p, genCache[l]] : [p])) : undefined;
       const out = model.forward({
-        tokens: tf.tensor2d(toks, [B, T], "int32"),
-        positions: tf.tensor2d(pos, [B, T], "int32"),
-        attnBias: attentionBias(pad, T, S),
+        tokens: tf.tensor2d(toks, [rows.length, T], "int32"),
+        positions: tf.tensor2d(pos, [rows.length, T], "int32"),
+        attnBias: attentionBias(rowPad, T, S),
         past,
         growLast: true,
         lastOnly: true,
       });
+      if (first && rows.length < B) {
+        const spread = tf.tensor1d(ofRow, "int32");
+        out.logits = tf.gather(out.logits, spread, 0); // (U, 1, V) -> (B, 1, V)
+        out.present = out.present.map((c) => ({ k: tf.gather(c.k, spread, 0), v: tf.gather(c.v, spread, 0) })); // (U, H, P, D) -> (B, H, P, D)
+      }
       if (kvCache) {
         // First step: the prompt segment; later: the generated segment, grown by this step's token.
         const kept = out.present.map((c) => ({ k: tf.keep(c.k), v: tf.keep(c.v) }));
@@ -162,19 +205,23 @@ export async function sampleBatch<S>(
       const logitsT = step(i === 0);
       const logits = (await logitsT.data()) as Float32Array; // the one device->host read of this step
       logitsT.dispose();
-      for (let b = 0; b < B; b++) {
+      for (let r = 0; r < batchRows.length; r++) {
+        const b = batchRows[r];
         if (done[b]) {
-          history[b].push(0); // finished rows keep the batch rectangular; their outputs are ignored
+          history[b].push(0); // a finished row still in the batch keeps it rectangular; its outputs are ignored
           continue;
         }
         const j = completions[b].length;
-        const { token, logProb } = drawToken(logits.subarray(b * V, (b + 1) * V), rowConstraint[b], states[b], temperature, topP, opts.rng, scratch, masks[b].subarray(j * W, (j + 1) * W), b);
+        const { token, logProb } = drawToken(logits.subarray(r * V, (r + 1) * V), rowConstraint[b], states[b], temperature, topP, opts.rng, scratch, masks[b].subarray(j * W, (j + 1) * W), b);
         states[b] = rowConstraint[b].advance(states[b], token);
         completions[b].push(token);
         logProbs[b][j] = logProb;
         history[b].push(token);
         done[b] = rowConstraint[b].isDone(states[b]);
       }
+      const finished = batchRows.filter((b) => done[b]).length;
+      // Dropping copies the caches, so it waits until a quarter of the batch is idle.
+      if (dropFinished && finished < batchRows.length && finished * 4 >= batchRows.length) dropFinishedRows();
     }
   } finally {
     disposeCache(promptCache);

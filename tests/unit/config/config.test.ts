@@ -73,6 +73,11 @@ describe("config schema", () => {
     const { seed: _seed, ...partial } = DEFAULT_CONFIG;
     expect(errorOf(() => parseFullConfig(partial)).field).toBe("seed");
   });
+
+  it("a stored config from before `backend` existed takes its default", () => {
+    const { backend: _backend, ...older } = DEFAULT_CONFIG;
+    expect(parseFullConfig({ ...older, seed: 9 })).toEqual({ ...DEFAULT_CONFIG, seed: 9, backend: "auto" });
+  });
 });
 
 describe("presets", () => {

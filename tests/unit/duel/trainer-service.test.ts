@@ -52,12 +52,14 @@ it("starts from base checkpoints without a KL reference (freezing one), steps to
   base.dispose();
 
   const { runs, repo } = memoryRepo();
+  const backends: string[] = [];
   const host: TrainerHost = {
     tasks: arenaV1(),
     vocab,
     grader,
     repo,
-    async player(_role, init, train) {
+    async player(_role, init, train, backend) {
+      backends.push(backend);
       const s = new PolicyService(arenaConstraints(vocab));
       await s.init(["wasm"]);
       if ("checkpoint" in init) {
@@ -73,6 +75,10 @@ it("starts from base checkpoints without a KL reference (freezing one), steps to
   await service.subscribe((e) => events.push(e));
   const config = presetConfig("classroom", { steps: 2, tasks_per_step: 1, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0, beta: 0.01 });
   const runId = await service.start(config);
+  // Marked running before its first commit, so the app resumes it after a reload during step 1.
+  expect(runs.get(runId)!.commits).toEqual([]);
+  expect(runs.get(runId)!.status).toBe("running");
+  expect(backends).toEqual(["auto", "auto"]); // the config's backend preference reaches each player
   await expect.poll(() => runs.get(runId)?.commits.length ?? 0, { timeout: 300_000, interval: 500 }).toBe(2);
   await service.pause();
   expect(events.filter((e) => e.type === "error")).toEqual([]);

@@ -34,6 +34,24 @@ describe("sampleBatch", () => {
     policy.dispose();
   });
 
+  it("prefills each distinct prompt once and drops finished rows, bit-for-bit the rollout of the full batch", async () => {
+    const policy = smallPolicy(V, 4);
+    // Three prompts, each repeated as a task's G programs are, interleaved, of different lengths.
+    const grouped = [0, 1, 2, 0, 1, 2, 2, 0, 1].map((i) => prompts[i + 1]);
+    const opts = { maxNewTokens: 12, temperature: 0.9 };
+    const wide = new ToyConstraint(V, 1, 10); // completions of 2 to 11 tokens: rows finish apart
+    const shared = await policy.sample(grouped, wide, { ...opts, rng: new Rng(9) });
+    const each = await policy.sample(grouped, wide, { ...opts, rng: new Rng(9), sharePrefill: false, dropFinished: false });
+    expect(shared.completions).toEqual(each.completions);
+    // Rows finished at different steps, most well before the last, so rows really left the batch.
+    const lengths = shared.completions.map((c) => c.length);
+    expect(lengths.filter((n) => n < Math.max(...lengths)).length).toBeGreaterThanOrEqual(grouped.length / 4);
+    expect(new Set(shared.completions.map((c) => c.join())).size).toBeGreaterThan(3); // rows of one prompt still draw apart
+    shared.logProbs.forEach((lp, b) => expect([...lp]).toEqual([...each.logProbs[b]])); // exact, not within a tolerance
+    expect(shared.masks).toEqual(each.masks);
+    policy.dispose();
+  });
+
   it("returns log-probs equal to the update's recomputation (same distribution, padding has no effect)", async () => {
     const policy = smallPolicy(V, 3);
     const rollout = await policy.sample(prompts, grammar, { maxNewTokens: 10, rng: new Rng(8), temperature: 0.7, topP: 0.9 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { adapterName } from "../../../src/ui/gpu-probe.ts";
+import { adapterName, gpuProbeText } from "../../../src/ui/gpu-probe.ts";
 import { DEFAULT_PREFS, effectiveTheme, loadPrefs, savePrefs, toggledTheme } from "../../../src/ui/prefs.ts";
 import { routeFromHash } from "../../../src/ui/app.ts";
 
@@ -29,6 +29,13 @@ describe("shell helpers", () => {
     expect(adapterName({ vendor: "google", architecture: "swiftshader", device: "", description: "" })).toBe("google swiftshader");
     expect(adapterName({ description: "NVIDIA GeForce RTX 3060" })).toBe("NVIDIA GeForce RTX 3060");
     expect(adapterName(undefined)).toBe("unknown adapter");
+  });
+  it("says before a run what the backend setting will make of the adapter", () => {
+    const swiftshader = { adapter: "google swiftshader", reason: "", software: "is a fallback adapter (the browser's CPU implementation)" };
+    expect(gpuProbeText(swiftshader, "auto")).toBe("WebGPU available: google swiftshader, which is a fallback adapter (the browser's CPU implementation): runs use wasm (?backend=webgpu forces it)");
+    expect(gpuProbeText(swiftshader, "webgpu")).toBe("WebGPU forced: google swiftshader");
+    expect(gpuProbeText({ adapter: "NVIDIA GeForce RTX 3060", reason: "", software: null }, "auto")).toMatch(/probe against wasm decides/);
+    expect(gpuProbeText({ adapter: null, reason: "navigator.gpu is missing", software: null }, "auto")).toBe("No WebGPU (navigator.gpu is missing): runs use wasm");
   });
   it("routes unknown hashes to the dashboard", () => {
     expect(routeFromHash("#/duel")).toBe("duel");

@@ -1,0 +1,337 @@
+/**
+ * A SIMD BatchMatMul for tfjs's wasm backend, bit-identical to tfjs's own kernel.
+ *
+ * tfjs-backend-wasm 4.22 runs BatchMatMul on XNNPACK only for two batch-1 operands without transposes;
+ * every other case (attention's batch = B x heads products, every transposed product of the backward
+ * pass) takes its scalar `slow_batch_matmul`, which sums in this order (checked bit for bit by
+ * tests/unit/policy/wasm-matmul.test.ts):
+ *
+ *   out[b, i, j] = 0;  for each k-block of KBLOCK: s = 0; for k in block: s += a[b, i, k] * b[b, k, j]; out += s
+ *
+ * in float32, no fused multiply-add. This kernel keeps exactly that order per output element and
+ * computes 4 rows x 8 columns at once with f32x4 (each lane is one output element, so vectorising
+ * across j changes no sum). It works in place on the backend's heap: inputs at their memoryOffset, the
+ * output from backend.makeOutput, the module importing the backend's WebAssembly.Memory. A transposed
+ * B is first copied to [K, N] (contiguous columns for the f32x4 loads).
+ *
+ * The XNNPACK case (batch 1, no transposes) and anything unusual (non-float32, batches that neither
+ * match nor broadcast from 1, a backend without the internals used here) go to tfjs's kernel.
+ */
+import * as tf from "@tensorflow/tfjs";
+import { Code, emitModule, F32, I32, V128, type FuncDef } from "./wasm-emit.ts";
+
+/** slow_batch_matmul's kBlockSize (tfjs-backend-wasm/src/cc/batch_mat_mul_impl.cc). */
+const KBLOCK = 48;
+/** tfjs env flag: false sends every BatchMatMul to tfjs's kernel (the benchmark's "before"). */
+export const SIMD_MATMUL_FLAG = "A1_WASM_SIMD_MATMUL";
+
+// ---- the kernel, emitted ----
+
+/** bmm's parameters (all i32; strides and offsets in bytes). */
+const P = { a: 0, b: 1, out: 2, batch: 3, M: 4, N: 5, K: 6, aBatch: 7, aRow: 8, aK: 9, bBatch: 10, bK: 11 } as const;
+/** bmm's i32 locals, after the params. */
+const L = { bi: 12, k0: 13, kn: 14, i0: 15, j0: 16, pa: 17, pb: 18, kk: 19, po: 20, aB: 21, bB: 22, oB: 23, oRow: 24, aRow2: 25, aRow3: 26, oRow2: 27, oRow3: 28, oBatch: 29 } as const;
+const I32_LOCALS = 18;
+const ROWS = 4;
+const VECS = 2;
+/** v128 locals: the tile's block sums s[r][v], then the loaded B vectors, then the splatted A value. */
+const S0 = 12 + I32_LOCALS;
+const BV0 = S0 + ROWS * VECS;
+const AV = BV0 + VECS;
+/** f32 locals for the scalar column tile: sums per row, then A and B values. */
+const SF0 = AV + 1;
+const AF = SF0 + ROWS;
+const BF = AF + 1;
+
+const aRowLocal = (r: number) => [0, P.aRow, L.aRow2, L.aRow3][r];
+const oRowLocal = (r: number) => [0, L.oRow, L.oRow2, L.oRow3][r];
+
+/** `while (cond) body`, where `exitIf` pushes a condition that ends the loop. */
+function whileLoop(c: Code, exitIf: (c: Code) => void, body: (c: Code) => void): void {
+  c.block().loop();
+  exitIf(c);
+  c.brIf(1);
+  body(c);
+  c.br(0).end().end();
+}
+
+/** One tile: `rows` rows (1 or 4) by 4 * vecs columns (vecs 0: one column, scalar), one k-block. */
+function tile(c: Code, rows: number, vecs: number): void {
+  const s = (r: number, v: number) => S0 + r * VECS + v;
+  for (let r = 0; r < rows; r++) {
+    if (vecs === 0) c.f32Zero().set(SF0 + r);
+    else for (let v = 0; v < vecs; v++) c.v128Zero().set(s(r, v));
+  }
+  // pa = aB + i0 * aRow + k0 * aK;  pb = bB + k0 * bK + j0 * 4
+  c.get(L.aB).get(L.i0).get(P.aRow).mul().add().get(L.k0).get(P.aK).mul().add().set(L.pa);
+  c.get(L.bB).get(L.k0).get(P.bK).mul().add().get(L.j0).i32(4).mul().add().set(L.pb);
+  c.get(L.kn).set(L.kk);
+  c.loop();
+  if (vecs === 0) {
+    c.get(L.pb).f32Load().set(BF);
+    for (let r = 0; r < rows; r++) {
+      c.get(L.pa);
+      if (r > 0) c.get(aRowLocal(r)).add();
+      c.f32Load().set(AF);
+      c.get(SF0 + r).get(AF).get(BF).f32Mul().f32Add().set(SF0 + r);
+    }
+  } else {
+    for (let v = 0; v < vecs; v++) c.get(L.pb).v128Load(16 * v).set(BV0 + v);
+    for (let r = 0; r < rows; r++) {
+      c.get(L.pa);
+      if (r > 0) c.get(aRowLocal(r)).add();
+      c.v128Load32Splat().set(AV);
+      for (let v = 0; v < vecs; v++) c.get(s(r, v)).get(AV).get(BV0 + v).f32x4Mul().f32x4Add().set(s(r, v));
+    }
+  }
+  c.get(L.pa).get(P.aK).add().set(L.pa);
+  c.get(L.pb).get(P.bK).add().set(L.pb);
+  c.get(L.kk).i32(1).sub().set(L.kk);
+  c.get(L.kk).brIf(0);
+  c.end();
+  // out tile += s
+  c.get(L.oB).get(L.i0).get(L.oRow).mul().add().get(L.j0).i32(4).mul().add().set(L.po);
+  for (let r = 0; r < rows; r++) {
+    const addr = () => {
+      c.get(L.po);
+      if (r > 0) c.get(oRowLocal(r)).add();
+    };
+    if (vecs === 0) {
+      addr();
+      addr();
+      c.f32Load().get(SF0 + r).f32Add().f32Store();
+    } else {
+      for (let v = 0; v < vecs; v++) {
+        addr();
+        addr();
+        c.v128Load(16 * v).get(s(r, v)).f32x4Add().v128Store(16 * v);
+      }
+    }
+  }
+}
+
+/** All columns of the rows at i0: 8-wide tiles, then one 4-wide, then single columns. */
+function columns(c: Code, rows: number): void {
+  c.i32(0).set(L.j0);
+  for (const [vecs, width] of [[2, 8], [1, 4], [0, 1]] as const) {
+    whileLoop(
+      c,
+      (c) => c.get(P.N).get(L.j0).sub().i32(width).ltU(),
+      (c) => {
+        tile(c, rows, vecs);
+        c.get(L.j0).i32(width).add().set(L.j0);
+      },
+    );
+  }
+}
+
+function bmmFunction(): FuncDef {
+  const c = new Code();
+  // Strides of the output and of rows 2, 3 of a tile.
+  c.get(P.N).i32(4).mul().set(L.oRow);
+  c.get(L.oRow).get(P.M).mul().set(L.oBatch);
+  c.get(P.aRow).i32(2).mul().set(L.aRow2);
+  c.get(P.aRow).i32(3).mul().set(L.aRow3);
+  c.get(L.oRow).i32(2).mul().set(L.oRow2);
+  c.get(L.oRow).i32(3).mul().set(L.oRow3);
+  // out = 0 (the reference adds each block's sum into a zeroed output)
+  c.get(P.out).i32(0).get(L.oBatch).get(P.batch).mul().memoryFill();
+  c.i32(0).set(L.bi);
+  whileLoop(
+    c,
+    (c) => c.get(L.bi).get(P.batch).geU(),
+    (c) => {
+      c.get(P.a).get(L.bi).get(P.aBatch).mul().add().set(L.aB);
+      c.get(P.b).get(L.bi).get(P.bBatch).mul().add().set(L.bB);
+      c.get(P.out).get(L.bi).get(L.oBatch).mul().add().set(L.oB);
+      c.i32(0).set(L.k0);
+      whileLoop(
+        c,
+        (c) => c.get(L.k0).get(P.K).geU(),
+        (c) => {
+          // kn = min(KBLOCK, K - k0)
+          c.get(P.K).get(L.k0).sub().i32(KBLOCK).get(P.K).get(L.k0).sub().i32(KBLOCK).ltU().select().set(L.kn);
+          c.i32(0).set(L.i0);
+          for (const rows of [ROWS, 1]) {
+            whileLoop(
+              c,
+              (c) => c.get(P.M).get(L.i0).sub().i32(rows).ltU(),
+              (c) => {
+                columns(c, rows);
+                c.get(L.i0).i32(rows).add().set(L.i0);
+              },
+            );
+          }
+          c.get(L.k0).i32(KBLOCK).add().set(L.k0);
+        },
+      );
+      c.get(L.bi).i32(1).add().set(L.bi);
+    },
+  );
+  return {
+    name: "bmm",
+    params: new Array(12).fill(I32),
+    locals: [...new Array(I32_LOCALS).fill(I32), ...new Array(ROWS * VECS + VECS + 1).fill(V128), ...new Array(ROWS + 2).fill(F32)],
+    body: c,
+  };
+}
+
+/** pack(src, dst, count, N, K): each of `count` [N, K] matrices at src, transposed to [K, N] at dst. */
+function packFunction(): FuncDef {
+  const p = { src: 0, dst: 1, count: 2, N: 3, K: 4 };
+  const l = { bi: 5, j: 6, k: 7, ps: 8, pd: 9, nRow: 10, dB: 11 };
+  const c = new Code();
+  c.get(p.N).i32(4).mul().set(l.nRow);
+  c.get(p.src).set(l.ps);
+  c.i32(0).set(l.bi);
+  whileLoop(
+    c,
+    (c) => c.get(l.bi).get(p.count).geU(),
+    (c) => {
+      c.get(p.dst).get(l.bi).get(l.nRow).mul().get(p.K).mul().add().set(l.dB);
+      c.i32(0).set(l.j);
+      whileLoop(
+        c,
+        (c) => c.get(l.j).get(p.N).geU(),
+        (c) => {
+          c.get(l.dB).get(l.j).i32(4).mul().add().set(l.pd);
+          c.i32(0).set(l.k);
+          whileLoop(
+            c,
+            (c) => c.get(l.k).get(p.K).geU(),
+            (c) => {
+              c.get(l.pd).get(l.ps).f32Load().f32Store();
+              c.get(l.ps).i32(4).add().set(l.ps);
+              c.get(l.pd).get(l.nRow).add().set(l.pd);
+              c.get(l.k).i32(1).add().set(l.k);
+            },
+          );
+          c.get(l.j).i32(1).add().set(l.j);
+        },
+      );
+      c.get(l.bi).i32(1).add().set(l.bi);
+    },
+  );
+  return { name: "pack", params: new Array(5).fill(I32), locals: new Array(7).fill(I32), body: c };
+}
+
+// ---- wiring to tfjs ----
+
+interface KernelExports {
+  bmm(...args: number[]): void;
+  pack(src: number, dst: number, count: number, N: number, K: number): void;
+}
+
+/** The parts of tfjs-backend-wasm's BackendWasm this kernel reads (internals: checked before use). */
+interface WasmBackendInternals {
+  dataIdMap: { get(dataId: object): { memoryOffset: number | null } | undefined };
+  makeOutput(shape: number[], dtype: "float32"): tf.TensorInfo;
+  disposeData(dataId: object): void;
+  /** The module's memory: exported (`asm.memory`) by the single-threaded builds, created in JS (`wasmMemory`, shared) by the threaded one. */
+  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
+}
+
+const instances = new WeakMap<WebAssembly.Memory, KernelExports | null>();
+
+/** The kernel instantiated over this backend's memory, or null where that cannot be done. */
+function kernelFor(backend: unknown): KernelExports | null {
+  const b = backend as Partial<WasmBackendInternals>;
+  const memory = b.wasm?.asm?.memory ?? b.wasm?.wasmMemory;
+  if (!(memory instanceof WebAssembly.Memory) || typeof b.makeOutput !== "function" || !b.dataIdMap) return null;
+  let k = instances.get(memory);
+  if (k === undefined) {
+    try {
+      const shared = typeof SharedArrayBuffer !== "undefined" && memory.buffer instanceof SharedArrayBuffer;
+      const bytes = emitModule([bmmFunction(), packFunction()], { shared });
+      const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
+      k = instance.exports as unknown as KernelExports;
+    } catch {
+      k = null; // no SIMD in this engine, or a memory we cannot import: tfjs's kernel it is
+    }
+    instances.set(memory, k);
+  }
+  return k;
+}
+
+type KernelFunc = (args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }) => tf.TensorInfo;
+const size = (shape: readonly number[]) => shape.reduce((x, y) => x * y, 1);
+
+/** The fast path, or null to let tfjs's kernel do it. Shapes follow tfjs's kernels/BatchMatMul.js. */
+function simdBatchMatMul(args: Parameters<KernelFunc>[0]): tf.TensorInfo | null {
+  const { a, b } = args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+  const { transposeA, transposeB } = (args.attrs ?? {}) as { transposeA: boolean; transposeB: boolean };
+  if (a.dtype !== "float32" || b.dtype !== "float32") return null;
+  const batchA = size(a.shape.slice(0, -2));
+  const batchB = size(b.shape.slice(0, -2));
+  if (batchA === 1 && batchB === 1 && !transposeA && !transposeB) return null; // XNNPACK: already SIMD
+  if (batchA !== batchB && batchA !== 1 && batchB !== 1) return null;
+  const kernel = kernelFor(args.backend);
+  if (!kernel) return null;
+  const backend = args.backend as WasmBackendInternals;
+  const ar = a.shape.length;
+  const br = b.shape.length;
+  const K = transposeA ? a.shape[ar - 2] : a.shape[ar - 1];
+  const M = transposeA ? a.shape[ar - 1] : a.shape[ar - 2];
+  const N = transposeB ? b.shape[br - 2] : b.shape[br - 1];
+  if (K !== (transposeB ? b.shape[br - 1] : b.shape[br - 2])) return null; // tfjs's kernel throws the error
+  const aOffset = backend.dataIdMap.get(a.dataId)?.memoryOffset;
+  const bOffset = backend.dataIdMap.get(b.dataId)?.memoryOffset;
+  if (aOffset == null || bOffset == null) return null;
+  const outer = tf.backend_util.assertAndGetBroadcastShape(a.shape.slice(0, -2), b.shape.slice(0, -2));
+  const batch = Math.max(batchA, batchB);
+  const out = backend.makeOutput([...outer, M, N], "float32");
+  if (batch * M * N === 0) return out;
+  let packed: tf.TensorInfo | null = null;
+  let bData = bOffset;
+  if (transposeB) {
+    packed = backend.makeOutput([batchB, K, N], "float32");
+    bData = backend.dataIdMap.get(packed.dataId)!.memoryOffset!;
+    kernel.pack(bOffset, bData, batchB, N, K);
+  }
+  const outOffset = backend.dataIdMap.get(out.dataId)!.memoryOffset!;
+  // a[i, k] at aRow * i + aK * k (bytes); b[k, j] at bK * k + 4 j.
+  const [aRow, aK] = transposeA ? [4, 4 * M] : [4 * K, 4];
+  kernel.bmm(aOffset, bData, outOffset, batch, M, N, K, batchA === 1 ? 0 : 4 * M * K, aRow, aK, batchB === 1 ? 0 : 4 * K * N, 4 * N);
+  if (packed) backend.disposeData(packed.dataId);
+  return out;
+}
+
+/** Calls that took each path since start (tests check the SIMD path really ran). */
+export const wasmMatMulCounts = { simd: 0, tfjs: 0 };
+
+let installed = false;
+
+/**
+ * Put the SIMD kernel over the wasm backend's BatchMatMul (once; a no-op without the wasm backend's
+ * kernel). Call before tf.setBackend("wasm"); later works too, as the kernel reads its backend per call.
+ */
+export function installWasmBatchMatMul(): void {
+  if (installed) return;
+  const original = tf.getKernel("BatchMatMul", "wasm");
+  if (!original) return;
+  installed = true;
+  if (!isRegistered(SIMD_MATMUL_FLAG)) tf.env().registerFlag(SIMD_MATMUL_FLAG, () => true);
+  const tfjsKernel = original.kernelFunc as unknown as KernelFunc;
+  tf.unregisterKernel("BatchMatMul", "wasm");
+  tf.registerKernel({
+    ...original,
+    kernelFunc: ((args: Parameters<KernelFunc>[0]) => {
+      const out = tf.env().getBool(SIMD_MATMUL_FLAG) ? simdBatchMatMul(args) : null;
+      if (out) {
+        wasmMatMulCounts.simd++;
+        return out;
+      }
+      wasmMatMulCounts.tfjs++;
+      return tfjsKernel(args);
+    }) as unknown as tf.KernelFunc,
+  });
+}
+
+function isRegistered(flag: string): boolean {
+  try {
+    tf.env().get(flag);
+    return true;
+  } catch {
+    return false;
+  }
+}
