@@ -154,7 +154,8 @@ export interface NodePlayers {
  */
 export async function createNodePlayers(config: Readonly<Config>, vocab: Vocabulary, from?: SnapshotCheckpoint): Promise<NodePlayers> {
   await useNodeBackend("wasm");
-  const train = policyTrainOverrides(config, optimizerStepsPerStep(config));
+  // Each policy's schedule counts its own optimiser steps (its own update batch).
+  const train = (role: "code" | "test") => policyTrainOverrides(config, optimizerStepsPerStep(config, role));
   // Roles, sizes and fresh seeds as the app's TrainerService: code seed, test seed + 1; the shared
   // policy is the Code policy's model, stored as "shared".
   const start = async (role: "code" | "test", key: string, size: Config["code_model"], seed: number) => {
@@ -163,19 +164,19 @@ export async function createNodePlayers(config: Readonly<Config>, vocab: Vocabul
     const saved = from?.policies[key];
     if (from && !saved) throw new RunFileError(`checkpoint of step ${from.step} has no '${key}' policy (it has ${Object.keys(from.policies).join(", ")})`);
     if (saved) {
-      await service.load(saved.slice().buffer as ArrayBuffer, train);
+      await service.load(saved.slice().buffer as ArrayBuffer, train(role));
       return { service, origin: `checkpoint of step ${from!.step}` };
     }
     const file = baseCheckpointPath(role, size);
     if (file) {
       const bytes = readFileSync(file);
-      const info = await service.load(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer, train);
+      const info = await service.load(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer, train(role));
       if (info.config.vocab !== vocab.size) throw new RunFileError(`${file} was trained for a vocabulary of ${info.config.vocab}, this task set has ${vocab.size}: rebuild it with npm run pretrain`);
       // Base checkpoints carry no reference (pretrain.ts baseCheckpoint): the KL term anchors at the base.
       await service.setReference();
       return { service, origin: file };
     }
-    await service.create({ size, vocab: vocab.size, seed, train, reference: config.beta > 0 });
+    await service.create({ size, vocab: vocab.size, seed, train: train(role), reference: config.beta > 0 });
     return { service, origin: `fresh ${size} weights, seed ${seed}` };
   };
   if (usesSharedPolicy(config.mode)) {

@@ -17,6 +17,11 @@ interface Doc {
   when: string;
   /** Same name and meaning as in TRL's GRPOConfig. */
   trl?: true;
+  /**
+   * The Policy's name for this knob (src/core/policy/train-config.ts TrainConfig): the policy takes
+   * its default and bounds from this table, so the two cannot disagree.
+   */
+  policy?: string;
 }
 interface IntField extends Doc {
   kind: "int";
@@ -47,7 +52,7 @@ export const CONFIG_FIELDS = {
   // --- run ---
   mode: {
     kind: "enum", values: MODES, default: "code-a1", group: "run",
-    effect: "What trains: `code-a1` two policies, white-box, Mistake Book; `golden-tests` the Code policy on human tests only; `self-play` one shared policy writes code and tests (white-box), `self-play-blackbox` the same without seeing the code; `cure` one shared policy with CURE's tester reward; `base` no training, evaluation only.",
+    effect: "What trains and how it is scored; one row per mode in `MODE_TABLE` (src/core/duel/modes.ts): `code-a1` two policies, white-box, Mistake Book, TopVar; `golden-tests` the Code policy on the human golden tests only; `self-play` one shared policy writes code and (white-box) tests with Code-A1's rewards, `self-play-blackbox` the same without seeing the code; `cure` one shared policy, programs by golden tests, tests by CURE's rule on their own expected outputs; `base` no training.",
     when: "Baselines and the paper's comparison (`npm run reproduce`).",
   },
   seed: {
@@ -132,6 +137,11 @@ export const CONFIG_FIELDS = {
     effect: "Mistake Book tests replayed per task (highest frequency first).",
     when: "Rarely; the paper used 8.",
   },
+  topvar: {
+    kind: "bool", default: true, group: "rewards",
+    effect: "TopVar asymmetric sampling: only the suites of the `topvar_k` codes with the highest R_T spread train the Test policy; off: every code's suites do. Applies to code-a1, self-play and self-play-blackbox (cure always trains on all suites).",
+    when: "Off for the no-TopVar ablation, or for a plain self-play baseline (with `mistake_book` off). Default on: the paper's Code-A1 setting.",
+  },
   topvar_k: {
     kind: "int", default: 1, min: 1, max: 64, group: "rewards",
     effect: "TopVar: the suites of this many codes per task (highest R_T std) train the Test policy.",
@@ -139,7 +149,7 @@ export const CONFIG_FIELDS = {
   },
   // --- optimisation ---
   learning_rate: {
-    kind: "number", default: 1e-4, min: 0, max: 1, exclusiveMin: true, group: "optimisation", trl: true,
+    kind: "number", default: 1e-4, min: 0, max: 1, exclusiveMin: true, group: "optimisation", policy: "lr", trl: true,
     effect: "Peak AdamW learning rate of both policies.",
     when: "Lower if KL explodes or rewards collapse; tiny models take far larger rates than the paper's 1e-6.",
   },
@@ -154,37 +164,47 @@ export const CONFIG_FIELDS = {
     when: "The paper used 10 of ~111 steps; scale with `steps`.",
   },
   weight_decay: {
-    kind: "number", default: 0.1, min: 0, max: 1, group: "optimisation", trl: true,
+    kind: "number", default: 0.1, min: 0, max: 1, group: "optimisation", policy: "weightDecay", trl: true,
     effect: "AdamW decoupled weight decay.",
     when: "Rarely.",
   },
   max_grad_norm: {
-    kind: "number", default: 1, min: 0, max: 100, exclusiveMin: true, group: "optimisation", trl: true,
+    kind: "number", default: 1, min: 0, max: 100, exclusiveMin: true, group: "optimisation", policy: "gradClip", trl: true,
     effect: "Global gradient-norm clip.",
     when: "Lower if loss spikes.",
   },
   num_iterations: {
-    kind: "int", default: 1, min: 1, max: 16, group: "optimisation", trl: true,
+    kind: "int", default: 1, min: 1, max: 16, group: "optimisation", policy: "epochs", trl: true,
     effect: "PPO epochs over each step's samples (GRPO's mu).",
     when: "Raise to squeeze more from expensive samples; 1 keeps the update on-policy.",
   },
+  mini_batches: {
+    kind: "int", default: 2, min: 1, max: 64, group: "optimisation", policy: "miniBatches",
+    effect: "Mini-batches each policy's rollout batch is split into: optimiser steps per update = mini_batches x num_iterations, counted per policy from its own batch. With 1 the only step is on-policy, so the PPO ratio is 1 and clipping never acts.",
+    when: "The paper ran 2 (256 tasks in mini-batches of 128); 1 for strictly on-policy updates.",
+  },
+  drop_zero_advantage: {
+    kind: "bool", default: false, group: "optimisation",
+    effect: "Drop sequences whose group-relative advantage is 0 before the update. Off (the reference's behaviour, verl core_algos.py): they stay in the batch, so the token-mean denominator and the KL term cover every sequence.",
+    when: "On for faster updates when most groups have equal rewards, at the cost of departing from the reference.",
+  },
   beta: {
-    kind: "number", default: 0.001, min: 0, max: 10, group: "optimisation", trl: true,
+    kind: "number", default: 0.001, min: 0, max: 10, group: "optimisation", policy: "klCoef", trl: true,
     effect: "KL penalty coefficient to the frozen initial policy (k3 estimator, in the loss).",
     when: "Raise if the policies drift into degenerate text.",
   },
   epsilon: {
-    kind: "number", default: 0.2, min: 0, max: 1, exclusiveMin: true, group: "optimisation", trl: true,
+    kind: "number", default: 0.2, min: 0, max: 1, exclusiveMin: true, group: "optimisation", policy: "clipLow", trl: true,
     effect: "Lower clip of the probability ratio (1 - epsilon).",
     when: "Rarely.",
   },
   epsilon_high: {
-    kind: "number", default: 0.28, min: 0, max: 1, exclusiveMin: true, group: "optimisation", trl: true,
+    kind: "number", default: 0.28, min: 0, max: 1, exclusiveMin: true, group: "optimisation", policy: "clipHigh", trl: true,
     effect: "Upper clip of the probability ratio (1 + epsilon_high); above epsilon: clip-higher.",
     when: "Rarely; the paper used 0.28.",
   },
   dual_clip: {
-    kind: "number", default: 10, min: 1, max: 1000, exclusiveMin: true, group: "optimisation",
+    kind: "number", default: 10, min: 1, max: 1000, exclusiveMin: true, group: "optimisation", policy: "dualClip",
     effect: "Dual-clip c: bounds the loss of negative-advantage tokens at c times the advantage.",
     when: "Rarely; the paper used 10.",
   },

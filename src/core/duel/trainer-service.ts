@@ -129,7 +129,8 @@ export class TrainerService implements TrainerControl {
 
   private async prepare(runId: string, config: Config, state: DuelState, saved: Record<string, ArrayBuffer> | null): Promise<void> {
     const { host } = this;
-    const train = policyTrainOverrides(config, optimizerStepsPerStep(config));
+    // Each policy's schedule counts its own optimiser steps (its own update batch).
+    const train = (role: PlayerRole) => policyTrainOverrides(config, optimizerStepsPerStep(config, role));
     const init = async (role: PlayerRole, key: string, size: Config["code_model"], seed: number): Promise<PlayerInit> => {
       if (saved?.[key]) return { checkpoint: saved[key], freezeReference: false };
       const base = await host.baseCheckpoint(role, size);
@@ -139,12 +140,12 @@ export class TrainerService implements TrainerControl {
     let code: HostedPlayer;
     let test: HostedPlayer;
     if (usesSharedPolicy(config.mode)) {
-      code = test = await host.player("code", await init("code", "shared", config.code_model, config.seed), train);
+      code = test = await host.player("code", await init("code", "shared", config.code_model, config.seed), train("code"));
       this.players = [code];
     } else {
       [code, test] = await Promise.all([
-        host.player("code", await init("code", "code", config.code_model, config.seed), train),
-        host.player("test", await init("test", "test", config.test_model, config.seed + 1), train),
+        host.player("code", await init("code", "code", config.code_model, config.seed), train("code")),
+        host.player("test", await init("test", "test", config.test_model, config.seed + 1), train("test")),
       ]);
       this.players = [code, test];
     }
