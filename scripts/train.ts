@@ -1,26 +1,24 @@
 /**
- * `npm run train -- --preset classroom --seed 1 --steps 40 [--mode M] [--tasks FILE] --out runs/x.a1run`
+ * `npm run train -- --preset classroom --seed 1 --steps 40 [--mode M] [--FIELD VALUE ...] [--tasks FILE] --out runs/x.a1run`
  * The app's training loop in Node (wasm backend, Pyodide grader), printing one line per step
  * (rewards, pass rates, ETA) and writing an `.a1run` bundle the app can import (Runs > Import).
  */
 import { basename } from "node:path";
-import { CliError, cliConfig, formatDuration, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
+import { CliError, cliConfig, configFlagValues, formatDuration, parseArgs, usage, withConfigFlags, type FlagSpec } from "../src/node/cli.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { loadOrPrepareBench, loadTaskFile } from "../src/node/run-files.ts";
 import { trainRun } from "../src/node/train-run.ts";
 import type { TrainerEvent } from "../src/core/loop/events.ts";
 
-const FLAGS: Record<string, FlagSpec> = {
+// seed, steps, mode and every other config field are flags of their own name (withConfigFlags).
+const FLAGS: Record<string, FlagSpec> = withConfigFlags({
   preset: { kind: "string", help: "configuration preset (default classroom)" },
-  seed: { kind: "int", min: 0, help: "run seed (default: the preset's)" },
-  steps: { kind: "int", min: 1, help: "training steps (default: the preset's)" },
-  mode: { kind: "string", help: "code-a1 | golden-tests | self-play | self-play-blackbox | cure | base" },
   tasks: { kind: "string", help: "task-suite JSON (default: the built-in arena-v1)" },
   out: { kind: "string", help: "bundle to write, e.g. runs/x.a1run (required)" },
   "eval-every": { kind: "int", min: 0, help: "evaluate every N steps and at the end (default: the preset's; 0: never)" },
   "eval-samples": { kind: "int", min: 1, help: "programs and suites per task when evaluating (default 4)" },
   "eval-task-limit": { kind: "int", min: 1, help: "evaluate only the first N train and N held-out tasks" },
-};
+});
 const USAGE = usage("train", "--out runs/x.a1run [flags]", FLAGS);
 
 function stepLine(e: Extract<TrainerEvent, { type: "step" }>, steps: number, eta: number | null): string {
@@ -41,12 +39,7 @@ async function main(argv: string[]): Promise<void> {
   const out = flags.out as string | undefined;
   if (!out) throw new CliError("--out is required (the .a1run bundle to write)");
   if (!out.endsWith(".a1run")) throw new CliError(`--out must end in .a1run, got ${JSON.stringify(out)}`);
-  const config = cliConfig((flags.preset as string | undefined) ?? "classroom", {
-    seed: flags.seed as number | undefined,
-    steps: flags.steps as number | undefined,
-    mode: flags.mode as string | undefined,
-    evalEvery: flags["eval-every"] as number | undefined,
-  });
+  const config = cliConfig((flags.preset as string | undefined) ?? "classroom", { evalEvery: flags["eval-every"] as number | undefined }, configFlagValues(flags));
   const file = loadTaskFile(flags.tasks as string | undefined);
   if (!file.tasks.some((t) => t.split === "train")) throw new CliError(`task file ${String(flags.tasks)} has no train tasks`);
   const log = (s: string) => process.stdout.write(s + "\n");

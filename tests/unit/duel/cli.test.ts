@@ -7,10 +7,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CliError, cliConfig, formatDuration, parseArgs, type FlagSpec } from "../../../src/node/cli.ts";
+import { CliError, cliConfig, configFlagValues, formatDuration, parseArgs, usage, withConfigFlags, type FlagSpec } from "../../../src/node/cli.ts";
 import { applyMistakeBookDeltas } from "../../../src/node/run-files.ts";
 import { optimizerStepsPerStep } from "../../../src/core/config/policy-train.ts";
-import { presetConfig } from "../../../src/core/config/index.ts";
+import { configFromQuery, presetConfig } from "../../../src/core/config/index.ts";
 
 const SPECS: Record<string, FlagSpec> = {
   out: { kind: "string", help: "bundle" },
@@ -49,6 +49,22 @@ describe("cliConfig", () => {
   it("names unknown presets and modes", () => {
     expect(() => cliConfig("clasroom", {})).toThrow(/unknown preset "clasroom"; known: classroom, paper-mini/);
     expect(() => cliConfig("classroom", { mode: "coda-a1" })).toThrow(/--mode must be one of code-a1, golden-tests/);
+  });
+});
+
+describe("config fields as flags", () => {
+  const specs = withConfigFlags({ out: { kind: "string", help: "bundle" } });
+  it("reads any field by its name with the URL's parser", () => {
+    const { flags } = parseArgs(["--alpha", "0.25", "--topvar", "false", "--mini_batches=1", "--mode", "self-play", "--out", "x.a1run"], specs, 0);
+    const c = cliConfig("classroom", {}, configFlagValues(flags));
+    expect(c).toMatchObject({ alpha: 0.25, topvar: false, mini_batches: 1, mode: "self-play" });
+    expect(c).toEqual(configFromQuery("preset=classroom&alpha=0.25&topvar=false&mini_batches=1&mode=self-play").config);
+  });
+  it("names the flag and the field on bad values; lists the command's own flags on unknown ones", () => {
+    expect(() => configFlagValues(parseArgs(["--alpha", "2"], specs, 0).flags)).toThrow(/--alpha: config\.alpha: expected a value in \[0, 1\], got 2/);
+    expect(() => configFlagValues(parseArgs(["--topvar", "yes"], specs, 0).flags)).toThrow(/--topvar: config\.topvar: expected true or false/);
+    expect(() => parseArgs(["--alpah", "1"], specs, 0)).toThrow(/unknown flag --alpah; known: --out or any config field/);
+    expect(usage("train", "[flags]", specs).split("\n")).toHaveLength(3);
   });
 });
 
