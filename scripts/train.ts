@@ -30,6 +30,7 @@ function stepLine(e: Extract<TrainerEvent, { type: "step" }>, steps: number, eta
   return (
     `step ${String(m.step).padStart(String(steps).length)}/${steps}  R_C ${f(m.code_reward)}  R_T ${f(m.test_reward)}  ` +
     `valid ${pct(m.test_validity)}  loads ${pct(m.code_loads)}  bugs ${pct(m.bug_detection)}  book ${m.mistake_book_size}  ` +
+    `clip ${pct(m.clip_fraction_code)}/${pct(m.clip_fraction_test)} (${m.optimizer_steps_code}/${m.optimizer_steps_test} steps)  ` +
     `${secs.toFixed(1)} s  ETA ${eta === null ? "?" : formatDuration(eta)}${evals}`
   );
 }
