@@ -4,11 +4,12 @@
  * (rewards, pass rates, ETA) and writing an `.a1run` bundle the app can import (Runs > Import).
  */
 import { basename } from "node:path";
-import { CliError, cliConfig, configFlagValues, formatDuration, parseArgs, usage, withConfigFlags, type FlagSpec } from "../src/node/cli.ts";
+import { CliError, cliConfig, configFlagValues, formatDuration, parseArgs, trainTasksFlag, usage, withConfigFlags, type FlagSpec } from "../src/node/cli.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { loadOrPrepareBench, loadTaskFile } from "../src/node/run-files.ts";
 import { trainRun } from "../src/node/train-run.ts";
 import type { TrainerEvent } from "../src/core/loop/events.ts";
+import { taskVisits } from "../src/core/duel/task-order.ts";
 
 // seed, steps, mode and every other config field are flags of their own name (withConfigFlags).
 const FLAGS: Record<string, FlagSpec> = withConfigFlags({
@@ -16,8 +17,8 @@ const FLAGS: Record<string, FlagSpec> = withConfigFlags({
   tasks: { kind: "string", help: "task-suite JSON (default: the built-in arena-v1)" },
   out: { kind: "string", help: "bundle to write, e.g. runs/x.a1run (required)" },
   "eval-every": { kind: "int", min: 0, help: "evaluate every N steps and at the end (default: the preset's; 0: never)" },
-  "eval-samples": { kind: "int", min: 1, help: "programs and suites per task when evaluating (default 4)" },
-  "eval-task-limit": { kind: "int", min: 1, help: "evaluate only the first N train and N held-out tasks" },
+  "eval-samples": { kind: "int", min: 1, help: "programs and suites per task when evaluating (default 16; pass@k uses k = min(5, n))" },
+  "eval-train-tasks": { kind: "string", help: "trained (default: the train tasks trained on so far) | all; held-out: always all" },
 });
 const USAGE = usage("train", "--out runs/x.a1run [flags]", FLAGS);
 
@@ -41,6 +42,7 @@ async function main(argv: string[]): Promise<void> {
   if (!out) throw new CliError("--out is required (the .a1run bundle to write)");
   if (!out.endsWith(".a1run")) throw new CliError(`--out must end in .a1run, got ${JSON.stringify(out)}`);
   const config = cliConfig((flags.preset as string | undefined) ?? "classroom", { evalEvery: flags["eval-every"] as number | undefined }, configFlagValues(flags));
+  const evalSamples = (flags["eval-samples"] as number | undefined) ?? 16;
   const file = loadTaskFile(flags.tasks as string | undefined);
   if (!file.tasks.some((t) => t.split === "train")) throw new CliError(`task file ${String(flags.tasks)} has no train tasks`);
   const log = (s: string) => process.stdout.write(s + "\n");
@@ -52,11 +54,12 @@ async function main(argv: string[]): Promise<void> {
         bench: await loadOrPrepareBench(grader, file.tasks, "runs", (p) => {
           if (p.done === p.total || p.done % 10 === 0) log(`  evaluation bench: ${p.text}`);
         }),
-        options: { samples: (flags["eval-samples"] as number | undefined) ?? 4, seed: 0, temperature: 0.7, k: 5, tts: 0, taskLimit: flags["eval-task-limit"] as number | undefined },
+        // Evaluation seed 0 whatever the run's seed, so every run is measured on the same draws.
+        options: { samples: evalSamples, seed: 0, temperature: 0.7, k: Math.min(5, evalSamples), tts: 0, trainTasks: trainTasksFlag(flags["eval-train-tasks"]) },
       }
       : null;
     let eta: number | null = null;
-    const { origin, seconds } = await trainRun({
+    const { origin, seconds, snapshot } = await trainRun({
       config,
       file,
       grader,
@@ -70,6 +73,9 @@ async function main(argv: string[]): Promise<void> {
       },
     });
     log(`players: code ${origin.code}; test ${origin.test}`);
+    const visits = [...taskVisits(file.tasks.filter((t) => t.split === "train"), config).values()];
+    const replays = snapshot.metrics.reduce((a, m) => a + m.mistake_book_replays, 0);
+    log(`task recurrence: each train task trained on ${Math.min(...visits)}-${Math.max(...visits)} times; Mistake Book replays (tasks shown stored tests, summed over steps): ${replays}`);
     log(`done in ${formatDuration(seconds)}: ${out} (open it in the app: Runs > Import, or npm run eval -- ${out})`);
   } finally {
     await grader.close();

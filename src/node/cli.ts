@@ -118,6 +118,12 @@ export function cliConfig(preset: string, overrides: { seed?: number; steps?: nu
   }
 }
 
+/** `--train-tasks` / `--eval-train-tasks`: which train tasks an evaluation covers (default trained). */
+export function trainTasksFlag(v: unknown): "trained" | "all" {
+  if (v === undefined || v === "trained" || v === "all") return v ?? "trained";
+  throw new CliError(`--train-tasks must be trained or all, got ${JSON.stringify(v)}`);
+}
+
 /** Seconds as `1h02m`, `3m05s`, `12s`. */
 export function formatDuration(s: number): string {
   if (!Number.isFinite(s)) return "?";

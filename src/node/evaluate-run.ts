@@ -10,6 +10,7 @@ import type { Task, TaskFile } from "../core/arena/task.ts";
 import { taskVocabulary } from "../core/duel/contexts.ts";
 import { evaluatePlayers, type EvalMetrics, type PlayerEvalProgress, type PlayerEvaluation } from "../core/duel/evaluate.ts";
 import { isWhiteBox } from "../core/duel/step.ts";
+import { trainedTasks } from "../core/duel/task-order.ts";
 import type { Grader } from "../core/grader/types.ts";
 import { createNodePlayers, RunFileError, type NodePlayers } from "./run-files.ts";
 
@@ -22,16 +23,23 @@ export interface NodeEvalOptions {
   k: number;
   /** Suites per program for test-time scaling; 0 skips it. */
   tts: number;
-  /** Evaluate only the first `taskLimit` train and first `taskLimit` held-out tasks (file order). */
-  taskLimit?: number;
+  /**
+   * Train tasks evaluated: `trained` (default) the train tasks the run trained on up to the
+   * evaluated step (task-order.ts; all of them for base players), `all` every train task. Held-out
+   * tasks are always all evaluated.
+   */
+  trainTasks?: "trained" | "all";
   onProgress?: (p: PlayerEvalProgress) => void;
 }
 
-/** The tasks evaluated: all of the file, or the first `limit` of each split. */
-export function evalTasks(file: TaskFile, limit?: number): Task[] {
-  if (limit === undefined) return file.tasks.slice();
-  const take = (split: Task["split"]) => file.tasks.filter((t) => t.split === split).slice(0, limit);
-  return [...take("train"), ...take("heldout")];
+/**
+ * The tasks evaluated: every held-out task, and the train tasks a run with `config` trained on in
+ * steps 1..`trainedSteps` (0: base players, every train task), or every train task with `all`.
+ */
+export function evalTasks(file: TaskFile, config: Readonly<Config>, trainedSteps: number, which: "trained" | "all" = "trained"): Task[] {
+  const train = file.tasks.filter((t) => t.split === "train");
+  const trained = which === "all" || trainedSteps === 0 ? train : trainedTasks(train, config, trainedSteps);
+  return [...trained, ...file.tasks.filter((t) => t.split === "heldout")];
 }
 
 /** The last checkpoint of a run (highest step). */
@@ -49,7 +57,7 @@ export interface NodeEvaluation {
   step: number;
 }
 
-/** Evaluate live players (e.g. during training) with a run's config. */
+/** Evaluate live players (e.g. during training, after `trainedSteps` steps) with a run's config. */
 export function evaluateNodePlayers(
   config: Readonly<Config>,
   players: Pick<NodePlayers, "code" | "test">,
@@ -57,8 +65,9 @@ export function evaluateNodePlayers(
   grader: Grader,
   bench: Bench,
   o: NodeEvalOptions,
+  trainedSteps: number,
 ): Promise<PlayerEvaluation> {
-  return evaluatePlayers(players.code, players.test, bench, evalTasks(file, o.taskLimit), {
+  return evaluatePlayers(players.code, players.test, bench, evalTasks(file, config, trainedSteps, o.trainTasks), {
     vocab: taskVocabulary(file),
     grader,
     samples: o.samples,
@@ -84,7 +93,7 @@ export async function evaluateCheckpoint(
 ): Promise<NodeEvaluation> {
   const players = await createNodePlayers(config, taskVocabulary(file), checkpoint);
   try {
-    const evaluation = await evaluateNodePlayers(config, players, file, grader, bench, o);
+    const evaluation = await evaluateNodePlayers(config, players, file, grader, bench, o, checkpoint?.step ?? 0);
     return { evaluation, origin: players.origin, step: checkpoint?.step ?? 0 };
   } finally {
     players.dispose();
@@ -103,14 +112,16 @@ export function metricsTable(m: EvalMetrics): string {
   const rows: [string, string][] = [
     ["plus-pass@1 train", pct(m.plus_pass_train)],
     ["plus-pass@1 held-out", pct(m.plus_pass_heldout)],
+    ["plus tests passed, train (partial)", pct(m.plus_share_train)],
+    ["plus tests passed, held-out (partial)", pct(m.plus_share_heldout)],
     ["golden-pass@1 train", pct(m.golden_pass_train)],
     ["test validity", pct(m.test_validity)],
-    ["test pass@k", pct(m.test_pass_k)],
-    ["test mut@k", pct(m.test_mut_k)],
-    ["Mul (pass@k x mut@k x 100)", Number.isFinite(m.mul) ? m.mul.toFixed(2) : "n/a"],
+    [`test pass@${m.k} (n = ${m.samples})`, pct(m.test_pass_k)],
+    [`test mut@${m.k}`, pct(m.test_mut_k)],
+    [`Mul (pass@${m.k} x mut@${m.k} x 100)`, Number.isFinite(m.mul) ? m.mul.toFixed(2) : "n/a"],
     ["bug detection", pct(m.bug_detection)],
     ["plus-pass@1, plain sampling", pct(m.plain_plus_pass)],
     ["plus-pass@1, ranked by own tests", pct(m.tts_plus_pass)],
   ];
-  return rows.map(([k, v]) => `${k.padEnd(34)}${v.padStart(8)}`).join("\n");
+  return rows.map(([k, v]) => `${k.padEnd(40)}${v.padStart(8)}`).join("\n");
 }

@@ -14,6 +14,8 @@ export interface JobResult {
   metrics: EvalMetrics;
   steps: StepMetrics[];
   trainSeconds: number;
+  /** Fewest and most times a train task was trained on in the run (task-order.ts); 0/0 for base. */
+  visits: { min: number; max: number };
 }
 
 export interface ReportInput {
@@ -22,6 +24,10 @@ export interface ReportInput {
   steps: number;
   seeds: number[];
   evalSamples: number;
+  /** k of pass@k and mut@k (n = evalSamples >= k). */
+  evalK: number;
+  /** Sampling seed of every evaluation (independent of the run seeds). */
+  evalSeed: number;
   evalTasks: string;
   main: JobResult[];
   alpha: JobResult[];
@@ -51,6 +57,8 @@ function cell(xs: number[], scale: number, digits: number): string {
 const COLUMNS: { key: keyof EvalMetrics; title: string; scale: number; digits: number }[] = [
   { key: "plus_pass_train", title: "plus-pass@1 train (%)", scale: 100, digits: 1 },
   { key: "plus_pass_heldout", title: "plus-pass@1 held-out (%)", scale: 100, digits: 1 },
+  { key: "plus_share_train", title: "plus tests passed train (%)", scale: 100, digits: 1 },
+  { key: "plus_share_heldout", title: "plus tests passed held-out (%)", scale: 100, digits: 1 },
   { key: "golden_pass_train", title: "golden-pass@1 train (%)", scale: 100, digits: 1 },
   { key: "test_validity", title: "test validity (%)", scale: 100, digits: 1 },
   { key: "mul", title: "Mul", scale: 1, digits: 2 },
@@ -154,6 +162,21 @@ export const CURVES: { key: keyof StepMetrics; title: string; file: string }[] =
   { key: "bug_detection", title: "Bug detection (pairs)", file: "curve-bug-detection.svg" },
 ];
 
+/**
+ * Per trained run: how often train tasks recurred (fewest / most visits) and Mistake Book replays
+ * (sum over steps of the tasks shown stored tests; metric mistake_book_replays).
+ */
+export function replayTable(jobs: readonly JobResult[]): string {
+  const trained = jobs.filter((j) => j.steps.length > 0);
+  if (trained.length === 0) return "(no trained runs yet)";
+  const rows = trained.map((j) => {
+    const replays = j.steps.reduce((a, m) => a + (m.mistake_book_replays ?? NaN), 0);
+    const last = j.steps[j.steps.length - 1];
+    return `| ${j.mode}${j.alpha !== 0.5 ? ` alpha ${j.alpha}` : ""} | ${j.seed} | ${j.steps.length} | ${j.visits.min}-${j.visits.max} | ${Number.isFinite(replays) ? replays : "n/a"} | ${last.mistake_book_size} |`;
+  });
+  return ["| run | seed | steps | visits per train task | Mistake Book replays | Mistake Book size at the end |", "|---|---:|---:|---:|---:|---:|", ...rows].join("\n");
+}
+
 /** The whole RESULTS.md. */
 export function resultsMarkdown(r: ReportInput): string {
   const rows = MODE_ORDER.filter((mode) => byMode(r.main, mode).length).map((mode) => ({ label: mode, jobs: byMode(r.main, mode) }));
@@ -172,8 +195,9 @@ ${r.command}
 \`\`\`
 
 Preset \`${r.preset}\`, ${r.steps} training steps, seeds ${r.seeds.join(", ")}; evaluation: ${r.evalSamples} samples per task at
-temperature 0.7 on ${r.evalTasks}; pass@k and mut@k with k = 5. Cells are mean ± sample standard deviation over
-seeds. Training time of all runs: ${(seconds / 60).toFixed(1)} min.
+temperature 0.7 on ${r.evalTasks}, evaluation seed ${r.evalSeed} for every run (it does not follow the run seed); pass@k and
+mut@k with k = ${r.evalK} (n = ${r.evalSamples}). Cells are mean ± sample standard deviation over seeds. Training time of all
+runs: ${(seconds / 60).toFixed(1)} min.
 
 ## Main comparison
 
@@ -184,6 +208,13 @@ Columns as in the paper: plus-pass@1 is the share of sampled programs passing ev
 generated assert lines that are correct on the reference, Mul = pass@k x mut@k x 100 on the paper's scale, bug
 detection the share of hand-written buggy variants a suite catches. "plain" / "ranked": test-time scaling, the
 plus-pass@1 of a random sample vs the sample the Test policy's own suites rank first (section 5 of issue 5).
+
+"plus tests passed" is partial credit beside the all-or-nothing plus-pass@1: the mean share of a task's plus tests a
+sample passes.
+
+## Task recurrence and Mistake Book replays
+
+${replayTable([...r.main, ...r.alpha])}
 
 ## Alpha ablation (Code-A1)
 

@@ -69,7 +69,7 @@ export async function trainRun(o: TrainRunOptions): Promise<TrainRunResult> {
         test: players.test,
         store,
         evaluate: evaluation
-          ? async () => evalStepMetrics((await evaluateNodePlayers(config, players, file, o.grader, evaluation.bench, evaluation.options)).metrics)
+          ? async (step) => evalStepMetrics((await evaluateNodePlayers(config, players, file, o.grader, evaluation.bench, evaluation.options, step)).metrics)
           : undefined,
         // Only kept checkpoints: a Node run is not resumed mid-way (reproduce caches whole runs).
         rollingCheckpoints: false,

@@ -10,6 +10,7 @@
 export const MODES = ["code-a1", "golden-tests", "self-play", "self-play-blackbox", "cure", "base"] as const;
 export const MODEL_SIZES = ["tiny", "small"] as const;
 export const LR_SCHEDULES = ["cosine", "constant"] as const;
+export const TASK_ORDERS = ["epochs", "random"] as const;
 
 interface Doc {
   group: "run" | "sampling" | "rewards" | "optimisation" | "models" | "persistence";
@@ -61,18 +62,23 @@ export const CONFIG_FIELDS = {
     when: "Repeat a run with another seed to measure spread; the same seed and backend give the same run.",
   },
   steps: {
-    kind: "int", default: 30, min: 1, max: 100_000, group: "run",
-    effect: "Training steps (one step = sample, grade, score, update both policies).",
-    when: "Longer runs for stable curves; the paper ran about 111 steps of 256 tasks.",
+    kind: "int", default: 36, min: 1, max: 100_000, group: "run",
+    effect: "Training steps (one step = sample, grade, score, update both policies). 36 x 4 tasks = 3 epochs of arena-v1's 47 train tasks.",
+    when: "Longer runs for stable curves; the paper ran about 111 steps of 256 tasks (3 epochs).",
   },
   tasks_per_step: {
     kind: "int", default: 4, min: 1, max: 1024, group: "run",
     effect: "Train tasks sampled per step (the batch).",
     when: "Raise for smoother gradients if grading time allows; the paper used 256.",
   },
+  task_order: {
+    kind: "enum", values: TASK_ORDERS, default: "epochs", group: "run",
+    effect: "How steps draw train tasks (src/core/duel/task-order.ts): `epochs` walks a seeded permutation of all train tasks per epoch, each task once per epoch (the paper's 3 epochs), so tasks recur and the Mistake Book replays; `random` draws each step's tasks at random.",
+    when: "`random` to reproduce runs made before epochs existed.",
+  },
   curriculum: {
     kind: "bool", default: false, group: "run",
-    effect: "Order train tasks easy to hard instead of uniformly at random.",
+    effect: "Easy to hard (reference length): with `epochs`, the first epoch runs shortest first; with `random`, the first half of the run draws from the shorter half.",
     when: "Tiny models that get no reward signal on hard tasks early on.",
   },
   eval_every: {

@@ -2,7 +2,7 @@
  * One training step of Code-A1 (../shared/spec/code-a1.md), and of the baselines that share its
  * shape. Numbered as the method:
  *
- *   1. pick `tasks_per_step` train tasks (seeded; easy first with `curriculum`);
+ *   1. take the step's `tasks_per_step` train tasks (task-order.ts: epochs of a seeded permutation);
  *   2. the Code policy writes G = num_generations programs per task;
  *   3. the Test policy writes S = suites_per_code suites per program, reading it (white-box) or not;
  *   4. the grader runs every (program, suite) pair reference-corrected, plus the task's Mistake Book
@@ -31,6 +31,7 @@ import { mistakeBookSize, topMistakes, updateMistakeBook, type MistakeBook, type
 import { duelRecord, rolloutMetrics, scoreTask, type TaskGrading, type TaskScores } from "../loop/score-task.ts";
 import type { DuelRecord, StepMetricKey } from "../loop/types.ts";
 import { isWhiteBox, MODE_TABLE, testerCodesPerTask, usesMistakeBook } from "./modes.ts";
+import { stepTasks } from "./task-order.ts";
 import { anonymiseProgram, codeContext, codeSpec, completionBudgets, suiteSpec, testContext } from "./contexts.ts";
 
 /** What a step needs from a policy: the async half of PolicyService (in-thread, or a comlink proxy of a worker's). */
@@ -68,15 +69,6 @@ export interface StepOutcome {
 
 // The mode table's helpers, re-exported for the callers that know the step.
 export { isWhiteBox, usesSharedPolicy } from "./modes.ts";
-
-/** Step 1: the tasks of this step. With `curriculum`, the first half of the run draws from the shorter references. */
-export function pickTasks(tasks: readonly Task[], c: Readonly<Config>, step: number, rng: Rng): Task[] {
-  let pool = tasks.slice();
-  if (c.curriculum && step < c.steps / 2) {
-    pool = pool.sort((a, b) => a.reference.length - b.reference.length || (a.id < b.id ? -1 : 1)).slice(0, Math.max(c.tasks_per_step, Math.ceil(pool.length / 2)));
-  }
-  return rng.shuffle(pool).slice(0, Math.min(c.tasks_per_step, pool.length));
-}
 
 /**
  * Sample every group in ONE batched call (rows of different tasks decode together, each under its own
@@ -135,7 +127,7 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
   const t0 = now();
 
   // 1-2. Tasks and programs.
-  const tasks = pickTasks(ctx.tasks, c, state.step, rng.fork(`tasks-${step}`));
+  const tasks = stepTasks(ctx.tasks, c, step);
   ctx.onPhase?.("sample", `writing ${tasks.length * G} programs`);
   const codeRollouts = await sampleGroups(
     ctx.code,
@@ -250,6 +242,7 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
     mistake_book_size: mistakeBookSize(book),
     mistake_book_added: deltas.reduce((a, d) => a + d.added.length, 0),
     mistake_book_removed: deltas.reduce((a, d) => a + d.removed.length, 0),
+    mistake_book_replays: bookTests.filter((b) => b.length > 0).length,
     kl_code: codeUpdate?.kl ?? 0,
     kl_test: testUpdate?.kl ?? 0,
     entropy_code: codeUpdate?.entropy ?? 0,

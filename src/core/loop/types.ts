@@ -24,6 +24,8 @@ export const STEP_METRIC_KEYS = [
   "mistake_book_size",
   "mistake_book_added",
   "mistake_book_removed",
+  /** Tasks of the step whose Mistake Book had tests to replay (0 without recurrence or without the Mistake Book). */
+  "mistake_book_replays",
   /** KL to the frozen initial policy (k3 estimator), token mean. */
   "kl_code",
   "kl_test",

@@ -20,7 +20,7 @@ function steps(values: Partial<Record<keyof StepMetrics, number[]>>, n: number):
   });
 }
 
-const job = (mode: string, seed: number, m: Partial<EvalMetrics>, s: StepMetrics[] = []): JobResult => ({ mode, seed, alpha: 0.5, metrics: metrics(m), steps: s, trainSeconds: 60 });
+const job = (mode: string, seed: number, m: Partial<EvalMetrics>, s: StepMetrics[] = []): JobResult => ({ mode, seed, alpha: 0.5, metrics: metrics(m), steps: s, trainSeconds: 60, visits: s.length ? { min: 3, max: 4 } : { min: 0, max: 0 } });
 
 describe("meanStd", () => {
   it("is the mean and the sample standard deviation, NaN skipped", () => {
@@ -67,10 +67,14 @@ describe("report", () => {
     const svg = curveSvg(main, "code_reward", "R_C");
     expect(svg.match(/<polyline/g)).toHaveLength(1);
     expect(svg).toContain(">code-a1</text>");
-    const md = resultsMarkdown({ command: "npm run reproduce", preset: "classroom", steps: 2, seeds: [1, 2], evalSamples: 4, evalTasks: "all", main, alpha: [], curveDir: "results", generatedAt: "now" });
+    const md = resultsMarkdown({ command: "npm run reproduce", preset: "classroom", steps: 2, seeds: [1, 2], evalSamples: 16, evalK: 5, evalSeed: 0, evalTasks: "all", main, alpha: [], curveDir: "results", generatedAt: "now" });
     // Mul of code-a1: mean 3, std sqrt(2) = 1.41.
     expect(md).toMatch(/\| code-a1 \| .*\| 3\.00 ± 1\.41 \|/);
     expect(md).toContain("A smoke run");
     expect(md).toContain("![Code reward R_C](results/curve-code-reward.svg)");
+    // k and n as evaluated, the evaluation seed, and per-run recurrence (steps() sets replays to 0).
+    expect(md).toContain("k = 5 (n = 16)");
+    expect(md).toContain("evaluation seed 0 for every run");
+    expect(md).toMatch(/\| code-a1 \| 1 \| 2 \| 3-4 \| 0 \| 0 \|/);
   });
 });
