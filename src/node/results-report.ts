@@ -5,6 +5,7 @@
  */
 import type { StepMetrics } from "../core/loop/types.ts";
 import type { EvalMetrics } from "../core/duel/evaluate.ts";
+import { Rng } from "../core/rng.ts";
 
 /** One finished job: its evaluation and its per-step training metrics (empty for base). */
 export interface JobResult {
@@ -72,6 +73,63 @@ function table(rows: { label: string; jobs: JobResult[] }[]): string {
   const sep = `|---|${COLUMNS.map(() => "---:").join("|")}|`;
   const body = rows.map((r) => `| ${r.label} | ${COLUMNS.map((c) => cell(r.jobs.map((j) => j.metrics[c.key]), c.scale, c.digits)).join(" | ")} |`);
   return [head, sep, ...body].join("\n");
+}
+
+/** Paired difference mode - base over the seeds both have, with a 95% percentile bootstrap interval. */
+export interface PairedDifference {
+  mean: number;
+  lo: number;
+  hi: number;
+  /** Seeds paired. */
+  n: number;
+}
+
+/**
+ * Per seed s: d_s = metric(mode, s) - metric(base, s); the mean of d and the 2.5% / 97.5%
+ * quantiles of the means of `resamples` bootstrap resamples of the seeds (seeded: the same jobs
+ * give the same interval). With one seed the interval is the point.
+ *
+ * Example: diffs [0.1, 0.2, 0.3] -> mean 0.2, interval within [0.1, 0.3].
+ */
+export function pairedDifference(mode: readonly JobResult[], base: readonly JobResult[], key: keyof EvalMetrics, resamples = 2000): PairedDifference {
+  const baseBySeed = new Map(base.map((j) => [j.seed, j.metrics[key]]));
+  const d = mode.flatMap((j) => {
+    const b = baseBySeed.get(j.seed);
+    const x = j.metrics[key] - (b ?? NaN);
+    return Number.isFinite(x) ? [x] : [];
+  });
+  if (d.length === 0) return { mean: NaN, lo: NaN, hi: NaN, n: 0 };
+  const avg = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const rng = new Rng(`bootstrap-${String(key)}`);
+  const means = Array.from({ length: resamples }, () => avg(Array.from({ length: d.length }, () => d[rng.int(d.length)]))).sort((a, b) => a - b);
+  const q = (p: number) => means[Math.min(means.length - 1, Math.max(0, Math.round(p * (means.length - 1))))];
+  return { mean: avg(d), lo: q(0.025), hi: q(0.975), n: d.length };
+}
+
+const PAIRED: { key: keyof EvalMetrics; title: string; scale: number; digits: number }[] = [
+  { key: "plus_pass_heldout", title: "plus-pass@1 held-out (pts)", scale: 100, digits: 1 },
+  { key: "plus_share_heldout", title: "plus tests passed held-out (pts)", scale: 100, digits: 1 },
+  { key: "plus_pass_train", title: "plus-pass@1 train (pts)", scale: 100, digits: 1 },
+  { key: "test_validity", title: "test validity (pts)", scale: 100, digits: 1 },
+  { key: "mul", title: "Mul", scale: 1, digits: 2 },
+];
+
+/** Each trained mode minus base, seed by seed: mean and 95% bootstrap interval; rows reusing the base Test policy say so. */
+export function pairedTable(main: JobResult[]): string {
+  const base = byMode(main, "base");
+  if (base.length === 0) return "(base not evaluated: no paired differences)";
+  const head = `| vs base | seeds | ${PAIRED.map((c) => c.title).join(" | ")} |`;
+  const sep = `|---|---:|${PAIRED.map(() => "---:").join("|")}|`;
+  const rows = MODE_ORDER.filter((m) => m !== "base" && byMode(main, m).length).map((m) => {
+    const cells = PAIRED.map((c) => {
+      if (m === "golden-tests" && (c.key === "test_validity" || c.key === "mul")) return "base Test policy";
+      const p = pairedDifference(byMode(main, m), base, c.key);
+      const f = (x: number) => (x * c.scale).toFixed(c.digits);
+      return p.n === 0 ? "n/a" : `${f(p.mean)} [${f(p.lo)}, ${f(p.hi)}]`;
+    });
+    return `| ${m} | ${pairedDifference(byMode(main, m), base, "plus_pass_heldout").n} | ${cells.join(" | ")} |`;
+  });
+  return [head, sep, ...rows].join("\n");
 }
 
 const byMode = (jobs: JobResult[], mode: string) => jobs.filter((j) => j.mode === mode);
@@ -208,6 +266,16 @@ Columns as in the paper: plus-pass@1 is the share of sampled programs passing ev
 generated assert lines that are correct on the reference, Mul = pass@k x mut@k x 100 on the paper's scale, bug
 detection the share of hand-written buggy variants a suite catches. "plain" / "ranked": test-time scaling, the
 plus-pass@1 of a random sample vs the sample the Test policy's own suites rank first (section 5 of issue 5).
+
+golden-tests trains no Test policy: its test columns (validity, Mul, bug detection) are the base Test policy's.
+
+## Paired differences against base
+
+${pairedTable(r.main)}
+
+Per seed, the mode's metric minus base's (base players are the same checkpoints for every seed and are measured
+with the same evaluation seed); mean over seeds and a 95% percentile bootstrap interval over seeds (2000 resamples).
+An interval that contains 0 is no evidence of a difference.
 
 "plus tests passed" is partial credit beside the all-or-nothing plus-pass@1: the mean share of a task's plus tests a
 sample passes.

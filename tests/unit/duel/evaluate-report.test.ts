@@ -3,7 +3,7 @@
  * SVG curve's scaling.
  */
 import { describe, expect, it } from "vitest";
-import { curveSvg, expectations, meanStd, resultsMarkdown, type JobResult } from "../../../src/node/results-report.ts";
+import { curveSvg, expectations, meanStd, pairedDifference, pairedTable, resultsMarkdown, type JobResult } from "../../../src/node/results-report.ts";
 import { EVAL_METRIC_KEYS, STEP_METRIC_KEYS, type StepMetrics } from "../../../src/core/loop/types.ts";
 import type { EvalMetrics } from "../../../src/core/duel/evaluate.ts";
 
@@ -58,6 +58,25 @@ describe("expectations", () => {
     const close = [job("base", 1, { plus_pass_heldout: 0.1 }), job("base", 2, { plus_pass_heldout: 0.5 }), job("code-a1", 1, { plus_pass_heldout: 0.35 })];
     // base 0.3 +- 0.283 vs code-a1 0.35: difference 0.05 within the spread.
     expect(expectations(close)[0]).toMatch(/\*\*holds\*\* \(within the seeds' spread\)/);
+  });
+});
+
+describe("paired differences", () => {
+  it("pairs seeds, and bootstraps a 95% interval over them (seeded, so reproducible)", () => {
+    const base = [1, 2, 3].map((seed) => job("base", seed, { plus_pass_heldout: 0.1 }));
+    const mode = [1, 2, 3].map((seed) => job("code-a1", seed, { plus_pass_heldout: 0.1 + 0.1 * seed }));
+    const p = pairedDifference(mode, base, "plus_pass_heldout");
+    expect(p.n).toBe(3);
+    expect(p.mean).toBeCloseTo(0.2, 12);
+    expect(p.lo).toBeGreaterThanOrEqual(0.1 - 1e-12);
+    expect(p.hi).toBeLessThanOrEqual(0.3 + 1e-12);
+    expect(p.lo).toBeLessThan(p.mean);
+    expect(pairedDifference(mode, base, "plus_pass_heldout")).toEqual(p);
+    // A seed without a base partner is not paired.
+    expect(pairedDifference([...mode, job("code-a1", 9, { plus_pass_heldout: 1 })], base, "plus_pass_heldout").n).toBe(3);
+    const table = pairedTable([...base, ...mode, job("golden-tests", 1, { plus_pass_heldout: 0.3 })]);
+    expect(table).toMatch(/\| code-a1 \| 3 \| 20\.0 \[/);
+    expect(table).toMatch(/\| golden-tests \| 1 \| 20\.0 \[20\.0, 20\.0\] .*base Test policy/);
   });
 });
 
