@@ -12,6 +12,7 @@ export const ALPHA_SWEEP = [0, 0.25, 0.5, 0.75, 1] as const;
 /** Ablation overlays: what each ablation changes, whatever the base. */
 export const ABLATIONS = {
   "no-mistake-book": { mistake_book: false },
+  "no-topvar": { topvar: false },
   "black-box": { white_box: false },
   "alpha-0": { alpha: 0 },
   "alpha-0.25": { alpha: 0.25 },
