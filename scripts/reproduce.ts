@@ -88,6 +88,14 @@ async function main(argv: string[]): Promise<void> {
   for (const alpha of ALPHA_SWEEP.filter((a) => a !== 0.5)) {
     for (const seed of alphaSeeds) jobs.push({ name: `${preset}-code-a1-alpha${alpha}-s${seed}-n${steps}`, config: jobConfig("code-a1", seed, alpha), kind: "alpha" });
   }
+  // Paired differences need base and every run measured on the same train tasks. "trained" is
+  // the same set as "all" once every run has covered an epoch; shorter runs are evaluated on all.
+  const trainTasks = file.tasks.filter((t) => t.split === "train");
+  const covered = jobs.every((j) => j.config.mode === "base" || Math.min(...taskVisits(trainTasks, j.config).values()) >= 1);
+  if (!covered && evalOpts.trainTasks !== "all") {
+    evalOpts.trainTasks = "all";
+    process.stdout.write("reproduce: the runs are shorter than one epoch, so train tasks are evaluated on all of them (the same set for base and every run)\n");
+  }
   const command = `npm run reproduce -- ${argv.join(" ")}`.trim();
   const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
   log(`reproduce: ${jobs.length} jobs (${jobs.filter((j) => j.config.mode !== "base").length} to train, ${steps} steps each), cache ${outDir}`);
@@ -187,7 +195,7 @@ function writeReport(
       evalSamples: o.evalOpts.samples,
       evalK: o.evalOpts.k,
       evalSeed: o.evalOpts.seed,
-      evalTasks: o.evalOpts.trainTasks === "all" ? "every train and every held-out task" : "every held-out task and the train tasks each run trained on",
+      evalTasks: o.evalOpts.trainTasks === "all" ? "every train and every held-out task" : "every held-out task and the train tasks each run trained on (all of them: every run covers at least one epoch)",
       main,
       alpha,
       curveDir: "results",

@@ -37,8 +37,10 @@ export interface ReportInput {
   generatedAt: string;
 }
 
-const MODE_ORDER = ["base", "golden-tests", "self-play", "code-a1"];
-const COLORS: Record<string, string> = { base: "#888888", "golden-tests": "#d95f02", "self-play": "#7570b3", "code-a1": "#1b9e77" };
+const MODE_ORDER = ["base", "golden-tests", "self-play", "self-play-blackbox", "cure", "code-a1"];
+const COLORS: Record<string, string> = {
+  base: "#888888", "golden-tests": "#d95f02", "self-play": "#7570b3", "self-play-blackbox": "#a6761d", cure: "#e7298a", "code-a1": "#1b9e77",
+};
 
 /** Mean and sample standard deviation (0 for one value), ignoring NaN. */
 export function meanStd(xs: readonly number[]): { mean: number; std: number; n: number } {
@@ -267,8 +269,7 @@ generated assert lines that are correct on the reference, Mul = pass@k x mut@k x
 detection the share of hand-written buggy variants a suite catches. "plain" / "ranked": test-time scaling, the
 plus-pass@1 of a random sample vs the sample the Test policy's own suites rank first (section 5 of issue 5).
 
-golden-tests trains no Test policy: its test columns (validity, Mul, bug detection) are the base Test policy's.
-
+${byMode(r.main, "golden-tests").length ? "golden-tests trains no Test policy: its test columns (validity, Mul, bug detection) are the base Test policy's.\n" : ""}
 ## Paired differences against base
 
 ${pairedTable(r.main)}

@@ -7,6 +7,11 @@
  * uses Code-A1's whole reward recipe (Mistake Book and TopVar on by default, both switchable with
  * `mistake_book` and `topvar`) so that, by default, it differs from code-a1 in one thing only: one
  * shared parameter set, which is the separation the paper credits.
+ *
+ * Known gap: a shared policy starts from the Code policy's base checkpoint (run-files.ts,
+ * trainer-service.ts), because no base has been pretrained on both roles; its tester therefore
+ * starts weaker than code-a1's separately pretrained Test policy. A fair comparison needs a base
+ * pretrained on both corpora (npm run pretrain), which does not exist yet.
  */
 import type { Config, Mode } from "../config/fields.ts";
 

@@ -251,6 +251,16 @@ describe("duelStep, mode by mode (fake grader, fake players)", () => {
     expect(out.metrics.code_reward).toBeGreaterThan(0);
   });
 
+  it("same config and seed, same step: rewards, records, update batches and the next state", async () => {
+    const strip = (o: Awaited<ReturnType<typeof runStep>>) => ({
+      metrics: Object.fromEntries(Object.entries(o.out.metrics).filter(([k]) => !k.startsWith("time_"))),
+      duels: o.out.duels,
+      state: o.out.state,
+      updates: o.test.updates.map((u) => u.map((x) => x.advantage)),
+    });
+    for (const mode of MODES) expect(strip(await runStep(mode)), mode).toEqual(strip(await runStep(mode)));
+  });
+
   it("every mode has a row and a test above; the step has no branch on a mode's name", () => {
     expect(Object.keys(MODE_TABLE).sort()).toEqual([...MODES].sort());
     const src = readFileSync(new URL("../../../src/core/duel/step.ts", import.meta.url), "utf8");
