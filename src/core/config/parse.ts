@@ -108,10 +108,22 @@ export function parseConfig(input: unknown, base: Readonly<Config> = DEFAULT_CON
   return config;
 }
 
-/** Parse a complete configuration (a stored run, a bundle): every field must be present. */
+/**
+ * Fields added after runs were first stored, with the value that reproduces how a run stored
+ * without them trained: TopVar on, one mini-batch per update (every preset's batch fit the old
+ * fixed 64), zero-advantage samples dropped, tasks drawn at random (the draws themselves now come
+ * from another stream, so a resumed old run continues with other tasks).
+ */
+export const LEGACY_FIELD_VALUES: Readonly<Partial<Config>> = Object.freeze({ topvar: true, mini_batches: 1, drop_zero_advantage: true, task_order: "random" });
+
+/**
+ * Parse a complete configuration (a stored run, a bundle): every field must be present, except the
+ * LEGACY_FIELD_VALUES ones, which a configuration written before they existed takes from there.
+ */
 export function parseFullConfig(input: unknown): Config {
   if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-    const missing = CONFIG_KEYS.filter((k) => !(k in input));
+    input = { ...LEGACY_FIELD_VALUES, ...input };
+    const missing = CONFIG_KEYS.filter((k) => !(k in (input as object)));
     if (missing.length > 0) throw new ConfigError(missing[0], `missing (all fields are required here; missing: ${missing.join(", ")})`);
   }
   return parseConfig(input);

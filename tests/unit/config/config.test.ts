@@ -75,6 +75,13 @@ describe("config schema", () => {
     const { seed: _seed, ...partial } = DEFAULT_CONFIG;
     expect(errorOf(() => parseFullConfig(partial)).field).toBe("seed");
   });
+
+  it("a config stored before topvar, mini_batches, drop_zero_advantage and task_order existed trains as it did", () => {
+    const { topvar: _a, mini_batches: _b, drop_zero_advantage: _c, task_order: _d, ...old } = DEFAULT_CONFIG;
+    expect(parseFullConfig(old)).toEqual({ ...DEFAULT_CONFIG, topvar: true, mini_batches: 1, drop_zero_advantage: true, task_order: "random" });
+    // Stored values win over the legacy ones.
+    expect(parseFullConfig({ ...old, mini_batches: 3 }).mini_batches).toBe(3);
+  });
 });
 
 describe("presets", () => {
