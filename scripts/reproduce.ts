@@ -16,7 +16,7 @@ import { evaluateCheckpoint, lastCheckpoint, type NodeEvalOptions } from "../src
 import { baseCheckpointPath, loadOrPrepareBench, loadTaskFile, readRunFile } from "../src/node/run-files.ts";
 import { trainRun } from "../src/node/train-run.ts";
 import { CURVES, curveSvg, resultsMarkdown, type JobResult } from "../src/node/results-report.ts";
-import { ALPHA_SWEEP, MODES, type Config } from "../src/core/config/index.ts";
+import { ABLATIONS, ALPHA_SWEEP, MODES, withAblation, type AblationName, type Config } from "../src/core/config/index.ts";
 import type { EvalMetrics } from "../src/core/duel/evaluate.ts";
 import type { StepMetrics } from "../src/core/loop/types.ts";
 import { taskVisits } from "../src/core/duel/task-order.ts";
@@ -39,7 +39,7 @@ const FLAGS: Record<string, FlagSpec> = {
   preset: { kind: "string", help: "preset every run starts from (default classroom)" },
   seeds: { kind: "int", min: 1, help: "seeds per mode, 1..N (default 3)" },
   steps: { kind: "int", min: 1, help: "training steps per run (default: the preset's, classroom 36 = 3 epochs)" },
-  modes: { kind: "string", help: "comma-separated modes (default base,golden-tests,self-play,code-a1)" },
+  modes: { kind: "string", help: "comma-separated modes, each optionally +ablation(s), e.g. self-play+no-mistake-book+no-topvar (default base,golden-tests,self-play,code-a1)" },
   "alpha-seeds": { kind: "int", min: 0, help: "seeds of each alpha-ablation run (default 1; 0 skips the ablation)" },
   "eval-samples": { kind: "int", min: 5, help: `programs and suites per task in evaluation, n >= k = 5 (default ${DEFAULT_EVAL_SAMPLES})` },
   "eval-seed": { kind: "int", min: 0, help: "sampling seed of every evaluation, independent of the run seeds (default 0)" },
@@ -52,6 +52,8 @@ const USAGE = usage("reproduce", "[flags]", FLAGS);
 
 interface Job {
   name: string;
+  /** Row label: the mode, with its ablations (self-play+no-mistake-book). */
+  label: string;
   config: Config;
   kind: "main" | "alpha";
 }
@@ -68,7 +70,11 @@ async function main(argv: string[]): Promise<void> {
   const seeds = Array.from({ length: (flags.seeds as number | undefined) ?? 3 }, (_, i) => i + 1);
   const steps = (flags.steps as number | undefined) ?? cliConfig(preset, {}).steps;
   const modes = ((flags.modes as string | undefined) ?? "base,golden-tests,self-play,code-a1").split(",").map((m) => m.trim());
-  for (const m of modes) if (!(MODES as readonly string[]).includes(m)) throw new CliError(`--modes: unknown mode ${JSON.stringify(m)}; known: ${MODES.join(", ")}`);
+  for (const entry of modes) {
+    const [m, ...ablations] = entry.split("+");
+    if (!(MODES as readonly string[]).includes(m)) throw new CliError(`--modes: unknown mode ${JSON.stringify(m)}; known: ${MODES.join(", ")}`);
+    for (const a of ablations) if (!(a in ABLATIONS)) throw new CliError(`--modes: unknown ablation ${JSON.stringify(a)} in ${entry}; known: ${Object.keys(ABLATIONS).join(", ")}`);
+  }
   const alphaSeeds = Array.from({ length: (flags["alpha-seeds"] as number | undefined) ?? 1 }, (_, i) => i + 1);
   const outDir = (flags["out-dir"] as string | undefined) ?? "runs/reproduce";
   const resultsPath = (flags.results as string | undefined) ?? "docs/RESULTS.md";
@@ -84,9 +90,14 @@ async function main(argv: string[]): Promise<void> {
   // Every run: the preset with this mode and seed, evaluation only at the end (below).
   const jobConfig = (mode: string, seed: number, alpha?: number) => cliConfig(preset, { mode, seed, steps, evalEvery: 0, alpha });
   const jobs: Job[] = [];
-  for (const mode of modes) for (const seed of seeds) jobs.push({ name: `${preset}-${mode}-s${seed}-n${steps}`, config: jobConfig(mode, seed), kind: "main" });
+  // "mode+ablation+...": the mode with ablation overlays (e.g. the plain self-play baseline); its label names the row.
+  const variant = (entry: string, seed: number) => {
+    const [mode, ...ablations] = entry.split("+");
+    return ablations.reduce((c, a) => withAblation(c, a as AblationName), jobConfig(mode, seed));
+  };
+  for (const entry of modes) for (const seed of seeds) jobs.push({ name: `${preset}-${entry}-s${seed}-n${steps}`, label: entry, config: variant(entry, seed), kind: "main" });
   for (const alpha of ALPHA_SWEEP.filter((a) => a !== 0.5)) {
-    for (const seed of alphaSeeds) jobs.push({ name: `${preset}-code-a1-alpha${alpha}-s${seed}-n${steps}`, config: jobConfig("code-a1", seed, alpha), kind: "alpha" });
+    for (const seed of alphaSeeds) jobs.push({ name: `${preset}-code-a1-alpha${alpha}-s${seed}-n${steps}`, label: "code-a1", config: jobConfig("code-a1", seed, alpha), kind: "alpha" });
   }
   // Paired differences need base and every run measured on the same train tasks. "trained" is
   // the same set as "all" once every run has covered an epoch; shorter runs are evaluated on all.
@@ -172,7 +183,7 @@ async function runJob(job: Job, file: TaskFile, grader: Grader, bench: Bench, ev
 function result(job: Job, file: TaskFile, metrics: EvalMetrics, steps: StepMetrics[], trainSeconds: number): JobResult {
   const m = Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, v === null ? NaN : v])) as EvalMetrics;
   const visits = steps.length > 0 ? [...taskVisits(file.tasks.filter((t) => t.split === "train"), job.config).values()] : [0];
-  return { mode: job.config.mode, seed: job.config.seed, alpha: job.config.alpha, metrics: m, steps, trainSeconds, visits: { min: Math.min(...visits), max: Math.max(...visits) } };
+  return { mode: job.label, seed: job.config.seed, alpha: job.config.alpha, metrics: m, steps, trainSeconds, visits: { min: Math.min(...visits), max: Math.max(...visits) } };
 }
 
 function writeReport(

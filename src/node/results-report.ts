@@ -9,6 +9,7 @@ import { Rng } from "../core/rng.ts";
 
 /** One finished job: its evaluation and its per-step training metrics (empty for base). */
 export interface JobResult {
+  /** The row: a mode, or a mode with ablations (`self-play+no-mistake-book+no-topvar`). */
   mode: string;
   seed: number;
   alpha: number;
@@ -122,9 +123,9 @@ export function pairedTable(main: JobResult[]): string {
   if (base.length === 0) return "(base not evaluated: no paired differences)";
   const head = `| vs base | seeds | ${PAIRED.map((c) => c.title).join(" | ")} |`;
   const sep = `|---|---:|${PAIRED.map(() => "---:").join("|")}|`;
-  const rows = MODE_ORDER.filter((m) => m !== "base" && byMode(main, m).length).map((m) => {
+  const rows = rowLabels(main).filter((m) => m !== "base" && byMode(main, m).length).map((m) => {
     const cells = PAIRED.map((c) => {
-      if (m === "golden-tests" && (c.key === "test_validity" || c.key === "mul")) return "base Test policy";
+      if (m.split("+")[0] === "golden-tests" && (c.key === "test_validity" || c.key === "mul")) return "base Test policy";
       const p = pairedDifference(byMode(main, m), base, c.key);
       const f = (x: number) => (x * c.scale).toFixed(c.digits);
       return p.n === 0 ? "n/a" : `${f(p.mean)} [${f(p.lo)}, ${f(p.hi)}]`;
@@ -135,6 +136,8 @@ export function pairedTable(main: JobResult[]): string {
 }
 
 const byMode = (jobs: JobResult[], mode: string) => jobs.filter((j) => j.mode === mode);
+/** Row labels in order: the known modes first, then variants (mode+ablation) as they appear. */
+const rowLabels = (jobs: readonly JobResult[]) => [...MODE_ORDER, ...jobs.map((j) => j.mode).filter((m) => !MODE_ORDER.includes(m))].filter((m, i, all) => all.indexOf(m) === i);
 const mean = (xs: number[]) => meanStd(xs).mean;
 
 /** Mean of a step metric over the first / last fifth of training, averaged over seeds. */
@@ -184,7 +187,7 @@ export function curveSvg(main: JobResult[], key: keyof StepMetrics, title: strin
   const R = 120;
   const T = 30;
   const B = 36;
-  const series = MODE_ORDER.filter((mode) => byMode(main, mode).some((j) => j.steps.length > 0)).map((mode) => {
+  const series = rowLabels(main).filter((mode) => byMode(main, mode).some((j) => j.steps.length > 0)).map((mode) => {
     const jobs = byMode(main, mode).filter((j) => j.steps.length > 0);
     const n = Math.max(...jobs.map((j) => j.steps.length));
     const ys = Array.from({ length: n }, (_, i) => mean(jobs.map((j) => (j.steps[i]?.[key] as number | undefined) ?? NaN)));
@@ -239,7 +242,7 @@ export function replayTable(jobs: readonly JobResult[]): string {
 
 /** The whole RESULTS.md. */
 export function resultsMarkdown(r: ReportInput): string {
-  const rows = MODE_ORDER.filter((mode) => byMode(r.main, mode).length).map((mode) => ({ label: mode, jobs: byMode(r.main, mode) }));
+  const rows = rowLabels(r.main).filter((mode) => byMode(r.main, mode).length).map((mode) => ({ label: mode, jobs: byMode(r.main, mode) }));
   const alphas = [...new Set([...r.alpha.map((j) => j.alpha), 0.5])].sort((a, b) => a - b);
   const alphaRows = alphas.map((alpha) => ({
     label: `alpha = ${alpha}`,
