@@ -6,11 +6,13 @@
  *   2. the Code policy writes G = num_generations programs per task;
  *   3. the Test policy writes S = suites_per_code suites per program, reading it (white-box) or not;
  *   4. the grader runs every (program, suite) pair reference-corrected, plus the task's Mistake Book
- *      tests (top-k, the same list for every program of the task) and the golden tests;
+ *      tests (top-k, the same list for every program of the task) and the golden tests (and, for a
+ *      mode that judges suites as written, every suite on every program of its task);
  *   5. rewards: R_T per pair, R_C per program (loop/score-task.ts, by the mode's rules);
  *   6. the Mistake Book takes the failed reference-corrected tests and forgets passed ones;
- *   7. TopVar picks the program(s) whose suites train the Test policy;
- *   8. GRPO: group-relative advantages, both policies updated concurrently.
+ *   7. TopVar picks the program(s) whose suites train the Test policy (or every program, or none);
+ *   8. GRPO: group-relative advantages; the policies the mode trains are updated concurrently (a
+ *      shared policy once, on both roles' samples).
  *
  * What differs between modes is data (modes.ts: shared policy? who trains? white-box? Mistake
  * Book? how programs and suites are scored? whose suites train the tester?); this file has no
