@@ -186,7 +186,7 @@ export const CONFIG_FIELDS = {
   },
   mini_batches: {
     kind: "int", default: 2, min: 1, max: 64, group: "optimisation", policy: "miniBatches",
-    effect: "Mini-batches each policy's rollout batch is split into: optimiser steps per update = mini_batches x num_iterations, counted per policy from its own batch. With 1 the only step is on-policy, so the PPO ratio is 1 and clipping never acts.",
+    effect: "Mini-batches each policy's rollout batch is split into, each one optimiser step (more when one would exceed 64 sequences, fewer when the batch has fewer sequences), times num_iterations; each policy's schedule counts its own batch. With 1 the only step is on-policy, so the PPO ratio is 1 and clipping never acts.",
     when: "The paper ran 2 (256 tasks in mini-batches of 128); 1 for strictly on-policy updates. Measured (classroom code-a1 from the base checkpoints, `npm run train -- --steps N --learning_rate LR`): at learning_rate 1e-4 the second step moves no token's ratio past the clip (clip fraction exactly 0 in all 12 steps); at 3e-4, 0.1-0.2% in 3 of 8 steps; at 1e-3, 0.3-1.6% in every step of 4.",
   },
   drop_zero_advantage: {
