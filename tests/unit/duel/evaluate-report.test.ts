@@ -34,30 +34,35 @@ describe("meanStd", () => {
 describe("expectations", () => {
   const rising = steps({ test_validity: [0.1, 0.1, 0.2, 0.3, 0.5], bug_detection: [0.5, 0.4, 0.4, 0.3, 0.2], r_adv: [0.5, 0.4, 0.3, 0.2, 0.1] }, 5);
   const main = [
-    job("base", 1, { plus_pass_heldout: 0.1, plus_pass_train: 0.1 }),
-    job("base", 2, { plus_pass_heldout: 0.1, plus_pass_train: 0.1 }),
+    job("base", 1, { plus_pass_heldout: 0.1, plus_pass_train: 0.1, golden_pass_train: 0.2 }),
+    job("base", 2, { plus_pass_heldout: 0.1, plus_pass_train: 0.1, golden_pass_train: 0.2 }),
     job("code-a1", 1, { plus_pass_heldout: 0.3, plus_pass_train: 0.4, tts_plus_pass: 0.5, plain_plus_pass: 0.3 }, rising),
     job("code-a1", 2, { plus_pass_heldout: 0.5, plus_pass_train: 0.4, tts_plus_pass: 0.5, plain_plus_pass: 0.3 }, rising),
     job("golden-tests", 1, { golden_pass_train: 0.6, plus_pass_train: 0.2 }),
+    job("golden-tests", 2, { golden_pass_train: 0.6, plus_pass_train: 0.2 }),
     job("self-play", 1, {}, rising),
   ];
   const lines = expectations(main);
 
-  it("checks each expected outcome on the numbers", () => {
-    // code-a1 held-out 0.4 +- 0.141 vs base 0.1: difference 0.3 beyond the spread.
-    expect(lines[0]).toMatch(/^- Code-A1 above base .*: \*\*holds\*\*: 40\.0% vs 10\.0%/);
-    expect(lines[1]).toMatch(/golden-pass above its plus-pass .*\*\*holds\*\*: 60\.0% vs 20\.0%/);
+  it("judges differences between modes on the paired bootstrap interval, trends on the means", () => {
+    // code-a1 - base per seed: +20, +40 points -> interval within [20, 40], above 0.
+    expect(lines[0]).toMatch(/^- Code-A1 above base on plus-pass \(held-out\): \*\*holds\*\*: 40\.0% vs 10\.0%, paired difference \+30\.0 points, 95% interval \[\+20\.0, \+40\.0\] over 2 seed/);
+    // golden-tests' gap 40 points against the base's 10: +30 beyond the base's own gap.
+    expect(lines[1]).toMatch(/Golden-tests fooled .*\*\*holds\*\*: gap 40\.0% vs base 10\.0%, paired difference \+30\.0 points/);
     // first fifth (1 step) vs last fifth: validity 10% -> 50%, bug detection 50% -> 20%.
     expect(lines[2]).toMatch(/test validity rising over training: \*\*holds\*\*: 10\.0% .* 50\.0%/);
     expect(lines[3]).toMatch(/bug detection rising over training: \*\*does not hold\*\*: 50\.0% .* 20\.0%/);
     expect(lines[4]).toMatch(/R_adv falling\): \*\*holds\*\*: 0\.500 early, 0\.100 late/);
-    expect(lines[5]).toMatch(/Test-time scaling .*\*\*holds\*\*: 50\.0% vs 30\.0%/);
+    expect(lines[5]).toMatch(/Test-time scaling .*\*\*holds\*\*: 50\.0% vs 30\.0%, paired difference \+20\.0 points/);
   });
 
-  it("says when a difference is within the seeds' spread", () => {
-    const close = [job("base", 1, { plus_pass_heldout: 0.1 }), job("base", 2, { plus_pass_heldout: 0.5 }), job("code-a1", 1, { plus_pass_heldout: 0.35 })];
-    // base 0.3 +- 0.283 vs code-a1 0.35: difference 0.05 within the spread.
-    expect(expectations(close)[0]).toMatch(/\*\*holds\*\* \(within the seeds' spread\)/);
+  it("says undecided when the interval contains 0, and not measurable without paired seeds", () => {
+    const close = [
+      job("base", 1, { plus_pass_heldout: 0.3 }), job("base", 2, { plus_pass_heldout: 0.3 }),
+      job("code-a1", 1, { plus_pass_heldout: 0.1 }), job("code-a1", 2, { plus_pass_heldout: 0.6 }),
+    ];
+    expect(expectations(close)[0]).toMatch(/\*\*undecided\*\* \(the interval contains 0\)/);
+    expect(expectations([job("code-a1", 1, { plus_pass_heldout: 0.3 })])[0]).toMatch(/\*\*not measurable\*\*: .*no paired seeds/);
   });
 });
 
