@@ -164,6 +164,7 @@ export function expectations(main: JobResult[]): string[] {
   /** Verdict and text of a paired difference (points). */
   const judged = (p: PairedDifference) => {
     if (p.n === 0) return { v: "**not measurable**", text: "no paired seeds" };
+    if (p.n === 1) return { v: "**undecided** (one seed: no interval)", text: `difference ${pts(p.mean)} points on one seed` };
     const v = p.lo > 0 ? "**holds**" : p.hi < 0 ? "**does not hold**" : "**undecided** (the interval contains 0)";
     return { v, text: `paired difference ${pts(p.mean)} points, 95% interval [${pts(p.lo)}, ${pts(p.hi)}] over ${p.n} seed(s)` };
   };

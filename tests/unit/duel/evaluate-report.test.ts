@@ -63,6 +63,8 @@ describe("expectations", () => {
     ];
     expect(expectations(close)[0]).toMatch(/\*\*undecided\*\* \(the interval contains 0\)/);
     expect(expectations([job("code-a1", 1, { plus_pass_heldout: 0.3 })])[0]).toMatch(/\*\*not measurable\*\*: .*no paired seeds/);
+    // One seed gives a point, not an interval: no verdict.
+    expect(expectations([job("base", 1, { plus_pass_heldout: 0.1 }), job("code-a1", 1, { plus_pass_heldout: 0.3 })])[0]).toMatch(/\*\*undecided\*\* \(one seed: no interval\): .*difference \+20\.0 points on one seed/);
   });
 });
 
