@@ -4,7 +4,7 @@
  * Deterministic for a given checkpoint and --seed (sampling seed, default 0). Progress on stderr;
  * the table (or with --json one line) on stdout.
  */
-import { CliError, cliConfig, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
+import { CliError, cliConfig, parseArgs, trainTasksFlag, usage, type FlagSpec } from "../src/node/cli.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { evalTasks, evaluateCheckpoint, lastCheckpoint, metricsJson, metricsTable } from "../src/node/evaluate-run.ts";
 import { loadOrPrepareBench, loadTaskFile, readRunFile } from "../src/node/run-files.ts";
@@ -13,13 +13,14 @@ import { BundleError } from "../src/core/bundle.ts";
 const FLAGS: Record<string, FlagSpec> = {
   preset: { kind: "string", help: "evaluate this preset's base players instead of a run file" },
   json: { kind: "bool", help: "print one JSON line" },
-  samples: { kind: "int", min: 1, help: "programs and suites per task (default 4)" },
-  seed: { kind: "int", min: 0, help: "sampling seed of the evaluation (default 0)" },
+  samples: { kind: "int", min: 1, help: "programs and suites per task, n >= k (default 16)" },
+  seed: { kind: "int", min: 0, help: "sampling seed of the evaluation, independent of the run's (default 0)" },
   temperature: { kind: "number", min: 0.01, help: "sampling temperature (default 0.7, as the paper)" },
   k: { kind: "int", min: 1, help: "k of pass@k and mut@k (default 5)" },
   tts: { kind: "int", min: 0, help: "suites per program for test-time scaling (default 1; 0 skips)" },
   tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1 (default), arena-v2" },
   "task-limit": { kind: "int", min: 1, help: "evaluate only the first N tasks of train and of each held-out split" },
+  "train-tasks": { kind: "string", help: "trained (default: the train tasks the run trained on) | all; held-out tasks are always all" },
   "bench-cache": { kind: "string", help: "directory caching plus tests and mutants (default runs/)" },
 };
 const USAGE = usage("eval", "<run.a1run> | --preset <name>  [flags]", FLAGS);
@@ -47,17 +48,18 @@ async function main(argv: string[]): Promise<void> {
   try {
     // The bench of the evaluated tasks only: arena-v2's 1,000+ tasks would take most of an hour.
     const taskLimit = flags["task-limit"] as number | undefined;
-    const bench = await loadOrPrepareBench(grader, evalTasks(file, taskLimit), (flags["bench-cache"] as string | undefined) ?? "runs", (p) => {
+    const bench = await loadOrPrepareBench(grader, evalTasks(file, config, 0, "all", taskLimit), (flags["bench-cache"] as string | undefined) ?? "runs", (p) => {
       if (p.done === p.total) log(`  bench: ${p.text}`);
     });
     const t0 = Date.now();
     const { evaluation, origin, step } = await evaluateCheckpoint(config, checkpoint, file, grader, bench, {
-      samples: (flags.samples as number | undefined) ?? 4,
+      samples: (flags.samples as number | undefined) ?? 16,
       seed: (flags.seed as number | undefined) ?? 0,
       temperature: (flags.temperature as number | undefined) ?? 0.7,
       k: (flags.k as number | undefined) ?? 5,
       tts: (flags.tts as number | undefined) ?? 1,
       taskLimit,
+      trainTasks: trainTasksFlag(flags["train-tasks"]),
       onProgress: (p) => {
         if (p.done === p.total) log(`  ${p.phase}: ${p.text}`);
       },

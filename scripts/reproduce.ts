@@ -10,38 +10,41 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CliError, cliConfig, formatDuration, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
+import { CliError, cliConfig, formatDuration, parseArgs, trainTasksFlag, usage, type FlagSpec } from "../src/node/cli.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { evalTasks, evaluateCheckpoint, lastCheckpoint, type NodeEvalOptions } from "../src/node/evaluate-run.ts";
-import { loadOrPrepareBench, loadTaskFile, readRunFile } from "../src/node/run-files.ts";
+import { baseCheckpointPath, loadOrPrepareBench, loadTaskFile, readRunFile } from "../src/node/run-files.ts";
 import { trainRun } from "../src/node/train-run.ts";
 import { CURVES, curveSvg, resultsMarkdown, type JobResult } from "../src/node/results-report.ts";
-import { ALPHA_SWEEP, MODES, type Config } from "../src/core/config/index.ts";
+import { ABLATIONS, ALPHA_SWEEP, MODES, withAblation, type AblationName, type Config } from "../src/core/config/index.ts";
 import type { EvalMetrics } from "../src/core/duel/evaluate.ts";
 import type { StepMetrics } from "../src/core/loop/types.ts";
+import { taskVisits } from "../src/core/duel/task-order.ts";
 import type { Grader } from "../src/core/grader/types.ts";
 import type { Bench } from "../src/core/arena/metrics-evaluate.ts";
 import type { TaskFile } from "../src/core/arena/task.ts";
 
 /**
- * Default scale, planned for about an hour on the shared 2-core machine (measured 2026-11-29 at
- * load ~10, players from the shipped base checkpoints: a classroom code-a1 step 6-10 s, self-play
- * about the same, golden-tests about half; one evaluation of 16 held-out + 16 train tasks x 4
- * samples with test-time scaling 40-60 s). Per step of all runs: 3 seeds x (8 + 8 + 4) s + 4 alpha
- * runs x 8 s = ~92 s, so 30 steps (the classroom preset's own length) = ~46 min of training, plus
- * 16 evaluations (~12 min). Lower --steps or --seeds to fit a busier machine.
+ * Default scale: the preset's own steps (classroom: 36 = 3 epochs of the train tasks, so every task
+ * recurs 3 times and the Mistake Book replays). Measured on the shared 2-core machine (players from
+ * the shipped base checkpoints): a classroom code-a1 step 6-10 s, self-play about the same,
+ * golden-tests about half; one evaluation under the protocol below: every held-out task and the trained train tasks x 16 samples with test-time scaling, 175 s
+ * for the base players (2026-12-01).
+ * Lower --steps, --seeds, --alpha-seeds or --eval-samples to fit a busier machine.
  */
-const DEFAULT_STEPS = 30;
-const DEFAULT_EVAL_TASK_LIMIT = 16;
+/** Samples per task in evaluation: at least 16 (issue 12), and n >= k for pass@5 / mut@5. */
+const DEFAULT_EVAL_SAMPLES = 16;
 
 const FLAGS: Record<string, FlagSpec> = {
   preset: { kind: "string", help: "preset every run starts from (default classroom)" },
   seeds: { kind: "int", min: 1, help: "seeds per mode, 1..N (default 3)" },
-  steps: { kind: "int", min: 1, help: `training steps per run (default ${DEFAULT_STEPS})` },
-  modes: { kind: "string", help: "comma-separated modes (default base,golden-tests,self-play,code-a1)" },
+  steps: { kind: "int", min: 1, help: "training steps per run (default: the preset's, classroom 36 = 3 epochs)" },
+  modes: { kind: "string", help: "comma-separated modes, each optionally +ablation(s), e.g. self-play+no-mistake-book+no-topvar (default base,golden-tests,self-play,code-a1)" },
   "alpha-seeds": { kind: "int", min: 0, help: "seeds of each alpha-ablation run (default 1; 0 skips the ablation)" },
-  "eval-samples": { kind: "int", min: 1, help: "programs and suites per task in evaluation (default 4)" },
-  "eval-task-limit": { kind: "int", min: 1, help: `evaluate the first N train and N held-out tasks (default ${DEFAULT_EVAL_TASK_LIMIT}: all held-out)` },
+  "eval-samples": { kind: "int", min: 5, help: `programs and suites per task in evaluation, n >= k = 5 (default ${DEFAULT_EVAL_SAMPLES})` },
+  "eval-seed": { kind: "int", min: 0, help: "sampling seed of every evaluation, independent of the run seeds (default 0)" },
+  "eval-train-tasks": { kind: "string", help: "trained (default: the train tasks each run trained on) | all; held-out tasks: always all" },
+  "eval-task-limit": { kind: "int", min: 1, help: "evaluate only the first N train tasks and N of each held-out split (default: all; arena-v2's 1,000+ tasks take long)" },
   tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1 (default), arena-v2" },
   "out-dir": { kind: "string", help: "where runs and evaluations are cached (default runs/reproduce)" },
   results: { kind: "string", help: "the report to write (default docs/RESULTS.md)" },
@@ -50,6 +53,8 @@ const USAGE = usage("reproduce", "[flags]", FLAGS);
 
 interface Job {
   name: string;
+  /** Row label: the mode, with its ablations (self-play+no-mistake-book). */
+  label: string;
   config: Config;
   kind: "main" | "alpha";
 }
@@ -64,27 +69,45 @@ async function main(argv: string[]): Promise<void> {
   const { flags } = parseArgs(argv, FLAGS, 0);
   const preset = (flags.preset as string | undefined) ?? "classroom";
   const seeds = Array.from({ length: (flags.seeds as number | undefined) ?? 3 }, (_, i) => i + 1);
-  const steps = (flags.steps as number | undefined) ?? DEFAULT_STEPS;
+  const steps = (flags.steps as number | undefined) ?? cliConfig(preset, {}).steps;
   const modes = ((flags.modes as string | undefined) ?? "base,golden-tests,self-play,code-a1").split(",").map((m) => m.trim());
-  for (const m of modes) if (!(MODES as readonly string[]).includes(m)) throw new CliError(`--modes: unknown mode ${JSON.stringify(m)}; known: ${MODES.join(", ")}`);
+  for (const entry of modes) {
+    const [m, ...ablations] = entry.split("+");
+    if (!(MODES as readonly string[]).includes(m)) throw new CliError(`--modes: unknown mode ${JSON.stringify(m)}; known: ${MODES.join(", ")}`);
+    for (const a of ablations) if (!Object.hasOwn(ABLATIONS, a)) throw new CliError(`--modes: unknown ablation ${JSON.stringify(a)} in ${entry}; known: ${Object.keys(ABLATIONS).join(", ")}`);
+  }
   const alphaSeeds = Array.from({ length: (flags["alpha-seeds"] as number | undefined) ?? 1 }, (_, i) => i + 1);
   const outDir = (flags["out-dir"] as string | undefined) ?? "runs/reproduce";
   const resultsPath = (flags.results as string | undefined) ?? "docs/RESULTS.md";
   const file = loadTaskFile(flags.tasks as string | undefined);
   const evalOpts: NodeEvalOptions = {
-    samples: (flags["eval-samples"] as number | undefined) ?? 4,
-    seed: 0,
+    samples: (flags["eval-samples"] as number | undefined) ?? DEFAULT_EVAL_SAMPLES,
+    seed: (flags["eval-seed"] as number | undefined) ?? 0,
     temperature: 0.7,
     k: 5,
     tts: 1,
-    taskLimit: (flags["eval-task-limit"] as number | undefined) ?? DEFAULT_EVAL_TASK_LIMIT,
+    trainTasks: trainTasksFlag(flags["eval-train-tasks"]),
+    taskLimit: flags["eval-task-limit"] as number | undefined,
   };
   // Every run: the preset with this mode and seed, evaluation only at the end (below).
   const jobConfig = (mode: string, seed: number, alpha?: number) => cliConfig(preset, { mode, seed, steps, evalEvery: 0, alpha });
   const jobs: Job[] = [];
-  for (const mode of modes) for (const seed of seeds) jobs.push({ name: `${preset}-${mode}-s${seed}-n${steps}`, config: jobConfig(mode, seed), kind: "main" });
+  // "mode+ablation+...": the mode with ablation overlays (e.g. the plain self-play baseline); its label names the row.
+  const variant = (entry: string, seed: number) => {
+    const [mode, ...ablations] = entry.split("+");
+    return ablations.reduce((c, a) => withAblation(c, a as AblationName), jobConfig(mode, seed));
+  };
+  for (const entry of modes) for (const seed of seeds) jobs.push({ name: `${preset}-${entry}-s${seed}-n${steps}`, label: entry, config: variant(entry, seed), kind: "main" });
   for (const alpha of ALPHA_SWEEP.filter((a) => a !== 0.5)) {
-    for (const seed of alphaSeeds) jobs.push({ name: `${preset}-code-a1-alpha${alpha}-s${seed}-n${steps}`, config: jobConfig("code-a1", seed, alpha), kind: "alpha" });
+    for (const seed of alphaSeeds) jobs.push({ name: `${preset}-code-a1-alpha${alpha}-s${seed}-n${steps}`, label: "code-a1", config: jobConfig("code-a1", seed, alpha), kind: "alpha" });
+  }
+  // Paired differences need base and every run measured on the same train tasks. "trained" is
+  // the same set as "all" once every run has covered an epoch; shorter runs are evaluated on all.
+  const trainTasks = file.tasks.filter((t) => t.split === "train");
+  const covered = jobs.every((j) => j.config.mode === "base" || Math.min(...taskVisits(trainTasks, j.config).values()) >= 1);
+  if (!covered && evalOpts.trainTasks !== "all") {
+    evalOpts.trainTasks = "all";
+    process.stdout.write("reproduce: the runs are shorter than one epoch, so train tasks are evaluated on all of them (the same set for base and every run)\n");
   }
   const command = `npm run reproduce -- ${argv.join(" ")}`.trim();
   const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
@@ -93,7 +116,7 @@ async function main(argv: string[]): Promise<void> {
 
   const grader = await createNodeGrader();
   try {
-    const bench = await loadOrPrepareBench(grader, evalTasks(file, evalOpts.taskLimit), "runs", (p) => {
+    const bench = await loadOrPrepareBench(grader, evalTasks(file, cliConfig(preset, {}), 0, "all", evalOpts.taskLimit), "runs", (p) => {
       if (p.done === p.total || p.done % 10 === 0) log(`evaluation bench: ${p.text}`);
     });
     const done: { job: Job; result: JobResult }[] = [];
@@ -116,11 +139,13 @@ const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : "n
 /** Train (unless cached or base) and evaluate (unless cached) one job. */
 async function runJob(job: Job, file: TaskFile, grader: Grader, bench: Bench, evalOpts: NodeEvalOptions, outDir: string, log: (s: string) => void): Promise<JobResult> {
   const bundlePath = join(outDir, `${job.name}.a1run`);
-  const evalPath = join(outDir, `${job.name}.eval.json`);
   const c = job.config;
-  // The evaluation seed follows the run seed, so seeds also vary evaluation sampling (base included).
-  const opts = { ...evalOpts, seed: c.seed };
-  const key = JSON.stringify({ ...opts, onProgress: undefined });
+  // The evaluation seed does not follow the run seed: every run is measured on the same draws, and
+  // base players (the shipped checkpoints, whatever the seed) are evaluated once and reused.
+  const sharedBase = c.mode === "base" && baseCheckpointPath("code", c.code_model) !== null && baseCheckpointPath("test", c.test_model) !== null;
+  const evalPath = join(outDir, sharedBase ? `${c.mode}-${c.code_model}-${c.test_model}.eval.json` : `${job.name}.eval.json`);
+  const opts = evalOpts;
+  const key = JSON.stringify({ ...opts, onProgress: undefined, whiteBox: c.white_box, testsPerSuite: c.tests_per_suite });
   let stepMetrics: StepMetrics[] = [];
   let trainSeconds = 0;
   let checkpoint;
@@ -148,18 +173,19 @@ async function runJob(job: Job, file: TaskFile, grader: Grader, bench: Bench, ev
   }
   if (existsSync(evalPath)) {
     const cached = JSON.parse(readFileSync(evalPath, "utf8")) as EvalCache;
-    if (cached.key === key) return result(job, cached.metrics, stepMetrics, cached.trainSeconds || trainSeconds);
+    if (cached.key === key) return result(job, file, cached.metrics, stepMetrics, cached.trainSeconds || trainSeconds);
   }
   log(`evaluating ${job.name}`);
   const { evaluation } = await evaluateCheckpoint(c, checkpoint, file, grader, bench, opts);
   // NaN survives the cache as null; read back as NaN.
   writeFileSync(evalPath, JSON.stringify({ key, metrics: evaluation.metrics, trainSeconds } satisfies EvalCache));
-  return result(job, evaluation.metrics, stepMetrics, trainSeconds);
+  return result(job, file, evaluation.metrics, stepMetrics, trainSeconds);
 }
 
-function result(job: Job, metrics: EvalMetrics, steps: StepMetrics[], trainSeconds: number): JobResult {
+function result(job: Job, file: TaskFile, metrics: EvalMetrics, steps: StepMetrics[], trainSeconds: number): JobResult {
   const m = Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, v === null ? NaN : v])) as EvalMetrics;
-  return { mode: job.config.mode, seed: job.config.seed, alpha: job.config.alpha, metrics: m, steps, trainSeconds };
+  const visits = steps.length > 0 ? [...taskVisits(file.tasks.filter((t) => t.split === "train"), job.config).values()] : [0];
+  return { mode: job.label, seed: job.config.seed, alpha: job.config.alpha, metrics: m, steps, trainSeconds, visits: { min: Math.min(...visits), max: Math.max(...visits) } };
 }
 
 function writeReport(
@@ -180,7 +206,11 @@ function writeReport(
       steps: o.steps,
       seeds: o.seeds,
       evalSamples: o.evalOpts.samples,
-      evalTasks: o.evalOpts.taskLimit ? `the first ${o.evalOpts.taskLimit} train and ${o.evalOpts.taskLimit} held-out tasks` : "all tasks of the suite",
+      evalK: o.evalOpts.k,
+      evalSeed: o.evalOpts.seed,
+      evalTasks:
+        (o.evalOpts.trainTasks === "all" ? "every train and every held-out task" : "every held-out task and the train tasks each run trained on (all of them: every run covers at least one epoch)") +
+        (o.evalOpts.taskLimit !== undefined ? `, limited to the first ${o.evalOpts.taskLimit} train tasks and ${o.evalOpts.taskLimit} of each held-out split` : ""),
       main,
       alpha,
       curveDir: "results",

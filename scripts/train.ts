@@ -1,27 +1,27 @@
 /**
- * `npm run train -- --preset classroom --seed 1 --steps 40 [--mode M] [--tasks FILE] --out runs/x.a1run`
+ * `npm run train -- --preset classroom --seed 1 --steps 40 [--mode M] [--FIELD VALUE ...] [--tasks FILE] --out runs/x.a1run`
  * The app's training loop in Node (wasm backend, Pyodide grader), printing one line per step
  * (rewards, pass rates, ETA) and writing an `.a1run` bundle the app can import (Runs > Import).
  */
 import { basename } from "node:path";
-import { CliError, cliConfig, formatDuration, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
+import { CliError, cliConfig, configFlagValues, formatDuration, parseArgs, trainTasksFlag, usage, withConfigFlags, type FlagSpec } from "../src/node/cli.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { loadOrPrepareBench, loadTaskFile } from "../src/node/run-files.ts";
 import { trainRun } from "../src/node/train-run.ts";
 import { evalTasks } from "../src/node/evaluate-run.ts";
 import type { TrainerEvent } from "../src/core/loop/events.ts";
+import { taskVisits } from "../src/core/duel/task-order.ts";
 
-const FLAGS: Record<string, FlagSpec> = {
+// seed, steps, mode and every other config field are flags of their own name (withConfigFlags).
+const FLAGS: Record<string, FlagSpec> = withConfigFlags({
   preset: { kind: "string", help: "configuration preset (default classroom)" },
-  seed: { kind: "int", min: 0, help: "run seed (default: the preset's)" },
-  steps: { kind: "int", min: 1, help: "training steps (default: the preset's)" },
-  mode: { kind: "string", help: "code-a1 | golden-tests | self-play | self-play-blackbox | cure | base" },
   tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1 (default), arena-v2" },
   out: { kind: "string", help: "bundle to write, e.g. runs/x.a1run (required)" },
   "eval-every": { kind: "int", min: 0, help: "evaluate every N steps and at the end (default: the preset's; 0: never)" },
-  "eval-samples": { kind: "int", min: 1, help: "programs and suites per task when evaluating (default 4)" },
+  "eval-samples": { kind: "int", min: 1, help: "programs and suites per task when evaluating (default 16; pass@k uses k = min(5, n))" },
+  "eval-train-tasks": { kind: "string", help: "trained (default: the train tasks trained on so far) | all; held-out: always all" },
   "eval-task-limit": { kind: "int", min: 1, help: "evaluate only the first N tasks of train and of each held-out split" },
-};
+});
 const USAGE = usage("train", "--out runs/x.a1run [flags]", FLAGS);
 
 function stepLine(e: Extract<TrainerEvent, { type: "step" }>, steps: number, eta: number | null): string {
@@ -33,6 +33,7 @@ function stepLine(e: Extract<TrainerEvent, { type: "step" }>, steps: number, eta
   return (
     `step ${String(m.step).padStart(String(steps).length)}/${steps}  R_C ${f(m.code_reward)}  R_T ${f(m.test_reward)}  ` +
     `valid ${pct(m.test_validity)}  loads ${pct(m.code_loads)}  bugs ${pct(m.bug_detection)}  book ${m.mistake_book_size}  ` +
+    `clip ${pct(m.clip_fraction_code)}/${pct(m.clip_fraction_test)} (${m.optimizer_steps_code}/${m.optimizer_steps_test} steps)  ` +
     `${secs.toFixed(1)} s  ETA ${eta === null ? "?" : formatDuration(eta)}${evals}`
   );
 }
@@ -42,12 +43,9 @@ async function main(argv: string[]): Promise<void> {
   const out = flags.out as string | undefined;
   if (!out) throw new CliError("--out is required (the .a1run bundle to write)");
   if (!out.endsWith(".a1run")) throw new CliError(`--out must end in .a1run, got ${JSON.stringify(out)}`);
-  const config = cliConfig((flags.preset as string | undefined) ?? "classroom", {
-    seed: flags.seed as number | undefined,
-    steps: flags.steps as number | undefined,
-    mode: flags.mode as string | undefined,
-    evalEvery: flags["eval-every"] as number | undefined,
-  });
+  const config = cliConfig((flags.preset as string | undefined) ?? "classroom", { evalEvery: flags["eval-every"] as number | undefined }, configFlagValues(flags));
+  const evalSamples = (flags["eval-samples"] as number | undefined) ?? 16;
+  const evalTaskLimit = flags["eval-task-limit"] as number | undefined;
   const file = loadTaskFile(flags.tasks as string | undefined);
   if (!file.tasks.some((t) => t.split === "train")) throw new CliError(`task file ${String(flags.tasks)} has no train tasks`);
   const log = (s: string) => process.stdout.write(s + "\n");
@@ -56,14 +54,15 @@ async function main(argv: string[]): Promise<void> {
   try {
     const evaluation = config.eval_every > 0
       ? {
-        bench: await loadOrPrepareBench(grader, evalTasks(file, flags["eval-task-limit"] as number | undefined), "runs", (p) => {
+        bench: await loadOrPrepareBench(grader, evalTasks(file, config, 0, "all", evalTaskLimit), "runs", (p) => {
           if (p.done === p.total || p.done % 10 === 0) log(`  evaluation bench: ${p.text}`);
         }),
-        options: { samples: (flags["eval-samples"] as number | undefined) ?? 4, seed: 0, temperature: 0.7, k: 5, tts: 0, taskLimit: flags["eval-task-limit"] as number | undefined },
+        // Evaluation seed 0 whatever the run's seed, so every run is measured on the same draws.
+        options: { samples: evalSamples, seed: 0, temperature: 0.7, k: Math.min(5, evalSamples), tts: 0, trainTasks: trainTasksFlag(flags["eval-train-tasks"]), taskLimit: evalTaskLimit },
       }
       : null;
     let eta: number | null = null;
-    const { origin, seconds } = await trainRun({
+    const { origin, seconds, snapshot } = await trainRun({
       config,
       file,
       grader,
@@ -77,6 +76,9 @@ async function main(argv: string[]): Promise<void> {
       },
     });
     log(`players: code ${origin.code}; test ${origin.test}`);
+    const visits = [...taskVisits(file.tasks.filter((t) => t.split === "train"), config).values()];
+    const replays = snapshot.metrics.reduce((a, m) => a + m.mistake_book_replays, 0);
+    log(`task recurrence: each train task trained on ${Math.min(...visits)}-${Math.max(...visits)} times; Mistake Book replays (tasks shown stored tests, summed over steps): ${replays}`);
     log(`done in ${formatDuration(seconds)}: ${out} (open it in the app: Runs > Import, or npm run eval -- ${out})`);
   } finally {
     await grader.close();

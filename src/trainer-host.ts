@@ -72,7 +72,10 @@ export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerH
         vocab: arenaVocabulary(),
         grader,
         samples: EVAL_SAMPLES,
-        seed: config.seed * 1_000_003 + step,
+        // pass@k needs n >= k: the live dashboard's small evaluation reports pass@2 / mut@2.
+        k: EVAL_SAMPLES,
+        // Independent of the run's seed: runs of different seeds are measured on the same draws.
+        seed: `eval-${step}`,
         whiteBox: isWhiteBox(config),
         testsPerSuite: config.tests_per_suite,
         ttsSuitesPerCode: 0,

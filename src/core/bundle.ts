@@ -288,7 +288,14 @@ function validateMetrics(v: unknown, steps: number): StepMetrics[] {
   const expected = ["step", ...STEP_METRIC_KEYS, ...EVAL_METRIC_KEYS].sort().join(",");
   v.forEach((m: unknown, i) => {
     const at = `metrics.json[${i}]`;
-    if (!isRecord(m) || Object.keys(m).sort().join(",") !== expected) throw new BundleError(`${at} must have exactly the StepMetrics fields.`);
+    if (!isRecord(m)) throw new BundleError(`${at} must have exactly the StepMetrics fields.`);
+    if (Object.keys(m).sort().join(",") !== expected) {
+      const want = ["step", ...STEP_METRIC_KEYS, ...EVAL_METRIC_KEYS];
+      const missing = want.filter((k) => !Object.hasOwn(m, k));
+      const extra = Object.keys(m).filter((k) => !want.includes(k as never));
+      const hint = missing.length && !extra.length ? " (a bundle from an earlier version of the app, before these metrics existed: re-run it to compare it with new runs)" : "";
+      throw new BundleError(`${at} must have exactly the StepMetrics fields; missing: ${missing.join(", ") || "none"}; unknown: ${extra.join(", ") || "none"}${hint}.`);
+    }
     if (m.step !== i + 1) throw new BundleError(`${at}.step is ${String(m.step)}, expected ${i + 1}.`);
     for (const k of STEP_METRIC_KEYS) if (typeof m[k] !== "number" || !Number.isFinite(m[k])) throw new BundleError(`${at}.${k} must be a finite number.`);
     for (const k of EVAL_METRIC_KEYS) if (m[k] !== null && (typeof m[k] !== "number" || !Number.isFinite(m[k]))) throw new BundleError(`${at}.${k} must be a number or null.`);

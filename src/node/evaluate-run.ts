@@ -6,10 +6,11 @@
 import type { RunSnapshot, SnapshotCheckpoint } from "../core/bundle.ts";
 import type { Config } from "../core/config/index.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
-import { SPLITS, type Task, type TaskFile } from "../core/arena/task.ts";
+import { isHeldout, SPLITS, type Task, type TaskFile } from "../core/arena/task.ts";
 import { arenaVocabulary } from "../core/duel/contexts.ts";
 import { evaluatePlayers, type EvalMetrics, type PlayerEvalProgress, type PlayerEvaluation } from "../core/duel/evaluate.ts";
 import { isWhiteBox, usesSharedPolicy } from "../core/duel/step.ts";
+import { trainedTasks } from "../core/duel/task-order.ts";
 import type { Grader } from "../core/grader/types.ts";
 import { startPlayers } from "../core/duel/trainer-service.ts";
 import type { RunPlayer } from "../core/duel/run.ts";
@@ -25,15 +26,30 @@ export interface NodeEvalOptions {
   k: number;
   /** Suites per program for test-time scaling; 0 skips it. */
   tts: number;
-  /** Evaluate only the first `taskLimit` train and first `taskLimit` held-out tasks (file order). */
+  /**
+   * Train tasks evaluated: `trained` (default) the train tasks the run trained on up to the
+   * evaluated step (task-order.ts; all of them for base players), `all` every train task. Held-out
+   * tasks are always all evaluated.
+   */
+  trainTasks?: "trained" | "all";
+  /** Evaluate only the first `taskLimit` of those train tasks and of each held-out split (file order). */
   taskLimit?: number;
   onProgress?: (p: PlayerEvalProgress) => void;
 }
 
-/** The tasks evaluated: all of the file, or the first `limit` of each split (train, then each held-out split). */
-export function evalTasks(file: TaskFile, limit?: number): Task[] {
-  if (limit === undefined) return file.tasks.slice();
-  return SPLITS.flatMap((split) => file.tasks.filter((t) => t.split === split).slice(0, limit));
+/**
+ * The tasks evaluated: every held-out task (of each held-out split), and the train tasks a run with
+ * `config` trained on in steps 1..`trainedSteps` (0: base players, every train task), or every
+ * train task with `all`. `limit`: only the first `limit` train tasks (of those, the trained ones)
+ * and the first `limit` of each held-out split (file order).
+ */
+export function evalTasks(file: TaskFile, config: Readonly<Config>, trainedSteps: number, which: "trained" | "all" = "trained", limit?: number): Task[] {
+  const train = file.tasks.filter((t) => t.split === "train");
+  const take = (tasks: Task[]) => (limit === undefined ? tasks : tasks.slice(0, limit));
+  const pool = take(train);
+  const trained = which === "all" || trainedSteps === 0 ? pool : new Set(trainedTasks(train, config, trainedSteps));
+  const heldout = SPLITS.filter(isHeldout).flatMap((split) => take(file.tasks.filter((t) => t.split === split)));
+  return [...(trained === pool ? pool : pool.filter((t) => (trained as Set<Task>).has(t))), ...heldout];
 }
 
 /** The last checkpoint of a run (highest step). */
@@ -51,7 +67,7 @@ export interface NodeEvaluation {
   step: number;
 }
 
-/** Evaluate live players (e.g. during training) with a run's config. */
+/** Evaluate live players (e.g. during training, after `trainedSteps` steps) with a run's config. */
 export function evaluateNodePlayers(
   config: Readonly<Config>,
   players: { code: RunPlayer; test: RunPlayer },
@@ -59,8 +75,9 @@ export function evaluateNodePlayers(
   grader: Grader,
   bench: Bench,
   o: NodeEvalOptions,
+  trainedSteps: number,
 ): Promise<PlayerEvaluation> {
-  return evaluatePlayers(players.code, players.test, bench, evalTasks(file, o.taskLimit), {
+  return evaluatePlayers(players.code, players.test, bench, evalTasks(file, config, trainedSteps, o.trainTasks, o.taskLimit), {
     vocab: arenaVocabulary(),
     grader,
     samples: o.samples,
@@ -97,7 +114,7 @@ export async function evaluateCheckpoint(
   const vocab = arenaVocabulary();
   const players = await startPlayers({ vocab, player: nodePlayer(vocab), baseCheckpoint: nodeBaseCheckpoint }, { ...config }, saved);
   try {
-    const evaluation = await evaluateNodePlayers(config, players, file, grader, bench, o);
+    const evaluation = await evaluateNodePlayers(config, players, file, grader, bench, o, checkpoint?.step ?? 0);
     const origin = checkpoint
       ? { code: `checkpoint of step ${checkpoint.step}`, test: `checkpoint of step ${checkpoint.step}` }
       : players.origin;
@@ -121,14 +138,16 @@ export function metricsTable(m: EvalMetrics): string {
     ["plus-pass@1 held-out", pct(m.plus_pass_heldout)],
     ...(Number.isFinite(m.plus_pass_heldout_compositional) ? [["  unseen combinations", pct(m.plus_pass_heldout_compositional)] as [string, string]] : []),
     ...(Number.isFinite(m.plus_pass_heldout_family) ? [["  unseen primitives", pct(m.plus_pass_heldout_family)] as [string, string]] : []),
+    ["plus tests passed, train (partial)", pct(m.plus_share_train)],
+    ["plus tests passed, held-out (partial)", pct(m.plus_share_heldout)],
     ["golden-pass@1 train", pct(m.golden_pass_train)],
     ["test validity", pct(m.test_validity)],
-    ["test pass@k", pct(m.test_pass_k)],
-    ["test mut@k", pct(m.test_mut_k)],
-    ["Mul (pass@k x mut@k x 100)", Number.isFinite(m.mul) ? m.mul.toFixed(2) : "n/a"],
+    [`test pass@${m.k} (n = ${m.samples})`, pct(m.test_pass_k)],
+    [`test mut@${m.k}`, pct(m.test_mut_k)],
+    [`Mul (pass@${m.k} x mut@${m.k} x 100)`, Number.isFinite(m.mul) ? m.mul.toFixed(2) : "n/a"],
     ["bug detection", pct(m.bug_detection)],
     ["plus-pass@1, plain sampling", pct(m.plain_plus_pass)],
     ["plus-pass@1, ranked by own tests", pct(m.tts_plus_pass)],
   ];
-  return rows.map(([k, v]) => `${k.padEnd(34)}${v.padStart(8)}`).join("\n");
+  return rows.map(([k, v]) => `${k.padEnd(40)}${v.padStart(8)}`).join("\n");
 }

@@ -95,7 +95,7 @@ export function createNodeTrainerHost(o: NodeHostOptions): TrainerHost & { repo:
     player: nodePlayer(vocab),
     baseCheckpoint: nodeBaseCheckpoint,
     evaluate: evaluation
-      ? async (players, config) => evalStepMetrics((await evaluateNodePlayers(config, players, o.file, o.grader, evaluation.bench, evaluation.options)).metrics)
+      ? async (players, config, step) => evalStepMetrics((await evaluateNodePlayers(config, players, o.file, o.grader, evaluation.bench, evaluation.options, step)).metrics)
       : undefined,
     // Only kept checkpoints: a Node run is not resumed mid-way (reproduce caches whole runs).
     rollingCheckpoints: false,

@@ -5,15 +5,19 @@
  */
 import type { StepMetrics } from "../core/loop/types.ts";
 import type { EvalMetrics } from "../core/duel/evaluate.ts";
+import { Rng } from "../core/rng.ts";
 
 /** One finished job: its evaluation and its per-step training metrics (empty for base). */
 export interface JobResult {
+  /** The row: a mode, or a mode with ablations (`self-play+no-mistake-book+no-topvar`). */
   mode: string;
   seed: number;
   alpha: number;
   metrics: EvalMetrics;
   steps: StepMetrics[];
   trainSeconds: number;
+  /** Fewest and most times a train task was trained on in the run (task-order.ts); 0/0 for base. */
+  visits: { min: number; max: number };
 }
 
 export interface ReportInput {
@@ -22,6 +26,10 @@ export interface ReportInput {
   steps: number;
   seeds: number[];
   evalSamples: number;
+  /** k of pass@k and mut@k (n = evalSamples >= k). */
+  evalK: number;
+  /** Sampling seed of every evaluation (independent of the run seeds). */
+  evalSeed: number;
   evalTasks: string;
   main: JobResult[];
   alpha: JobResult[];
@@ -30,8 +38,10 @@ export interface ReportInput {
   generatedAt: string;
 }
 
-const MODE_ORDER = ["base", "golden-tests", "self-play", "code-a1"];
-const COLORS: Record<string, string> = { base: "#888888", "golden-tests": "#d95f02", "self-play": "#7570b3", "code-a1": "#1b9e77" };
+const MODE_ORDER = ["base", "golden-tests", "self-play", "self-play-blackbox", "cure", "code-a1"];
+const COLORS: Record<string, string> = {
+  base: "#888888", "golden-tests": "#d95f02", "self-play": "#7570b3", "self-play-blackbox": "#a6761d", cure: "#e7298a", "code-a1": "#1b9e77",
+};
 
 /** Mean and sample standard deviation (0 for one value), ignoring NaN. */
 export function meanStd(xs: readonly number[]): { mean: number; std: number; n: number } {
@@ -51,6 +61,8 @@ function cell(xs: number[], scale: number, digits: number): string {
 const COLUMNS: { key: keyof EvalMetrics; title: string; scale: number; digits: number }[] = [
   { key: "plus_pass_train", title: "plus-pass@1 train (%)", scale: 100, digits: 1 },
   { key: "plus_pass_heldout", title: "plus-pass@1 held-out (%)", scale: 100, digits: 1 },
+  { key: "plus_share_train", title: "plus tests passed train (%)", scale: 100, digits: 1 },
+  { key: "plus_share_heldout", title: "plus tests passed held-out (%)", scale: 100, digits: 1 },
   { key: "golden_pass_train", title: "golden-pass@1 train (%)", scale: 100, digits: 1 },
   { key: "test_validity", title: "test validity (%)", scale: 100, digits: 1 },
   { key: "mul", title: "Mul", scale: 1, digits: 2 },
@@ -66,7 +78,66 @@ function table(rows: { label: string; jobs: JobResult[] }[]): string {
   return [head, sep, ...body].join("\n");
 }
 
+/** Paired difference mode - base over the seeds both have, with a 95% percentile bootstrap interval. */
+export interface PairedDifference {
+  mean: number;
+  lo: number;
+  hi: number;
+  /** Seeds paired. */
+  n: number;
+}
+
+/**
+ * Per seed s: d_s = metric(mode, s) - metric(base, s); the mean of d and the 2.5% / 97.5%
+ * quantiles of the means of `resamples` bootstrap resamples of the seeds (seeded: the same jobs
+ * give the same interval). With one seed the interval is the point.
+ *
+ * Example: diffs [0.1, 0.2, 0.3] -> mean 0.2, interval within [0.1, 0.3].
+ */
+export function pairedDifference(mode: readonly JobResult[], base: readonly JobResult[], key: keyof EvalMetrics, resamples = 2000): PairedDifference {
+  const baseBySeed = new Map(base.map((j) => [j.seed, j.metrics[key]]));
+  const d = mode.flatMap((j) => {
+    const b = baseBySeed.get(j.seed);
+    const x = j.metrics[key] - (b ?? NaN);
+    return Number.isFinite(x) ? [x] : [];
+  });
+  if (d.length === 0) return { mean: NaN, lo: NaN, hi: NaN, n: 0 };
+  const avg = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const rng = new Rng(`bootstrap-${String(key)}`);
+  const means = Array.from({ length: resamples }, () => avg(Array.from({ length: d.length }, () => d[rng.int(d.length)]))).sort((a, b) => a - b);
+  const q = (p: number) => means[Math.min(means.length - 1, Math.max(0, Math.round(p * (means.length - 1))))];
+  return { mean: avg(d), lo: q(0.025), hi: q(0.975), n: d.length };
+}
+
+const PAIRED: { key: keyof EvalMetrics; title: string; scale: number; digits: number }[] = [
+  { key: "plus_pass_heldout", title: "plus-pass@1 held-out (pts)", scale: 100, digits: 1 },
+  { key: "plus_share_heldout", title: "plus tests passed held-out (pts)", scale: 100, digits: 1 },
+  { key: "plus_pass_train", title: "plus-pass@1 train (pts)", scale: 100, digits: 1 },
+  { key: "test_validity", title: "test validity (pts)", scale: 100, digits: 1 },
+  { key: "mul", title: "Mul", scale: 1, digits: 2 },
+];
+
+/** Each trained mode minus base, seed by seed: mean and 95% bootstrap interval; rows reusing the base Test policy say so. */
+export function pairedTable(main: JobResult[]): string {
+  const base = byMode(main, "base");
+  if (base.length === 0) return "(base not evaluated: no paired differences)";
+  const head = `| vs base | seeds | ${PAIRED.map((c) => c.title).join(" | ")} |`;
+  const sep = `|---|---:|${PAIRED.map(() => "---:").join("|")}|`;
+  const rows = rowLabels(main).filter((m) => m !== "base" && byMode(main, m).length).map((m) => {
+    const cells = PAIRED.map((c) => {
+      if (m.split("+")[0] === "golden-tests" && (c.key === "test_validity" || c.key === "mul")) return "base Test policy";
+      const p = pairedDifference(byMode(main, m), base, c.key);
+      const f = (x: number) => (x * c.scale).toFixed(c.digits);
+      return p.n === 0 ? "n/a" : `${f(p.mean)} [${f(p.lo)}, ${f(p.hi)}]`;
+    });
+    return `| ${m} | ${pairedDifference(byMode(main, m), base, "plus_pass_heldout").n} | ${cells.join(" | ")} |`;
+  });
+  return [head, sep, ...rows].join("\n");
+}
+
 const byMode = (jobs: JobResult[], mode: string) => jobs.filter((j) => j.mode === mode);
+/** Row labels in order: the known modes first, then variants (mode+ablation) as they appear. */
+const rowLabels = (jobs: readonly JobResult[]) => [...MODE_ORDER, ...jobs.map((j) => j.mode).filter((m) => !MODE_ORDER.includes(m))].filter((m, i, all) => all.indexOf(m) === i);
 const mean = (xs: number[]) => meanStd(xs).mean;
 
 /** Mean of a step metric over the first / last fifth of training, averaged over seeds. */
@@ -79,32 +150,45 @@ function earlyLate(jobs: JobResult[], key: keyof StepMetrics): { early: number; 
   return { early: mean(jobs.map((j) => part(j, false))), late: mean(jobs.map((j) => part(j, true))) };
 }
 
-/** The outcomes issue 5 expects, each checked on the data. */
+/**
+ * The outcomes issue 5 expects, each checked on the data. Comparisons between modes are judged on
+ * the paired difference's 95% bootstrap interval over seeds (pairedDifference): **holds** when the
+ * interval lies above 0, **does not hold** when it lies below, **undecided** when it contains 0.
+ */
 export function expectations(main: JobResult[]): string[] {
   const m = (mode: string, key: keyof EvalMetrics) => mean(byMode(main, mode).map((j) => j.metrics[key]));
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : "n/a");
+  const pts = (x: number) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)}`;
   const verdict = (ok: boolean | null) => (ok === null ? "**not measurable**" : ok ? "**holds**" : "**does not hold**");
-  const out: string[] = [];
   const known = (...xs: number[]) => (xs.every(Number.isFinite) ? true : null);
-  // A difference no larger than the seeds' spread is reported as such.
-  const spread = (mode: string, key: keyof EvalMetrics) => meanStd(byMode(main, mode).map((j) => j.metrics[key])).std;
-  const noise = (d: number, ...stds: number[]) => (Math.abs(d) <= Math.max(0, ...stds.filter(Number.isFinite)) ? " (within the seeds' spread)" : "");
+  /** Verdict and text of a paired difference (points). */
+  const judged = (p: PairedDifference) => {
+    if (p.n === 0) return { v: "**not measurable**", text: "no paired seeds" };
+    if (p.n === 1) return { v: "**undecided** (one seed: no interval)", text: `difference ${pts(p.mean)} points on one seed` };
+    const v = p.lo > 0 ? "**holds**" : p.hi < 0 ? "**does not hold**" : "**undecided** (the interval contains 0)";
+    return { v, text: `paired difference ${pts(p.mean)} points, 95% interval [${pts(p.lo)}, ${pts(p.hi)}] over ${p.n} seed(s)` };
+  };
+  /** Jobs whose metric `key` is replaced by a - b of the same job (a within-run difference, paired by seed). */
+  const within = (jobs: JobResult[], a: keyof EvalMetrics, b: keyof EvalMetrics): JobResult[] =>
+    jobs.map((j) => ({ ...j, metrics: { ...j.metrics, plus_pass_heldout: j.metrics[a] - j.metrics[b] } }));
+  const zero = (jobs: JobResult[]): JobResult[] => jobs.map((j) => ({ ...j, metrics: { ...j.metrics, plus_pass_heldout: 0 } }));
+  const out: string[] = [];
 
-  let a = m("code-a1", "plus_pass_heldout");
-  let b = m("base", "plus_pass_heldout");
-  out.push(`- Code-A1 above base on plus-pass (held-out): ${verdict(known(a, b) && a > b)}${noise(a - b, spread("code-a1", "plus_pass_heldout"), spread("base", "plus_pass_heldout"))}: ${pct(a)} vs ${pct(b)}; train ${pct(m("code-a1", "plus_pass_train"))} vs ${pct(m("base", "plus_pass_train"))}.`);
-  a = m("golden-tests", "golden_pass_train");
-  b = m("golden-tests", "plus_pass_train");
-  out.push(`- Golden-tests' golden-pass above its plus-pass (fooled by weak tests): ${verdict(known(a, b) && a > b)}${noise(a - b, spread("golden-tests", "golden_pass_train"), spread("golden-tests", "plus_pass_train"))}: ${pct(a)} vs ${pct(b)} on train tasks.`);
+  let p = judged(pairedDifference(byMode(main, "code-a1"), byMode(main, "base"), "plus_pass_heldout"));
+  out.push(`- Code-A1 above base on plus-pass (held-out): ${p.v}: ${pct(m("code-a1", "plus_pass_heldout"))} vs ${pct(m("base", "plus_pass_heldout"))}, ${p.text}; train ${pct(m("code-a1", "plus_pass_train"))} vs ${pct(m("base", "plus_pass_train"))}.`);
+  // Fooled by weak golden tests: golden-tests' golden-minus-plus gap beyond the base's own gap
+  // (the base already shows one from pretraining; only the excess is golden-tests' doing).
+  p = judged(pairedDifference(within(byMode(main, "golden-tests"), "golden_pass_train", "plus_pass_train"), within(byMode(main, "base"), "golden_pass_train", "plus_pass_train"), "plus_pass_heldout"));
+  out.push(`- Golden-tests fooled by weak tests (its golden-pass minus plus-pass gap on train tasks above the base's gap): ${p.v}: gap ${pct(m("golden-tests", "golden_pass_train") - m("golden-tests", "plus_pass_train"))} vs base ${pct(m("base", "golden_pass_train") - m("base", "plus_pass_train"))}, ${p.text}.`);
   for (const [key, name] of [["test_validity", "test validity"], ["bug_detection", "bug detection"]] as const) {
     const { early, late } = earlyLate(byMode(main, "code-a1"), key);
-    out.push(`- Code-A1's ${name} rising over training: ${verdict(known(early, late) && late > early)}: ${pct(early)} in the first fifth of steps, ${pct(late)} in the last.`);
+    out.push(`- Code-A1's ${name} rising over training: ${verdict(known(early, late) && late > early)}: ${pct(early)} in the first fifth of steps, ${pct(late)} in the last (a trend of the mean over seeds, no interval).`);
   }
   const sp = earlyLate(byMode(main, "self-play"), "r_adv");
-  out.push(`- Self-play's tests growing easy (adversarial reward R_adv falling): ${verdict(known(sp.early, sp.late) && sp.late < sp.early)}: ${sp.early.toFixed(3)} early, ${sp.late.toFixed(3)} late.`);
-  a = m("code-a1", "tts_plus_pass");
-  b = m("code-a1", "plain_plus_pass");
-  out.push(`- Test-time scaling helps the trained pair (ranked above plain sampling): ${verdict(known(a, b) && a > b)}${noise(a - b, spread("code-a1", "tts_plus_pass"), spread("code-a1", "plain_plus_pass"))}: ${pct(a)} vs ${pct(b)}; base pair ${pct(m("base", "tts_plus_pass"))} vs ${pct(m("base", "plain_plus_pass"))}.`);
+  out.push(`- Self-play's tests growing easy (adversarial reward R_adv falling): ${verdict(known(sp.early, sp.late) && sp.late < sp.early)}: ${sp.early.toFixed(3)} early, ${sp.late.toFixed(3)} late (a trend of the mean over seeds, no interval).`);
+  const codeA1 = byMode(main, "code-a1");
+  p = judged(pairedDifference(within(codeA1, "tts_plus_pass", "plain_plus_pass"), zero(codeA1), "plus_pass_heldout"));
+  out.push(`- Test-time scaling helps the trained pair (ranked above plain sampling): ${p.v}: ${pct(m("code-a1", "tts_plus_pass"))} vs ${pct(m("code-a1", "plain_plus_pass"))}, ${p.text}; base pair ${pct(m("base", "tts_plus_pass"))} vs ${pct(m("base", "plain_plus_pass"))}.`);
   return out;
 }
 
@@ -116,7 +200,7 @@ export function curveSvg(main: JobResult[], key: keyof StepMetrics, title: strin
   const R = 120;
   const T = 30;
   const B = 36;
-  const series = MODE_ORDER.filter((mode) => byMode(main, mode).some((j) => j.steps.length > 0)).map((mode) => {
+  const series = rowLabels(main).filter((mode) => byMode(main, mode).some((j) => j.steps.length > 0)).map((mode) => {
     const jobs = byMode(main, mode).filter((j) => j.steps.length > 0);
     const n = Math.max(...jobs.map((j) => j.steps.length));
     const ys = Array.from({ length: n }, (_, i) => mean(jobs.map((j) => (j.steps[i]?.[key] as number | undefined) ?? NaN)));
@@ -154,9 +238,24 @@ export const CURVES: { key: keyof StepMetrics; title: string; file: string }[] =
   { key: "bug_detection", title: "Bug detection (pairs)", file: "curve-bug-detection.svg" },
 ];
 
+/**
+ * Per trained run: how often train tasks recurred (fewest / most visits) and Mistake Book replays
+ * (sum over steps of the tasks shown stored tests; metric mistake_book_replays).
+ */
+export function replayTable(jobs: readonly JobResult[]): string {
+  const trained = jobs.filter((j) => j.steps.length > 0);
+  if (trained.length === 0) return "(no trained runs yet)";
+  const rows = trained.map((j) => {
+    const replays = j.steps.reduce((a, m) => a + (m.mistake_book_replays ?? NaN), 0);
+    const last = j.steps[j.steps.length - 1];
+    return `| ${j.mode}${j.alpha !== 0.5 ? ` alpha ${j.alpha}` : ""} | ${j.seed} | ${j.steps.length} | ${j.visits.min}-${j.visits.max} | ${Number.isFinite(replays) ? replays : "n/a"} | ${last.mistake_book_size} |`;
+  });
+  return ["| run | seed | steps | visits per train task | Mistake Book replays | Mistake Book size at the end |", "|---|---:|---:|---:|---:|---:|", ...rows].join("\n");
+}
+
 /** The whole RESULTS.md. */
 export function resultsMarkdown(r: ReportInput): string {
-  const rows = MODE_ORDER.filter((mode) => byMode(r.main, mode).length).map((mode) => ({ label: mode, jobs: byMode(r.main, mode) }));
+  const rows = rowLabels(r.main).filter((mode) => byMode(r.main, mode).length).map((mode) => ({ label: mode, jobs: byMode(r.main, mode) }));
   const alphas = [...new Set([...r.alpha.map((j) => j.alpha), 0.5])].sort((a, b) => a - b);
   const alphaRows = alphas.map((alpha) => ({
     label: `alpha = ${alpha}`,
@@ -172,8 +271,9 @@ ${r.command}
 \`\`\`
 
 Preset \`${r.preset}\`, ${r.steps} training steps, seeds ${r.seeds.join(", ")}; evaluation: ${r.evalSamples} samples per task at
-temperature 0.7 on ${r.evalTasks}; pass@k and mut@k with k = 5. Cells are mean ± sample standard deviation over
-seeds. Training time of all runs: ${(seconds / 60).toFixed(1)} min.
+temperature 0.7 on ${r.evalTasks}, evaluation seed ${r.evalSeed} for every run (it does not follow the run seed); pass@k and
+mut@k with k = ${r.evalK} (n = ${r.evalSamples}). Cells are mean ± sample standard deviation over seeds. Training time of all
+runs: ${(seconds / 60).toFixed(1)} min.
 
 ## Main comparison
 
@@ -184,6 +284,22 @@ Columns as in the paper: plus-pass@1 is the share of sampled programs passing ev
 generated assert lines that are correct on the reference, Mul = pass@k x mut@k x 100 on the paper's scale, bug
 detection the share of hand-written buggy variants a suite catches. "plain" / "ranked": test-time scaling, the
 plus-pass@1 of a random sample vs the sample the Test policy's own suites rank first (section 5 of issue 5).
+
+${byMode(r.main, "golden-tests").length ? "golden-tests trains no Test policy: its test columns (validity, Mul, bug detection) are the base Test policy's.\n" : ""}
+## Paired differences against base
+
+${pairedTable(r.main)}
+
+Per seed, the mode's metric minus base's (base players are the same checkpoints for every seed and are measured
+with the same evaluation seed); mean over seeds and a 95% percentile bootstrap interval over seeds (2000 resamples).
+An interval that contains 0 is no evidence of a difference.
+
+"plus tests passed" is partial credit beside the all-or-nothing plus-pass@1: the mean share of a task's plus tests a
+sample passes.
+
+## Task recurrence and Mistake Book replays
+
+${replayTable([...r.main, ...r.alpha])}
 
 ## Alpha ablation (Code-A1)
 
@@ -208,8 +324,8 @@ ${expectations(r.main).join("\n")}
 - Rewards, the Mistake Book, TopVar and GRPO follow the spec exactly; the grammar-constrained decoding (every sample is
   runnable arena-Python) has no counterpart in the paper and removes the syntax-error failure mode the paper's models
   must unlearn.
-- Each expectation above is marked holds / does not hold by the numbers; a "does not hold" is a result, not a bug
-  report. Things to investigate first: too few steps for the policies to move (compare the curves' first and last
+- Each expectation above is marked holds / does not hold / undecided by its paired 95% interval over seeds (the
+  trends by their means); a "does not hold" is a result, not a bug report. Things to investigate first: too few steps for the policies to move (compare the curves' first and last
   steps), a Test policy whose suites are mostly invalid (validity curve), and evaluation noise (samples per task).
 `;
 }

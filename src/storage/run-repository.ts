@@ -2,7 +2,7 @@
  * The trainer's RunRepository (src/core/duel/trainer-service.ts) on IndexedDB: runs are created,
  * committed step by step (one transaction each) and resumed from their last checkpoint.
  */
-import type { Config } from "../core/config/index.ts";
+import { parseFullConfig, type Config } from "../core/config/index.ts";
 import type { RunRepository } from "../core/duel/trainer-service.ts";
 import { emptyMistakeBook } from "../core/loop/mistake-book.ts";
 import { Rng } from "../core/rng.ts";
@@ -19,7 +19,8 @@ export function indexedDbRepository(db: ArenaDatabase, taskSetHash: string): Run
     async resume(runId) {
       const { run, checkpoint } = await resumeRun(db, runId);
       return {
-        config: run.config,
+        // Runs stored before a field existed take the value that reproduces how they trained.
+        config: parseFullConfig(run.config),
         state: {
           step: run.step,
           book: checkpoint?.mistake_book ?? emptyMistakeBook(),

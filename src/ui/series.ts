@@ -50,11 +50,12 @@ export const CHARTS: readonly ChartSpec[] = [
   },
   {
     id: "mistake-book", title: "Mistake Book", unit: "count",
-    help: "Stored failing tests over all tasks, and how many entered and left the book this step.",
+    help: "Stored failing tests over all tasks, how many entered and left the book this step, and how many of the step's tasks had stored tests to replay (tasks recur once per epoch).",
     series: [
       { key: "mistake_book_size", label: "size" },
       { key: "mistake_book_added", label: "added" },
       { key: "mistake_book_removed", label: "removed" },
+      { key: "mistake_book_replays", label: "tasks replayed" },
     ],
   },
   {
@@ -65,6 +66,14 @@ export const CHARTS: readonly ChartSpec[] = [
       { key: "kl_test", label: "KL test" },
       { key: "entropy_code", label: "entropy code" },
       { key: "entropy_test", label: "entropy test" },
+    ],
+  },
+  {
+    id: "clip", title: "PPO clip fraction", unit: "fraction",
+    help: "Share of scored tokens whose probability ratio was clipped in the step's update: 0 when every mini-batch is on-policy; a few percent when the update moves the policy as far as the clip allows.",
+    series: [
+      { key: "clip_fraction_code", label: "code" },
+      { key: "clip_fraction_test", label: "test" },
     ],
   },
   {

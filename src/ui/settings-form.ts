@@ -3,7 +3,7 @@
  * with its documentation and bounds), and typed text validated with the config's own errors
  * (ConfigError names the field).
  */
-import { CONFIG_FIELDS, CONFIG_KEYS, ConfigError, checkField, parseConfig, type Config, type ConfigKey, type FieldSpec } from "../core/config/index.ts";
+import { CONFIG_FIELDS, CONFIG_KEYS, ConfigError, fieldFromText, parseConfig, type Config, type ConfigKey, type FieldSpec } from "../core/config/index.ts";
 
 export interface FieldView {
   key: ConfigKey;
@@ -43,21 +43,8 @@ export function fieldText(value: Config[ConfigKey]): string {
   return String(value);
 }
 
-/** Parse an input's text into the field's type; throws ConfigError naming the field. */
-export function parseFieldText(key: string, text: string): Config[ConfigKey] {
-  if (!Object.prototype.hasOwnProperty.call(CONFIG_FIELDS, key)) return checkField(key, text);
-  const f: FieldSpec = CONFIG_FIELDS[key as ConfigKey];
-  const t = text.trim();
-  if (f.kind === "bool") {
-    if (t === "true" || t === "false") return t === "true";
-    throw new ConfigError(key, `expected true or false, got ${JSON.stringify(text)}`);
-  }
-  if (f.kind === "int" || f.kind === "number") {
-    if (t === "" || !/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t)) throw new ConfigError(key, `expected a number, got ${JSON.stringify(text)}`);
-    return checkField(key, Number(t));
-  }
-  return checkField(key, t);
-}
+/** Parse an input's text into the field's type (the same parser as the URL and the command line); throws ConfigError naming the field. */
+export const parseFieldText = fieldFromText;
 
 export type EditResult = { ok: true; config: Config } | { ok: false; field: string; message: string };
 

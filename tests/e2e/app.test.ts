@@ -258,8 +258,8 @@ describe("a stored run in every view", () => {
 
   it("dashboard: opens the latest run with its charts and headline numbers", async () => {
     await expect.poll(() => page.textContent(".run-head h2")).toBe(`Run ${fixture.id}`);
-    await expect.poll(() => page.locator(".chart-card").count()).toBe(7);
-    expect(await page.locator(".chart-card canvas").count()).toBe(7);
+    await expect.poll(() => page.locator(".chart-card").count()).toBe(8);
+    expect(await page.locator(".chart-card canvas").count()).toBe(8);
     expect(await page.textContent(".progress-text")).toContain("step 12 / 12");
     await shot(page, "dashboard");
   });
@@ -336,7 +336,7 @@ describe("a stored run in every view", () => {
     await page.setInputFiles("#import-file", file);
     await expect.poll(() => page.textContent(".notices")).toMatch(/Imported fixture-run\.a1run as run /);
     await expect.poll(() => page.evaluate(() => (window as unknown as { arena: { store: { get(): { run: { metrics: { code_reward: number }[] } } } } }).arena.store.get().run.metrics.map((m) => m.code_reward))).toEqual(fixture.metrics.map((m) => m.code_reward));
-    await expect.poll(() => page.locator(".chart-card canvas").count()).toBe(7);
+    await expect.poll(() => page.locator(".chart-card canvas").count()).toBe(8);
     // Imported again, it is stored under a new id; ticking both checks reproduction.
     await press(page, "4");
     await page.setInputFiles("#import-file", file);

@@ -111,9 +111,16 @@ function plusOf(bench: Bench, task: string): string[] {
 }
 
 export interface CodeEvaluation {
-  perTask: { task: string; split: Split; plusPass: boolean[]; goldenPass: boolean[] }[];
+  /** plusShare: per sample, the share of the task's plus tests it passes (partial credit). */
+  perTask: { task: string; split: Split; plusPass: boolean[]; plusShare: number[]; goldenPass: boolean[] }[];
   /** Mean over tasks of the share of samples passing all plus tests. */
   plusPass1: BySplit;
+  /**
+   * Partial credit: mean over tasks of the mean share of plus tests a sample passes. A sample that
+   * timed out in the boundary pass is not run further (a looping program would cost every line's
+   * limit): its remaining lines count as failed.
+   */
+  plusShare: BySplit;
   /** Mean over tasks of the share of samples passing all golden tests. */
   goldenPass1: BySplit;
 }
@@ -134,7 +141,8 @@ export async function evaluateCodes(
     if (!bench.tasks.some((t) => t.id === id)) throw new Error(`evaluateCodes: unknown task '${id}'`);
   }
   // Pass 1: golden tests and the first plus lines (boundary cases) for every code; pass 2: the
-  // remaining plus lines, only for codes that passed pass 1 (a looping sample costs 12 lines, not 100).
+  // remaining plus lines for every code that loaded and did not time out in pass 1 (a looping
+  // sample costs 12 lines, not 100), so the share of plus tests passed is known (partial credit).
   const samples = tasks.flatMap((t) => own(codesPerTask, t.id)!.map((code) => ({ t, code })));
   const progress = (pass: string) => (done: number, total: number) =>
     opts.onProgress?.({ phase: "codes", done, total, text: `${pass}: graded ${done}/${total} codes` });
@@ -146,7 +154,7 @@ export async function evaluateCodes(
   );
   const rest = samples
     .map((s, i) => i)
-    .filter((i) => passesAll(first[i].code, first[i].suites[0]) && plusOf(bench, samples[i].t.id).length > FIRST_PASS_LINES);
+    .filter((i) => first[i].code.status === "ok" && !first[i].suites[0].some((l) => l.verdict === "timeout") && plusOf(bench, samples[i].t.id).length > FIRST_PASS_LINES);
   const second = await runJobs(
     grader,
     bench.tasks,
@@ -154,8 +162,11 @@ export async function evaluateCodes(
     { batch: opts.batch, testMs: opts.testMs ?? EVAL_TEST_MS, onProgress: progress("full pass") },
   );
   const plusPass = first.map((r) => passesAll(r.code, r.suites[0]));
+  const passed = (lines: LineResult[]) => lines.filter((l) => l.verdict === "pass").length;
+  const plusShare = first.map((r, i) => (r.code.status === "ok" ? passed(r.suites[0]) / plusOf(bench, samples[i].t.id).length : 0));
   rest.forEach((i, j) => {
-    plusPass[i] = passesAll(second[j].code, second[j].suites[0]);
+    plusPass[i] = plusPass[i] && passesAll(second[j].code, second[j].suites[0]);
+    plusShare[i] += passed(second[j].suites[0]) / plusOf(bench, samples[i].t.id).length;
   });
   let i = 0;
   const perTask = tasks.map((t) => {
@@ -164,12 +175,14 @@ export async function evaluateCodes(
       task: t.id,
       split: t.split,
       plusPass: idx.map((k) => plusPass[k]),
+      plusShare: idx.map((k) => plusShare[k]),
       goldenPass: idx.map((k) => passesAll(first[k].code, first[k].golden[0])),
     };
   });
   return {
     perTask,
     plusPass1: meanBySplit(perTask.map((p) => ({ split: p.split, value: percent(p.plusPass) }))),
+    plusShare: meanBySplit(perTask.map((p) => ({ split: p.split, value: (100 * p.plusShare.reduce((a, b) => a + b, 0)) / p.plusShare.length }))),
     goldenPass1: meanBySplit(perTask.map((p) => ({ split: p.split, value: percent(p.goldenPass) }))),
   };
 }

@@ -11,6 +11,7 @@ export const MODES = ["code-a1", "golden-tests", "self-play", "self-play-blackbo
 export const MODEL_SIZES = ["tiny", "small"] as const;
 export const LR_SCHEDULES = ["cosine", "constant"] as const;
 export const BACKENDS = ["auto", "webgpu", "wasm", "cpu"] as const;
+export const TASK_ORDERS = ["epochs", "random"] as const;
 
 interface Doc {
   group: "run" | "sampling" | "rewards" | "optimisation" | "models" | "persistence";
@@ -18,8 +19,11 @@ interface Doc {
   when: string;
   /** Same name and meaning as in TRL's GRPOConfig. */
   trl?: true;
-  /** Added after runs and bundles were stored without it: there, missing means the default. */
-  addedLater?: true;
+  /**
+   * The Policy's name for this knob (src/core/policy/train-config.ts TrainConfig): the policy takes
+   * its default and bounds from this table, so the two cannot disagree.
+   */
+  policy?: string;
 }
 interface IntField extends Doc {
   kind: "int";
@@ -50,7 +54,7 @@ export const CONFIG_FIELDS = {
   // --- run ---
   mode: {
     kind: "enum", values: MODES, default: "code-a1", group: "run",
-    effect: "What trains: `code-a1` two policies, white-box, Mistake Book; `golden-tests` the Code policy on human tests only; `self-play` one shared policy writes code and tests (white-box), `self-play-blackbox` the same without seeing the code; `cure` one shared policy with CURE's tester reward; `base` no training, evaluation only.",
+    effect: "What trains and how it is scored; one row per mode in `MODE_TABLE` (src/core/duel/modes.ts): `code-a1` two policies, white-box, Mistake Book, TopVar; `golden-tests` the Code policy on the human golden tests only; `self-play` one shared policy writes code and (white-box) tests with Code-A1's rewards, `self-play-blackbox` the same without seeing the code; `cure` one shared policy, programs by golden tests, tests by CURE's rule on their own expected outputs; `base` no training.",
     when: "Baselines and the paper's comparison (`npm run reproduce`).",
   },
   seed: {
@@ -59,18 +63,23 @@ export const CONFIG_FIELDS = {
     when: "Repeat a run with another seed to measure spread; the same seed and backend give the same run.",
   },
   steps: {
-    kind: "int", default: 30, min: 1, max: 100_000, group: "run",
-    effect: "Training steps (one step = sample, grade, score, update both policies).",
-    when: "Longer runs for stable curves; the paper ran about 111 steps of 256 tasks.",
+    kind: "int", default: 36, min: 1, max: 100_000, group: "run",
+    effect: "Training steps (one step = sample, grade, score, update both policies). 36 x 4 tasks = 3 epochs of arena-v1's 47 train tasks.",
+    when: "Longer runs for stable curves; the paper ran about 111 steps of 256 tasks (3 epochs).",
   },
   tasks_per_step: {
     kind: "int", default: 4, min: 1, max: 1024, group: "run",
     effect: "Train tasks sampled per step (the batch).",
     when: "Raise for smoother gradients if grading time allows; the paper used 256.",
   },
+  task_order: {
+    kind: "enum", values: TASK_ORDERS, default: "epochs", group: "run",
+    effect: "How steps draw train tasks (src/core/duel/task-order.ts): `epochs` walks a seeded permutation of all train tasks per epoch, each task once per epoch (the paper's 3 epochs), so tasks recur and the Mistake Book replays; `random` draws each step's tasks at random.",
+    when: "`random` to reproduce runs made before epochs existed.",
+  },
   curriculum: {
     kind: "bool", default: false, group: "run",
-    effect: "Order train tasks easy to hard instead of uniformly at random.",
+    effect: "Easy to hard (reference length): with `epochs`, the first epoch runs shortest first; with `random`, the first half of the run draws from the shorter half.",
     when: "Tiny models that get no reward signal on hard tasks early on.",
   },
   eval_every: {
@@ -135,6 +144,11 @@ export const CONFIG_FIELDS = {
     effect: "Mistake Book tests replayed per task (highest frequency first).",
     when: "Rarely; the paper used 8.",
   },
+  topvar: {
+    kind: "bool", default: true, group: "rewards",
+    effect: "TopVar asymmetric sampling: only the suites of the `topvar_k` codes with the highest R_T spread train the Test policy; off: every code's suites do. Applies to code-a1, self-play and self-play-blackbox (cure always trains on all suites).",
+    when: "Off for the no-TopVar ablation, or for a plain self-play baseline (with `mistake_book` off). Default on: the paper's Code-A1 setting.",
+  },
   topvar_k: {
     kind: "int", default: 1, min: 1, max: 64, group: "rewards",
     effect: "TopVar: the suites of this many codes per task (highest R_T std) train the Test policy.",
@@ -142,7 +156,7 @@ export const CONFIG_FIELDS = {
   },
   // --- optimisation ---
   learning_rate: {
-    kind: "number", default: 1e-4, min: 0, max: 1, exclusiveMin: true, group: "optimisation", trl: true,
+    kind: "number", default: 1e-4, min: 0, max: 1, exclusiveMin: true, group: "optimisation", policy: "lr", trl: true,
     effect: "Peak AdamW learning rate of both policies.",
     when: "Lower if KL explodes or rewards collapse; tiny models take far larger rates than the paper's 1e-6.",
   },
@@ -157,37 +171,47 @@ export const CONFIG_FIELDS = {
     when: "The paper used 10 of ~111 steps; scale with `steps`.",
   },
   weight_decay: {
-    kind: "number", default: 0.1, min: 0, max: 1, group: "optimisation", trl: true,
+    kind: "number", default: 0.1, min: 0, max: 1, group: "optimisation", policy: "weightDecay", trl: true,
     effect: "AdamW decoupled weight decay.",
     when: "Rarely.",
   },
   max_grad_norm: {
-    kind: "number", default: 1, min: 0, max: 100, exclusiveMin: true, group: "optimisation", trl: true,
+    kind: "number", default: 1, min: 0, max: 100, exclusiveMin: true, group: "optimisation", policy: "gradClip", trl: true,
     effect: "Global gradient-norm clip.",
     when: "Lower if loss spikes.",
   },
   num_iterations: {
-    kind: "int", default: 1, min: 1, max: 16, group: "optimisation", trl: true,
+    kind: "int", default: 1, min: 1, max: 16, group: "optimisation", policy: "epochs", trl: true,
     effect: "PPO epochs over each step's samples (GRPO's mu).",
     when: "Raise to squeeze more from expensive samples; 1 keeps the update on-policy.",
   },
+  mini_batches: {
+    kind: "int", default: 2, min: 1, max: 64, group: "optimisation", policy: "miniBatches",
+    effect: "Mini-batches each policy's rollout batch is split into, each one optimiser step (more when one would exceed 64 sequences, fewer when the batch has fewer sequences), times num_iterations; each policy's schedule counts its own batch. With 1 the only step is on-policy, so the PPO ratio is 1 and clipping never acts.",
+    when: "The paper ran 2 (256 tasks in mini-batches of 128); 1 for strictly on-policy updates. Measured (classroom code-a1 from the base checkpoints, `npm run train -- --steps N --learning_rate LR`): at learning_rate 1e-4 the second step moves no token's ratio past the clip (clip fraction exactly 0 in all 12 steps); at 3e-4, 0.1-0.2% in 3 of 8 steps; at 1e-3, 0.3-1.6% in every step of 4.",
+  },
+  drop_zero_advantage: {
+    kind: "bool", default: false, group: "optimisation",
+    effect: "Drop sequences whose group-relative advantage is 0 before the update. Off (the reference's behaviour, verl core_algos.py): they stay in the batch, so the token-mean denominator and the KL term cover every sequence.",
+    when: "On for faster updates when most groups have equal rewards, at the cost of departing from the reference.",
+  },
   beta: {
-    kind: "number", default: 0.001, min: 0, max: 10, group: "optimisation", trl: true,
+    kind: "number", default: 0.001, min: 0, max: 10, group: "optimisation", policy: "klCoef", trl: true,
     effect: "KL penalty coefficient to the frozen initial policy (k3 estimator, in the loss).",
     when: "Raise if the policies drift into degenerate text.",
   },
   epsilon: {
-    kind: "number", default: 0.2, min: 0, max: 1, exclusiveMin: true, group: "optimisation", trl: true,
+    kind: "number", default: 0.2, min: 0, max: 1, exclusiveMin: true, group: "optimisation", policy: "clipLow", trl: true,
     effect: "Lower clip of the probability ratio (1 - epsilon).",
     when: "Rarely.",
   },
   epsilon_high: {
-    kind: "number", default: 0.28, min: 0, max: 1, exclusiveMin: true, group: "optimisation", trl: true,
+    kind: "number", default: 0.28, min: 0, max: 1, exclusiveMin: true, group: "optimisation", policy: "clipHigh", trl: true,
     effect: "Upper clip of the probability ratio (1 + epsilon_high); above epsilon: clip-higher.",
     when: "Rarely; the paper used 0.28.",
   },
   dual_clip: {
-    kind: "number", default: 10, min: 1, max: 1000, exclusiveMin: true, group: "optimisation",
+    kind: "number", default: 10, min: 1, max: 1000, exclusiveMin: true, group: "optimisation", policy: "dualClip",
     effect: "Dual-clip c: bounds the loss of negative-advantage tokens at c times the advantage.",
     when: "Rarely; the paper used 10.",
   },
@@ -203,7 +227,7 @@ export const CONFIG_FIELDS = {
     when: "`small` on a fast GPU.",
   },
   backend: {
-    kind: "enum", values: BACKENDS, default: "auto", group: "models", addedLater: true,
+    kind: "enum", values: BACKENDS, default: "auto", group: "models",
     effect: "tfjs backend the browser's policies train on. `auto` never uses a software or fallback WebGPU adapter (SwiftShader, llvmpipe...): those train on wasm; another adapter is timed against wasm on a short probe and used only if faster. `webgpu`, `wasm`, `cpu` force one (falling back if it cannot start). The header says what was chosen and why. Node always uses wasm.",
     when: "`webgpu` to test the WebGPU path on any adapter (`?backend=webgpu`); `wasm` for the same bytes as Node.",
   },

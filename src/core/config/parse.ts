@@ -30,31 +30,57 @@ function suggest(key: string): string {
   return bestD <= Math.max(2, key.length / 3) ? ` (did you mean ${best}?)` : "";
 }
 
+/**
+ * What is wrong with `value` for a field (type, integer, bounds), or null when it fits. The one
+ * place a field's bounds are enforced: the config (checkField) and the Policy's training config
+ * (policy/train-config.ts) both ask it.
+ */
+export function fieldProblem(spec: FieldSpec, value: unknown): string | null {
+  switch (spec.kind) {
+    case "bool":
+      return typeof value === "boolean" ? null : `expected true or false, got ${show(value)}`;
+    case "enum":
+      return typeof value === "string" && spec.values.includes(value) ? null : `expected one of ${spec.values.join(", ")}, got ${show(value)}`;
+    case "int":
+    case "number": {
+      if (typeof value !== "number" || !Number.isFinite(value)) return `expected a finite number, got ${show(value)}`;
+      if (spec.kind === "int" && !Number.isInteger(value)) return `expected an integer, got ${value}`;
+      const exclusive = "exclusiveMin" in spec && spec.exclusiveMin === true;
+      if (exclusive ? value > spec.min : value >= spec.min) {
+        if (value <= spec.max) return null;
+      }
+      return `expected a value in ${exclusive ? "(" : "["}${spec.min}, ${spec.max}], got ${value}`;
+    }
+  }
+}
+
 /** Check one value against its field; returns it typed. */
 export function checkField(key: string, value: unknown): Config[ConfigKey] {
   if (!isConfigKey(key)) throw new ConfigError(key, `unknown field${suggest(key)}; known fields: ${CONFIG_KEYS.join(", ")}`);
+  const problem = fieldProblem(CONFIG_FIELDS[key], value);
+  if (problem !== null) throw new ConfigError(key, problem);
+  return value as Config[ConfigKey];
+}
+
+/**
+ * A field's value from text: THE parser of the URL query, the settings form and command-line
+ * flags. `true`/`false` for switches, a decimal or exponent number for numbers (surrounding blanks
+ * ignored), the value's name for choices; then the field's own check. Throws ConfigError naming
+ * the field (unknown fields with "did you mean").
+ */
+export function fieldFromText(key: string, text: string): Config[ConfigKey] {
+  if (!isConfigKey(key)) return checkField(key, text);
   const spec: FieldSpec = CONFIG_FIELDS[key];
-  switch (spec.kind) {
-    case "bool":
-      if (typeof value !== "boolean") throw new ConfigError(key, `expected true or false, got ${show(value)}`);
-      return value;
-    case "enum":
-      if (typeof value !== "string" || !spec.values.includes(value)) {
-        throw new ConfigError(key, `expected one of ${spec.values.join(", ")}, got ${show(value)}`);
-      }
-      return value as Config[ConfigKey];
-    case "int":
-    case "number": {
-      if (typeof value !== "number" || !Number.isFinite(value)) throw new ConfigError(key, `expected a finite number, got ${show(value)}`);
-      if (spec.kind === "int" && !Number.isInteger(value)) throw new ConfigError(key, `expected an integer, got ${value}`);
-      const lowOk = "exclusiveMin" in spec && spec.exclusiveMin ? value > spec.min : value >= spec.min;
-      if (!lowOk || value > spec.max) {
-        const lo = "exclusiveMin" in spec && spec.exclusiveMin ? `(${spec.min}` : `[${spec.min}`;
-        throw new ConfigError(key, `expected a value in ${lo}, ${spec.max}], got ${value}`);
-      }
-      return value;
-    }
+  const t = text.trim();
+  if (spec.kind === "bool") {
+    if (t === "true" || t === "false") return t === "true";
+    throw new ConfigError(key, `expected true or false, got ${JSON.stringify(text)}`);
   }
+  if (spec.kind === "int" || spec.kind === "number") {
+    if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t)) throw new ConfigError(key, `expected a number, got ${JSON.stringify(text)}`);
+    return checkField(key, Number(t));
+  }
+  return checkField(key, t);
 }
 
 /** Rules between fields. */
@@ -83,12 +109,22 @@ export function parseConfig(input: unknown, base: Readonly<Config> = DEFAULT_CON
 }
 
 /**
- * Parse a complete configuration (a stored run, a bundle): every field must be present, except those
- * added later (`addedLater`), which older runs lack and take their default.
+ * Fields added after runs were first stored, with the value that reproduces how a run stored
+ * without them trained: TopVar on, one mini-batch per update (every preset's batch fit the old
+ * fixed 64), zero-advantage samples dropped, tasks drawn at random (the draws themselves now come
+ * from another stream, so a resumed old run continues with other tasks), the backend chosen
+ * automatically.
+ */
+export const LEGACY_FIELD_VALUES: Readonly<Partial<Config>> = Object.freeze({ topvar: true, mini_batches: 1, drop_zero_advantage: true, task_order: "random", backend: "auto" });
+
+/**
+ * Parse a complete configuration (a stored run, a bundle): every field must be present, except the
+ * LEGACY_FIELD_VALUES ones, which a configuration written before they existed takes from there.
  */
 export function parseFullConfig(input: unknown): Config {
   if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-    const missing = CONFIG_KEYS.filter((k) => !Object.hasOwn(input, k) && !(CONFIG_FIELDS[k] as FieldSpec).addedLater);
+    input = { ...LEGACY_FIELD_VALUES, ...input };
+    const missing = CONFIG_KEYS.filter((k) => !Object.hasOwn(input as object, k));
     if (missing.length > 0) throw new ConfigError(missing[0], `missing (all fields are required here; missing: ${missing.join(", ")})`);
   }
   return parseConfig(input);

@@ -12,6 +12,7 @@ export const ALPHA_SWEEP = [0, 0.25, 0.5, 0.75, 1] as const;
 /** Ablation overlays: what each ablation changes, whatever the base. */
 export const ABLATIONS = {
   "no-mistake-book": { mistake_book: false },
+  "no-topvar": { topvar: false },
   "black-box": { white_box: false },
   "alpha-0": { alpha: 0 },
   "alpha-0.25": { alpha: 0.25 },
@@ -26,7 +27,7 @@ interface Preset {
 }
 
 const CLASSROOM: Preset = {
-  description: "Small and fast: tiny models, 4 tasks x 4 codes x 4 suites per step, 30 steps; a visible rise in code reward within minutes on a laptop GPU.",
+  description: "Small and fast: tiny models, 4 tasks x 4 codes x 4 suites per step, 36 steps (3 epochs of the 47 arena-v1 train tasks); a visible rise in code reward within minutes on a laptop GPU.",
   overrides: {},
 };
 

@@ -3,8 +3,8 @@
  * Derived from the field table, so every field is addressable and nothing else is accepted. Only
  * the fields that differ from the preset (or the defaults) are written, so links stay short.
  */
-import { CONFIG_FIELDS, type Config } from "./fields.ts";
-import { ConfigError, checkField, configDiff, parseConfig } from "./parse.ts";
+import type { Config } from "./fields.ts";
+import { ConfigError, configDiff, fieldFromText, parseConfig } from "./parse.ts";
 import { PRESET_NAMES, isPresetName, presetConfig, type PresetName } from "./presets.ts";
 
 /** Encode: `preset=` first when given, then the differing fields in table order. */
@@ -14,22 +14,6 @@ export function configToQuery(config: Readonly<Config>, preset?: PresetName): st
   if (preset) params.set("preset", preset);
   for (const [k, v] of Object.entries(configDiff(config, base))) params.set(k, String(v));
   return params.toString();
-}
-
-/** Decode one field from its query text. */
-function fromText(key: string, text: string): unknown {
-  if (!Object.prototype.hasOwnProperty.call(CONFIG_FIELDS, key)) return checkField(key, text); // throws "unknown field"
-  const spec = CONFIG_FIELDS[key as keyof Config];
-  if (spec.kind === "bool") {
-    if (text === "true") return true;
-    if (text === "false") return false;
-    throw new ConfigError(key, `expected true or false, got ${JSON.stringify(text)}`);
-  }
-  if (spec.kind === "int" || spec.kind === "number") {
-    if (text.trim() === "" || !/^[-+0-9.eE]+$/.test(text)) throw new ConfigError(key, `expected a number, got ${JSON.stringify(text)}`);
-    return Number(text);
-  }
-  return text;
 }
 
 /**
@@ -48,7 +32,7 @@ export function configFromQuery(query: string | URLSearchParams): { config: Conf
       if (!isPresetName(v)) throw new ConfigError("preset", `unknown preset ${JSON.stringify(v)}; known: ${PRESET_NAMES.join(", ")}`);
       preset = v;
     } else {
-      fields[k] = fromText(k, v);
+      fields[k] = fieldFromText(k, v);
     }
   }
   const config = preset ? presetConfig(preset, fields) : parseConfig(fields);

@@ -48,7 +48,7 @@ export interface EvaluatePlayersOptions {
   /** Sampling temperature; the paper evaluates at 0.7. */
   temperature?: number;
   seed: number | string;
-  /** k of pass@k and mut@k (paper: 5). */
+  /** k of pass@k and mut@k (paper: 5); at most `samples` when a Test policy is evaluated. */
   k?: number;
   /** The Test policy reads the reference program (default true); false: prompt only (black-box). */
   whiteBox?: boolean;
@@ -70,6 +70,12 @@ export type EvalMetrics = { [K in EvalMetricKey]: number } & {
   /** plus_pass_heldout split by what is new in the task (arena-v2); NaN for suites without these splits. */
   plus_pass_heldout_compositional: number;
   plus_pass_heldout_family: number;
+  /** Partial credit beside the all-or-nothing plus-pass@1: mean share of plus tests a sample passes. */
+  plus_share_train: number;
+  plus_share_heldout: number;
+  /** n (samples per task) and the k of test_pass_k / test_mut_k, so every report labels them truthfully (n >= k). */
+  samples: number;
+  k: number;
   test_validity: number;
   bug_detection: number;
   /** Test-time scaling: plus-pass@1 of the top-ranked program, and of plain sampling (same programs). */
@@ -195,6 +201,9 @@ export async function evaluatePlayers(
     if (!bench.plus.has(t.id)) throw new EvaluationError(`task '${t.id}' is not in the evaluation bench: build it with prepareBench over the same tasks`);
   }
   const k = o.k ?? 5;
+  if (!Number.isInteger(k) || k < 1) throw new EvaluationError(`k must be a positive integer, got ${k}`);
+  // pass@k with fewer than k samples would silently be pass@n (metrics.ts lowers k to n).
+  if (test && o.samples < k) throw new EvaluationError(`pass@${k} and mut@${k} need at least ${k} suites per task, got samples = ${o.samples}: raise samples or lower k`);
   // 1. Code policy: n programs per task, graded on plus and golden tests.
   const sampled = await samplePrograms(code, tasks, o);
   const codes = await evaluateCodes(o.grader, bench, sampled.texts, { onProgress: o.onProgress });
@@ -224,6 +233,10 @@ export async function evaluatePlayers(
     golden_pass_train: frac(codes.goldenPass1.train),
     plus_pass_heldout_compositional: frac(codes.plusPass1.heldout_compositional),
     plus_pass_heldout_family: frac(codes.plusPass1.heldout_family),
+    plus_share_train: frac(codes.plusShare.train),
+    plus_share_heldout: frac(codes.plusShare.heldout),
+    samples: o.samples,
+    k,
     test_validity: suites ? frac(suites.validity.all) : NaN,
     test_pass_k: suites ? frac(suites.passK.all) : NaN,
     test_mut_k: suites ? frac(suites.mutK.all) : NaN,

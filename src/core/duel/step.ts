@@ -2,20 +2,21 @@
  * One training step of Code-A1 (../shared/spec/code-a1.md), and of the baselines that share its
  * shape. Numbered as the method:
  *
- *   1. pick `tasks_per_step` train tasks (seeded; easy first with `curriculum`);
+ *   1. take the step's `tasks_per_step` train tasks (task-order.ts: epochs of a seeded permutation);
  *   2. the Code policy writes G = num_generations programs per task;
  *   3. the Test policy writes S = suites_per_code suites per program, reading it (white-box) or not;
  *   4. the grader runs every (program, suite) pair reference-corrected, plus the task's Mistake Book
- *      tests (top-k, the same list for every program of the task) and the golden tests;
- *   5. rewards: R_T = alpha R_val + (1 - alpha) R_adv per pair, R_C per program (rewards.ts);
+ *      tests (top-k, the same list for every program of the task) and the golden tests (and, for a
+ *      mode that judges suites as written, every suite on every program of its task);
+ *   5. rewards: R_T per pair, R_C per program (loop/score-task.ts, by the mode's rules);
  *   6. the Mistake Book takes the failed reference-corrected tests and forgets passed ones;
- *   7. TopVar picks the program(s) whose suites train the Test policy;
- *   8. GRPO: group-relative advantages, both policies updated concurrently.
+ *   7. TopVar picks the program(s) whose suites train the Test policy (or every program, or none);
+ *   8. GRPO: group-relative advantages; the policies the mode trains are updated concurrently (a
+ *      shared policy once, on both roles' samples).
  *
- * Modes change only steps 3, 5 and 8: `golden-tests` rewards programs by the golden tests and trains
- * no Test policy; `self-play` (white-box) and `self-play-blackbox` use one shared policy for both
- * roles; `cure` is one shared policy whose tests are rewarded by CURE's rule (loop/cure.ts), with
- * correctness of each program decided by the golden tests; `base` does not train.
+ * What differs between modes is data (modes.ts: shared policy? who trains? white-box? Mistake
+ * Book? how programs and suites are scored? whose suites train the tester?); this file has no
+ * branch on the mode's name.
  */
 import type { Config } from "../config/index.ts";
 import type { Task } from "../arena/task.ts";
@@ -28,11 +29,11 @@ import { rolloutSamples, type GrpoSample } from "../policy/batch.ts";
 import type { Rollout } from "../policy/sampler.ts";
 import type { UpdateMetrics } from "../policy/policy.ts";
 import type { ConstraintSpec, PolicyService, ServiceSampleOptions } from "../policy/policy-service.ts";
-import { goldenReward, passCounts } from "../loop/rewards.ts";
 import { mistakeBookSize, topMistakes, updateMistakeBook, type MistakeBook, type MistakeBookDelta } from "../loop/mistake-book.ts";
-import { cureOutcomes, cureSuiteReward } from "../loop/cure.ts";
 import { duelRecord, rolloutMetrics, scoreTask, type TaskGrading, type TaskScores } from "../loop/score-task.ts";
 import type { DuelRecord, StepMetricKey } from "../loop/types.ts";
+import { isWhiteBox, MODE_TABLE, testerCodesPerTask, usesMistakeBook } from "./modes.ts";
+import { stepTasks } from "./task-order.ts";
 import { anonymiseProgram, codeContext, codeSpec, completionBudgets, suiteSpec, testContext } from "./contexts.ts";
 
 /** What a step needs from a policy: the async half of PolicyService (in-thread, or a comlink proxy of a worker's). */
@@ -68,30 +69,8 @@ export interface StepOutcome {
   deltas: MistakeBookDelta[];
 }
 
-const SHARED_POLICY_MODES = new Set(["self-play", "self-play-blackbox", "cure"]);
-
-export function usesSharedPolicy(mode: Config["mode"]): boolean {
-  return SHARED_POLICY_MODES.has(mode);
-}
-
-export function trainsTestPolicy(mode: Config["mode"]): boolean {
-  return mode !== "golden-tests" && mode !== "base";
-}
-
-/** Does the Test policy read the program? */
-export function isWhiteBox(c: Readonly<Config>): boolean {
-  if (c.mode === "self-play-blackbox" || c.mode === "cure") return false;
-  return c.white_box;
-}
-
-/** Step 1: the tasks of this step. With `curriculum`, the first half of the run draws from the shorter references. */
-export function pickTasks(tasks: readonly Task[], c: Readonly<Config>, step: number, rng: Rng): Task[] {
-  let pool = tasks.slice();
-  if (c.curriculum && step < c.steps / 2) {
-    pool = pool.sort((a, b) => a.reference.length - b.reference.length || (a.id < b.id ? -1 : 1)).slice(0, Math.max(c.tasks_per_step, Math.ceil(pool.length / 2)));
-  }
-  return rng.shuffle(pool).slice(0, Math.min(c.tasks_per_step, pool.length));
-}
+// The mode table's helpers, re-exported for the callers that know the step.
+export { isWhiteBox, usesSharedPolicy } from "./modes.ts";
 
 /**
  * Sample every group in ONE batched call (rows of different tasks decode together, each under its own
@@ -122,26 +101,35 @@ async function sampleGroups(
   });
 }
 
+/**
+ * Which samples enter the GRPO update. Empty completions carry no token to score. Zero-advantage
+ * sequences are kept by default, as verl does (core_algos.py: the token-mean denominator and the
+ * KL term cover every sequence of the batch); `drop_zero_advantage` removes them.
+ */
+export function updateSamples(samples: readonly GrpoSample[], c: Pick<Config, "drop_zero_advantage">): GrpoSample[] {
+  return samples.filter((s) => s.completion.length > 0 && !(c.drop_zero_advantage && s.advantage === 0));
+}
+
 /** Run one step; returns the next state, the step's metrics, duel records and Mistake Book deltas. */
 export async function duelStep(ctx: DuelContext, state: DuelState): Promise<StepOutcome> {
   const c = ctx.config;
   const { vocab } = ctx;
+  const mode = MODE_TABLE[c.mode];
   const step = state.step + 1;
   const rng = Rng.fromState(state.rng);
   rng.nextU32(); // every step's streams are forks of a state that advances once per step
   const G = c.num_generations;
-  const S = c.suites_per_code;
+  const S = mode.writesSuites ? c.suites_per_code : 0;
   const N = c.tests_per_suite;
-  const mode = c.mode;
-  const withTests = mode !== "golden-tests";
-  const useBook = c.mistake_book && (mode === "code-a1" || mode === "self-play" || mode === "self-play-blackbox");
+  const useBook = usesMistakeBook(c);
   const whiteBox = isWhiteBox(c);
+  const asWritten = mode.suiteScore === "cure";
   const sampling = { temperature: c.temperature, topP: c.top_p };
   const budget = completionBudgets(c.max_completion_length);
   const t0 = now();
 
   // 1-2. Tasks and programs.
-  const tasks = pickTasks(ctx.tasks, c, state.step, rng.fork(`tasks-${step}`));
+  const tasks = stepTasks(ctx.tasks, c, step);
   ctx.onPhase?.("sample", `writing ${tasks.length * G} programs`);
   const codeRollouts = await sampleGroups(
     ctx.code,
@@ -151,9 +139,9 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
   );
   const programs = codeRollouts.map((r) => r.completions.map((toks) => decodeCode(vocab, toks)));
 
-  // 3. Suites, S per program.
-  let suiteRollouts: Rollout[][] = [];
-  if (withTests) {
+  // 3. Suites, S per program (none when the mode writes no suites).
+  let suiteRollouts: Rollout[][] = tasks.map(() => []);
+  if (S > 0) {
     ctx.onPhase?.("sample", `writing ${tasks.length * G * S} test suites`);
     const groups = tasks.flatMap((t, ti) =>
       codeRollouts[ti].completions.map((prog) => ({
@@ -164,11 +152,12 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
     const flat = await sampleGroups(ctx.test, groups, { maxNewTokens: budget.suite, ...sampling }, rng.fork(`test-${step}`));
     suiteRollouts = tasks.map((_, ti) => flat.slice(ti * G, (ti + 1) * G));
   }
-  const suites = suiteRollouts.map((perCode) => perCode.map((r) => r.completions.map((toks) => decodeSuite(vocab, toks))));
+  const suites = tasks.map((_, ti) => programs[ti].map((__, g) => (suiteRollouts[ti][g]?.completions ?? []).map((toks) => decodeSuite(vocab, toks))));
   const t1 = now();
 
   // 4. One grader batch for the whole step. Mistake Book tests already carry the reference's
-  // output, so they run as written (golden), like the task's golden tests.
+  // output, so they run as written (golden), like the task's golden tests; so do the suites a
+  // mode judges by their own expected outputs (CURE), on every program of their task.
   ctx.onPhase?.("grade", `grading ${tasks.length * G} programs x ${S} suites`);
   const bookTests = tasks.map((t) => (useBook ? topMistakes(state.book, t.id, c.mistake_book_top_k).map((e) => e.test) : []));
   const request: GradeRequest = {
@@ -184,15 +173,15 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
     programs[ti].map((_, g) => {
       const code = ti * G + g;
       return {
-        suites: withTests ? suites[ti][g].map((text) => push(request.suites, code, text)) : [],
+        suites: suites[ti][g].map((text) => push(request.suites, code, text)),
         book: bookTests[ti].length ? push(request.golden, code, bookTests[ti].join("\n")) : -1,
         golden: push(request.golden, code, t.golden_tests.join("\n")),
-        // cure: every suite also runs on every program of its task (CURE's tests judge all codes).
-        cross: mode === "cure" ? suites[ti][g].map((text) => programs[ti].map((_, judged) => push(request.suites, ti * G + judged, text))) : [],
+        asWritten: asWritten ? suites[ti][g].map((text) => programs[ti].map((__, judged) => push(request.golden, ti * G + judged, text))) : [],
       };
     }),
   );
   const graded = await ctx.grader.grade(request);
+  const goldenOf = (i: number) => graded.golden![i];
   const t2 = now();
 
   // 5-7. Rewards, Mistake Book, TopVar.
@@ -206,19 +195,13 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
     const grading: TaskGrading = {
       task: t.id,
       codes: programs[ti].map((text, g) => ({ text, status: graded.codes[ti * G + g].status })),
-      suites: at[ti].map((a, g) => a.suites.map((i, s) => ({ text: suites[ti][g][s], lines: graded.suites[i] }))),
+      suites: at[ti].map((a, g) => a.suites.map((i, s) => ({ text: suites[ti][g][s], lines: graded.suites![i] }))),
       bookTests: bookTests[ti],
-      bookLines: at[ti].map((a) => (a.book >= 0 ? graded.golden[a.book] : [])),
+      bookLines: at[ti].map((a) => (a.book >= 0 ? goldenOf(a.book) : [])),
+      golden: at[ti].map((a) => goldenOf(a.golden)),
+      asWritten: at[ti].map((a) => a.asWritten.map((judged) => judged.map(goldenOf))),
     };
-    const scores = scoreTask(grading, { alpha: c.alpha, n: N, topvarK: Math.min(c.topvar_k, G) });
-    if (mode === "golden-tests" || mode === "cure") {
-      scores.codeRewards = grading.codes.map((code, g) => goldenReward(code.status, passCounts(graded.golden[at[ti][g].golden])));
-    }
-    if (mode === "cure") {
-      const correct = grading.codes.map((code, g) => code.status === "ok" && graded.golden[at[ti][g].golden].every((l) => l.verdict === "pass"));
-      scores.testRewards = at[ti].map((a) => a.cross.map((judged) => cureSuiteReward(cureOutcomes(judged.map((i) => graded.suites[i])), correct)));
-      scores.pairs.forEach((row, g) => row.forEach((p, s) => (p.reward = scores.testRewards[g][s])));
-    }
+    const scores = scoreTask(grading, { alpha: c.alpha, n: N, topvarK: testerCodesPerTask(c), programScore: mode.programScore, suiteScore: mode.suiteScore });
     codeRewards.push(...scores.codeRewards);
 
     let delta: MistakeBookDelta = { task: t.id, step, added: [], removed: [], changed: [] };
@@ -228,36 +211,31 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
       delta = next.delta;
       deltas.push(delta);
     }
-    if (trainsTestPolicy(mode)) {
-      // TopVar (code-a1, self-play): only the suites of the most spread-out code(s); cure: all suites.
-      const writers = mode === "cure" ? grading.codes.map((_, g) => g) : scores.topvar.selected;
-      for (const g of writers) testSamples.push(...rolloutSamples(suiteRollouts[ti][g], groupAdvantages(scores.testRewards[g], S)));
-    }
+    // 7. The codes TopVar chose (or every code, or none: modes.ts testerTrainsOn).
+    for (const g of scores.topvar.selected) testSamples.push(...rolloutSamples(suiteRollouts[ti][g], groupAdvantages(scores.testRewards[g], S)));
     scored.push({ grading, scores });
     duels.push(duelRecord(step, grading, scores, delta));
   });
 
-  // 8. GRPO on both policies.
+  // 8. GRPO on the policies the mode trains; one shared policy takes both roles' samples in one update.
   ctx.onPhase?.("update", "updating the policies");
-  const codeSamples = codeRollouts.flatMap((r, ti) => rolloutSamples(r, groupAdvantages(codeRewards.slice(ti * G, (ti + 1) * G), G)));
-  const live = (xs: GrpoSample[]) => xs.filter((s) => s.completion.length > 0 && s.advantage !== 0);
+  const codeSamples = mode.trains.code
+    ? updateSamples(codeRollouts.flatMap((r, ti) => rolloutSamples(r, groupAdvantages(codeRewards.slice(ti * G, (ti + 1) * G), G))), c)
+    : [];
+  const testerSamples = mode.trains.test ? updateSamples(testSamples, c) : [];
   let codeUpdate: UpdateMetrics | null = null;
   let testUpdate: UpdateMetrics | null = null;
-  if (mode !== "base") {
-    const updRng = rng.fork(`update-${step}`);
-    if (usesSharedPolicy(mode)) {
-      const both = live([...codeSamples, ...testSamples]);
-      if (both.length) codeUpdate = testUpdate = (await ctx.code.update(both, updRng.state())).metrics;
-    } else {
-      const cs = live(codeSamples);
-      const ts = live(testSamples);
-      const [cu, tu] = await Promise.all([
-        cs.length ? ctx.code.update(cs, updRng.fork("code").state()) : null,
-        ts.length ? ctx.test.update(ts, updRng.fork("test").state()) : null,
-      ]);
-      codeUpdate = cu?.metrics ?? null;
-      testUpdate = tu?.metrics ?? null;
-    }
+  const updRng = rng.fork(`update-${step}`);
+  if (mode.sharedPolicy) {
+    const both = [...codeSamples, ...testerSamples];
+    if (both.length) codeUpdate = testUpdate = (await ctx.code.update(both, updRng.state())).metrics;
+  } else {
+    const [cu, tu] = await Promise.all([
+      codeSamples.length ? ctx.code.update(codeSamples, updRng.fork("code").state()) : null,
+      testerSamples.length ? ctx.test.update(testerSamples, updRng.fork("test").state()) : null,
+    ]);
+    codeUpdate = cu?.metrics ?? null;
+    testUpdate = tu?.metrics ?? null;
   }
   const t3 = now();
 
@@ -266,12 +244,17 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
     mistake_book_size: mistakeBookSize(book),
     mistake_book_added: deltas.reduce((a, d) => a + d.added.length, 0),
     mistake_book_removed: deltas.reduce((a, d) => a + d.removed.length, 0),
+    mistake_book_replays: bookTests.filter((b) => b.length > 0).length,
     kl_code: codeUpdate?.kl ?? 0,
     kl_test: testUpdate?.kl ?? 0,
     entropy_code: codeUpdate?.entropy ?? 0,
     entropy_test: testUpdate?.entropy ?? 0,
     loss_code: codeUpdate?.loss ?? 0,
     loss_test: testUpdate?.loss ?? 0,
+    clip_fraction_code: codeUpdate?.clipFraction ?? 0,
+    clip_fraction_test: testUpdate?.clipFraction ?? 0,
+    optimizer_steps_code: codeUpdate?.steps ?? 0,
+    optimizer_steps_test: testUpdate?.steps ?? 0,
     time_sample_ms: t1 - t0,
     time_grade_ms: t2 - t1,
     time_update_ms: t3 - t2,

@@ -83,7 +83,8 @@ export async function startPlayers(
   config: Config,
   saved: Record<string, ArrayBuffer> | null,
 ): Promise<StartedPlayers> {
-  const train = policyTrainOverrides(config, optimizerStepsPerStep(config));
+  // Each policy's schedule counts its own optimiser steps (its own update batch).
+  const train = (role: PlayerRole) => policyTrainOverrides(config, optimizerStepsPerStep(config, role));
   const start = async (role: PlayerRole, key: string, size: Config["code_model"], seed: number): Promise<[HostedPlayer, string]> => {
     let init: PlayerInit;
     let origin: string;
@@ -91,7 +92,7 @@ export async function startPlayers(
     if (saved?.[key]) [init, origin] = [{ checkpoint: saved[key], freezeReference: false }, "checkpoint"];
     else if (base) [init, origin] = [{ checkpoint: base, freezeReference: true }, `base ${role} ${size} checkpoint`];
     else [init, origin] = [{ fresh: { size, vocab: host.vocab.size, seed, reference: config.beta > 0 } }, `fresh ${size} weights, seed ${seed}`];
-    return [await host.player(role, init, train, config.backend), origin];
+    return [await host.player(role, init, train(role), config.backend), origin];
   };
   if (usesSharedPolicy(config.mode)) {
     const [shared, origin] = await start("code", "shared", config.code_model, config.seed);

@@ -128,8 +128,9 @@ export function testReward(args: { alpha: number; rVal: number; rAdv: number; co
 
 /** The scores of one (code, suite) pair. */
 export interface PairScores {
-  r_val: number;
-  r_adv: number;
+  /** null when the mode's suite score is not Code-A1's (cure): not part of its R_T. */
+  r_val: number | null;
+  r_adv: number | null;
   /** R_T. */
   reward: number;
   counts: SuiteCounts;
@@ -142,7 +143,7 @@ export function scorePair(args: {
   codeStatus: CodeStatus;
   alpha: number;
   n?: number;
-}): PairScores {
+}): PairScores & { r_val: number; r_adv: number } {
   const n = args.n ?? DEFAULT_TESTS_PER_SUITE;
   const counts = suiteCounts(args.suite, n);
   const codeRuns = args.codeStatus === "ok";

@@ -5,9 +5,10 @@
  * Pure: the training step calls it once per task between grading and the GRPO updates.
  */
 import type { CodeStatus, LineResult } from "../grader/types.ts";
+import { cureOutcomes, cureSuiteReward } from "./cure.ts";
 import { mistakeBookOutcome, type MistakeBookDelta, type MistakeBookOutcome } from "./mistake-book.ts";
-import { codeReward, passCounts, scorePair, type PairScores } from "./rewards.ts";
-import { topVar, type TopVarChoice } from "./topvar.ts";
+import { codeReward, goldenReward, passCounts, scorePair, suiteCounts, type PairScores } from "./rewards.ts";
+import { populationStd, topVar, type TopVarChoice } from "./topvar.ts";
 import type { DuelRecord, StepMetricKey } from "./types.ts";
 
 /** What the grader said about one task this step. */
@@ -20,14 +21,25 @@ export interface TaskGrading {
   bookTests: string[];
   /** Per code, its verdicts on bookTests. */
   bookLines: LineResult[][];
+  /** Per code, its verdicts on the task's golden tests (needed when programScore is `golden` or suiteScore `cure`). */
+  golden?: LineResult[][];
+  /**
+   * [code g][suite s][program j]: suite s written for code g, run AS WRITTEN (its own expected
+   * outputs, no reference correction) on every program j of the task; needed by suiteScore `cure`.
+   */
+  asWritten?: LineResult[][][][];
 }
 
 export interface ScoreOptions {
   alpha: number;
   /** N, tests per suite. */
   n: number;
-  /** TopVar's k. */
+  /** Codes whose suites train the Test policy (TopVar's k; G when every suite trains; 0 when none does). */
   topvarK: number;
+  /** How R_C is computed (duel/modes.ts); default `suites`, Code-A1's. */
+  programScore?: "suites" | "golden";
+  /** How R_T is computed (duel/modes.ts); default `code-a1`. */
+  suiteScore?: "code-a1" | "cure" | "none";
 }
 
 export interface TaskScores {
@@ -42,27 +54,52 @@ export interface TaskScores {
 }
 
 /**
- * Score one task.
+ * Score one task: each score is computed once, by the rule the mode names, and never rewritten.
+ *
+ * - suiteScore `code-a1`: R_val, R_adv and R_T = alpha R_val + (1 - alpha) R_adv per pair;
+ *   `cure`: R_T = CURE's suite reward over the suite's lines judged as written on every program of
+ *   the task (R_val and R_adv are not part of it and are null); `none`: no pairs.
+ * - programScore `suites`: R_C from the suites and the Mistake Book; `golden`: golden pass rate.
  *
  * Example (alpha 0.5, N 8, no Mistake Book): one loaded code, one suite of 8 valid lines of which
  * it fails 2 -> R_val 1, R_adv 2/8, R_T 0.625; R_C = 6/8 = 0.75.
  */
 export function scoreTask(g: TaskGrading, o: ScoreOptions): TaskScores {
+  const programScore = o.programScore ?? "suites";
+  const suiteScore = o.suiteScore ?? "code-a1";
   if (g.suites.length !== g.codes.length || g.bookLines.length !== g.codes.length) {
     throw new RangeError(`task ${g.task}: ${g.codes.length} codes but ${g.suites.length} suite groups and ${g.bookLines.length} Mistake Book results`);
   }
-  const pairs = g.codes.map((c, i) =>
-    g.suites[i].map((s) => scorePair({ suite: s.lines, mistakeBook: g.bookLines[i], codeStatus: c.status, alpha: o.alpha, n: o.n })),
+  const golden = g.golden;
+  if ((programScore === "golden" || suiteScore === "cure") && golden?.length !== g.codes.length) {
+    throw new RangeError(`task ${g.task}: golden verdicts are needed for ${g.codes.length} codes, got ${golden?.length ?? 0}`);
+  }
+  if (suiteScore === "cure" && g.asWritten?.length !== g.codes.length) {
+    throw new RangeError(`task ${g.task}: CURE needs every suite run as written on every program`);
+  }
+  // A program is correct for CURE when it loads and passes every golden test.
+  const correct = golden ? g.codes.map((c, i) => c.status === "ok" && golden[i].every((l) => l.verdict === "pass")) : [];
+  const pairs: PairScores[][] = g.codes.map((c, i) =>
+    suiteScore === "none"
+      ? []
+      : g.suites[i].map((s, j): PairScores =>
+          suiteScore === "cure"
+            ? { r_val: null, r_adv: null, reward: cureSuiteReward(cureOutcomes(g.asWritten![i][j]), correct), counts: suiteCounts(s.lines, o.n) }
+            : scorePair({ suite: s.lines, mistakeBook: g.bookLines[i], codeStatus: c.status, alpha: o.alpha, n: o.n }),
+        ),
   );
   const codeRewards = g.codes.map((c, i) =>
-    codeReward({ codeStatus: c.status, suites: pairs[i].map((p) => p.counts), mistakeBook: passCounts(g.bookLines[i]) }),
+    programScore === "golden"
+      ? goldenReward(c.status, passCounts(golden![i]))
+      : codeReward({ codeStatus: c.status, suites: pairs[i].map((p) => p.counts), mistakeBook: passCounts(g.bookLines[i]) }),
   );
   const testRewards = pairs.map((row) => row.map((p) => p.reward));
   const outcome = mistakeBookOutcome(
     g.bookTests,
     g.codes.map((c, i) => ({ code: c.text, loaded: c.status === "ok", suites: g.suites[i].map((s) => s.lines), bookLines: g.bookLines[i] })),
   );
-  return { codeRewards, pairs, testRewards, topvar: topVar(testRewards, o.topvarK), outcome };
+  const topvar = o.topvarK > 0 ? topVar(testRewards, o.topvarK) : { std: testRewards.map(populationStd), selected: [] };
+  return { codeRewards, pairs, testRewards, topvar, outcome };
 }
 
 /** The UI's record of a scored task. */
@@ -116,8 +153,9 @@ export function rolloutMetrics(tasks: readonly { grading: TaskGrading; scores: T
   return {
     code_reward: mean(codes),
     test_reward: mean(pairs.map((p) => p.reward)),
-    r_val: mean(pairs.map((p) => p.r_val)),
-    r_adv: mean(pairs.map((p) => p.r_adv)),
+    // Over the pairs whose suite score has them (0 in cure, whose R_T has no R_val / R_adv).
+    r_val: mean(pairs.flatMap((p) => (p.r_val === null ? [] : [p.r_val]))),
+    r_adv: mean(pairs.flatMap((p) => (p.r_adv === null ? [] : [p.r_adv]))),
     test_validity: lines > 0 ? valid / lines : 0,
     code_loads: mean(loads),
     bug_detection: mean(detected),

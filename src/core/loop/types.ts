@@ -24,6 +24,8 @@ export const STEP_METRIC_KEYS = [
   "mistake_book_size",
   "mistake_book_added",
   "mistake_book_removed",
+  /** Tasks of the step whose Mistake Book had tests to replay (0 without recurrence or without the Mistake Book). */
+  "mistake_book_replays",
   /** KL to the frozen initial policy (k3 estimator), token mean. */
   "kl_code",
   "kl_test",
@@ -32,6 +34,12 @@ export const STEP_METRIC_KEYS = [
   "entropy_test",
   "loss_code",
   "loss_test",
+  /** Share of scored tokens whose PPO ratio was clipped (0 when every mini-batch is on-policy). */
+  "clip_fraction_code",
+  "clip_fraction_test",
+  /** Optimiser steps of this step's update (epochs x mini-batches; 0 without an update). With a shared policy both roles report the one update. */
+  "optimizer_steps_code",
+  "optimizer_steps_test",
   "time_sample_ms",
   "time_grade_ms",
   "time_update_ms",
@@ -61,9 +69,10 @@ export interface DuelSuite {
   text: string;
   /** One per line read (grader/types.ts). */
   lines: LineResult[];
-  r_val: number;
-  r_adv: number;
-  /** R_T = alpha R_val + (1 - alpha) R_adv, 0 when the code does not run. */
+  /** null when the mode's R_T is not built from them (cure). */
+  r_val: number | null;
+  r_adv: number | null;
+  /** R_T by the mode's rule (duel/modes.ts): alpha R_val + (1 - alpha) R_adv (0 when the code does not run), or CURE's. */
   reward: number;
 }
 

@@ -41,7 +41,7 @@ export interface PolicyBenchResult {
 
 /** The benchmarked policy: seed 1, one epoch of one 64-sequence mini-batch per update. */
 export function benchPolicyOptions(size: ModelSize, vocab: number): CreatePolicyOptions {
-  return { size, vocab, seed: 1, train: { miniBatchSize: 64, epochs: 1 } };
+  return { size, vocab, seed: 1, train: { miniBatches: 1, miniBatchSize: 64, epochs: 1 } };
 }
 
 export function benchWorkload(vocab: number) {

@@ -15,7 +15,7 @@ import { sampleBatch, type Rollout, type SampleOptions } from "./sampler.ts";
 import { type GrpoSample, type HostBatch, buildBatch, grpoRows } from "./batch.ts";
 import { grpoLoss, tokenLogProbs } from "./grpo.ts";
 import { AdamW } from "./optimizer.ts";
-import { type TrainConfig, trainConfig } from "./train-config.ts";
+import { miniBatchRows, type TrainConfig, trainConfig } from "./train-config.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
 
 export interface CreatePolicyOptions {
@@ -108,8 +108,10 @@ export class Policy {
   }
 
   /**
-   * One GRPO update: `epochs` passes over the samples in shuffled mini-batches of
-   * `miniBatchSize`, each an AdamW step on grpoLoss. One device read per mini-batch (the metrics).
+   * One GRPO update: `epochs` passes over the samples in shuffled mini-batches, each an AdamW step
+   * on grpoLoss: max(miniBatches, ceil(N / miniBatchSize)) equal mini-batches per epoch (at most N),
+   * so from the second step on the ratio pi / pi_old moves off 1 and the clip can act. One device
+   * read per mini-batch (the metrics).
    */
   async update(samples: readonly GrpoSample[], rng: Rng): Promise<UpdateMetrics> {
     const live = samples.filter((s) => s.completion.length > 0);
@@ -119,14 +121,15 @@ export class Policy {
     const cfg = this.train;
     if (cfg.klCoef > 0 && !this.reference) throw new RangeError("klCoef > 0 but this policy has no reference: call setReference() or create it with reference: true");
     const rows = grpoRows(live, this.config.vocab);
+    const size = miniBatchRows(rows.length, cfg);
     const sums = new Float64Array(7);
     let steps = 0;
     let tokens = 0;
     let lr = 0;
     for (let epoch = 0; epoch < cfg.epochs; epoch++) {
       const order = rng.shuffle(rows.map((_, i) => i));
-      for (let start = 0; start < order.length; start += cfg.miniBatchSize) {
-        const miniBatch = order.slice(start, start + cfg.miniBatchSize).map((i) => rows[i]);
+      for (let start = 0; start < order.length; start += size) {
+        const miniBatch = order.slice(start, start + size).map((i) => rows[i]);
         const miniTokens = miniBatch.reduce((a, r) => a + r.sequence.length - r.completionStart, 0);
         const result = await this.accumulatedStep(miniBatch, (t, refLogp) => {
           const { logp, entropy } = tokenLogProbs(this.logits(this.model, t, true), t.targets, temperature, t.maskBias);

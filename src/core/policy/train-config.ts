@@ -1,55 +1,78 @@
 /**
- * Every training knob of a Policy, documented once: default, effect, when to change it.
- * The paper's values are for 1.5B-7B models; the learning rate is rescaled for tiny models.
+ * Every training knob of a Policy. The knobs that are also run settings (learning rate, clip, KL,
+ * epochs, mini-batches, ...) take their default and bounds from the config table
+ * (src/core/config/fields.ts, each field's `policy` name): one table, so the two cannot drift.
+ * The rest are the optimiser's own (Adam's moments, the schedule in optimiser steps, memory), with
+ * their defaults below. The paper's values are for 1.5B-7B models; the learning rate is rescaled.
  */
 import type { GrpoLossConfig } from "./grpo.ts";
 import type { OptimizerConfig } from "./optimizer.ts";
 import { PolicyConfigError } from "./config.ts";
 import { mergeOptions, requireIntegers } from "../options.ts";
+import { CONFIG_FIELDS, CONFIG_KEYS, DEFAULT_CONFIG, type ConfigKey } from "../config/fields.ts";
+import { fieldProblem } from "../config/parse.ts";
 
 export interface TrainConfig extends GrpoLossConfig, OptimizerConfig {
   /** Passes over one batch of rollouts per update call (paper: 1). Raise for sample efficiency; the clip guards it. */
   epochs: number;
-  /** Sequences per optimizer step; an update of N sequences takes ceil(N / miniBatchSize) steps per epoch. Paper: 128 of 256. */
+  /**
+   * Mini-batches one update's batch is split into, each one optimiser step (paper: 2, 256 tasks in
+   * mini-batches of 128). At least this many steps per epoch, more when a mini-batch would exceed
+   * miniBatchSize sequences.
+   */
+  miniBatches: number;
+  /** Most sequences per optimiser step: an update of N sequences takes max(miniBatches, ceil(N / miniBatchSize)) steps per epoch. */
   miniBatchSize: number;
   /** Sequences per forward/backward pass within a mini-batch (gradients summed): bounds memory, not the math. */
   microBatchSize: number;
 }
 
-export const TRAIN_DEFAULTS: Readonly<TrainConfig> = {
-  // Loss (grpo.ts), the paper's values.
-  clipLow: 0.2, // ratio floor 1 - 0.2 on positive advantages
-  clipHigh: 0.28, // ratio ceiling 1 + 0.28 (clip-higher keeps exploration alive)
-  dualClip: 10, // caps the loss of negative-advantage tokens whose ratio exploded
-  klCoef: 0.001, // beta of k3 KL to the frozen reference; 0 disables (and skips the reference pass)
-  // Optimizer (optimizer.ts).
-  lr: 1e-4, // paper 1e-6 at 1.5B; tiny models move at 1e-4..1e-3. Lower it if KL or clip fraction climbs fast.
-  warmupSteps: 10, // paper: 10 warm-up steps
-  totalSteps: 1000, // length of the cosine; set to the run's optimizer steps
-  minLrRatio: 0.1, // cosine floor, as a fraction of lr
-  weightDecay: 0.1, // paper 0.1, on matrices only
-  gradClip: 1.0, // paper 1.0
+/** TrainConfig keys that are run settings, and the config field each comes from. */
+export const POLICY_CONFIG_FIELDS: Readonly<Partial<Record<keyof TrainConfig, ConfigKey>>> = Object.fromEntries(
+  CONFIG_KEYS.flatMap((k) => {
+    const spec = CONFIG_FIELDS[k];
+    return "policy" in spec ? [[spec.policy, k]] : [];
+  }),
+);
+
+/** The optimiser's own knobs (no run setting names them). */
+const OPTIMISER_ONLY = {
+  warmupSteps: 10, // in optimiser steps; a run sets warmup_steps x optimiser steps per training step
+  totalSteps: 1000, // length of the cosine in optimiser steps; a run sets steps x optimiser steps per training step
+  minLrRatio: 0.1, // cosine floor, as a fraction of lr (1 with lr_scheduler_type constant)
   beta1: 0.9,
   beta2: 0.999,
   eps: 1e-8,
-  // Schedule of one update call.
-  epochs: 1, // paper: 1 PPO epoch
-  miniBatchSize: 64, // sequences per optimizer step
+  miniBatchSize: 64, // most sequences per optimiser step
   microBatchSize: 16, // lower it if the wasm backend aborts (out of memory); raise it for fewer, larger kernels
-};
+} satisfies Partial<TrainConfig>;
 
-/** Defaults overridden by `overrides`; unknown keys and out-of-range values are rejected. */
+/** Defaults: the run settings' defaults from the config table, then the optimiser's own. */
+export const TRAIN_DEFAULTS: Readonly<TrainConfig> = Object.freeze({
+  ...(Object.fromEntries(Object.entries(POLICY_CONFIG_FIELDS).map(([name, key]) => [name, DEFAULT_CONFIG[key!]])) as Pick<TrainConfig, "clipLow" | "clipHigh" | "dualClip" | "klCoef" | "lr" | "weightDecay" | "gradClip" | "epochs" | "miniBatches">),
+  ...OPTIMISER_ONLY,
+});
+
+/** Defaults overridden by `overrides`; unknown keys and out-of-range values are rejected (bounds of run settings: the config table's). */
 export function trainConfig(overrides: Partial<TrainConfig> = {}): TrainConfig {
   const cfg = mergeOptions("training config key", TRAIN_DEFAULTS, overrides, PolicyConfigError);
-  const nonNegative: (keyof TrainConfig)[] = ["clipLow", "clipHigh", "klCoef", "lr", "warmupSteps", "minLrRatio", "weightDecay", "gradClip", "eps"];
-  for (const key of nonNegative) {
+  for (const [name, key] of Object.entries(POLICY_CONFIG_FIELDS)) {
+    const problem = fieldProblem(CONFIG_FIELDS[key!], cfg[name as keyof TrainConfig]);
+    if (problem !== null) throw new PolicyConfigError(`training config ${name} (the run's ${key}): ${problem}`);
+  }
+  for (const key of ["minLrRatio", "eps"] as const) {
     if (!(Number.isFinite(cfg[key]) && cfg[key] >= 0)) throw new PolicyConfigError(`training config ${key} must be a finite number >= 0, got ${cfg[key]}`);
   }
-  requireIntegers("training config", cfg, ["epochs", "miniBatchSize", "microBatchSize", "totalSteps"], PolicyConfigError);
-  if (!(cfg.dualClip > 1)) throw new PolicyConfigError(`training config dualClip must be > 1, got ${cfg.dualClip}`);
-  if (!(cfg.clipLow < 1)) throw new PolicyConfigError(`training config clipLow must be < 1, got ${cfg.clipLow}`);
+  requireIntegers("training config", cfg, ["miniBatchSize", "microBatchSize", "totalSteps"], PolicyConfigError);
+  requireIntegers("training config", cfg, ["warmupSteps"], PolicyConfigError, 0);
   for (const key of ["beta1", "beta2"] as const) {
     if (!(cfg[key] >= 0 && cfg[key] < 1)) throw new PolicyConfigError(`training config ${key} must be in [0, 1), got ${cfg[key]}`);
   }
   return cfg;
+}
+
+/** Rows per mini-batch of an update of `n` sequences: n split into max(miniBatches, ceil(n / miniBatchSize)) near-equal parts (at most n). */
+export function miniBatchRows(n: number, cfg: Pick<TrainConfig, "miniBatches" | "miniBatchSize">): number {
+  const parts = Math.min(n, Math.max(cfg.miniBatches, Math.ceil(n / cfg.miniBatchSize)));
+  return Math.max(1, Math.ceil(n / parts));
 }

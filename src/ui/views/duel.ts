@@ -151,7 +151,7 @@ function codeCard(record: DuelRecord, c: DuelCode, i: number): HTMLElement {
       return h(
         "details",
         { class: "suite", open: chosen && j < 2 },
-        h("summary", {}, h("strong", {}, `Suite ${j + 1}`), ` · R_T ${formatNumber(su.reward, 2)} (R_val ${formatNumber(su.r_val, 2)}, R_adv ${formatNumber(su.r_adv, 2)}) · ${n.broke} broke it, ${n.pass} passed, ${n.invalid} invalid`),
+        h("summary", {}, h("strong", {}, `Suite ${j + 1}`), ` · R_T ${formatNumber(su.reward, 2)} ${su.r_val === null ? "(CURE's reward)" : `(R_val ${formatNumber(su.r_val, 2)}, R_adv ${formatNumber(su.r_adv, 2)})`} · ${n.broke} broke it, ${n.pass} passed, ${n.invalid} invalid`),
         lineList(su.text.split("\n"), su.lines),
       );
     }),

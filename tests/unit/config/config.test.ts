@@ -10,6 +10,7 @@ import {
   PRESET_NAMES,
   configFromQuery,
   configToQuery,
+  fieldFromText,
   parseConfig,
   parseFullConfig,
   presetConfig,
@@ -17,6 +18,7 @@ import {
   type Config,
 } from "../../../src/core/config/index.ts";
 import { renderConfigDoc } from "../../../src/core/config/docs.ts";
+import { parseFieldText } from "../../../src/ui/settings-form.ts";
 
 function errorOf(f: () => unknown): ConfigError {
   try {
@@ -74,9 +76,11 @@ describe("config schema", () => {
     expect(errorOf(() => parseFullConfig(partial)).field).toBe("seed");
   });
 
-  it("a stored config from before `backend` existed takes its default", () => {
-    const { backend: _backend, ...older } = DEFAULT_CONFIG;
-    expect(parseFullConfig({ ...older, seed: 9 })).toEqual({ ...DEFAULT_CONFIG, seed: 9, backend: "auto" });
+  it("a config stored before topvar, mini_batches, drop_zero_advantage, task_order and backend existed trains as it did", () => {
+    const { topvar: _a, mini_batches: _b, drop_zero_advantage: _c, task_order: _d, backend: _e, ...old } = DEFAULT_CONFIG;
+    expect(parseFullConfig(old)).toEqual({ ...DEFAULT_CONFIG, topvar: true, mini_batches: 1, drop_zero_advantage: true, task_order: "random", backend: "auto" });
+    // Stored values win over the legacy ones.
+    expect(parseFullConfig({ ...old, mini_batches: 3 }).mini_batches).toBe(3);
   });
 });
 
@@ -130,6 +134,21 @@ describe("URL query", () => {
     expect(errorOf(() => configFromQuery("white_box=1")).message).toMatch(/true or false/);
     expect(errorOf(() => configFromQuery("preset=huge")).field).toBe("preset");
     expect(errorOf(() => configFromQuery("steps=1e9")).message).toMatch(/\[1, 100000\]/);
+  });
+});
+
+describe("text to value", () => {
+  it("one parser for the URL, the settings form and the command line", () => {
+    expect(parseFieldText).toBe(fieldFromText);
+    expect(fieldFromText("alpha", " 0.25 ")).toBe(0.25);
+    expect(fieldFromText("learning_rate", "1e-3")).toBe(0.001);
+    expect(fieldFromText("topvar", "false")).toBe(false);
+    expect(fieldFromText("mode", "cure")).toBe("cure");
+    expect(() => fieldFromText("seed", "1.5")).toThrow(/config\.seed: expected an integer/);
+    expect(() => fieldFromText("alpha", "0x1")).toThrow(/config\.alpha: expected a number, got "0x1"/);
+    expect(() => fieldFromText("alpah", "1")).toThrow(/did you mean alpha/);
+    // Every field round-trips through its own text.
+    for (const k of CONFIG_KEYS) expect(fieldFromText(k, String(DEFAULT_CONFIG[k]))).toBe(DEFAULT_CONFIG[k]);
   });
 });
 

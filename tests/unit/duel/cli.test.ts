@@ -7,10 +7,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CliError, cliConfig, formatDuration, parseArgs, type FlagSpec } from "../../../src/node/cli.ts";
+import { CliError, cliConfig, configFlagValues, formatDuration, parseArgs, usage, withConfigFlags, type FlagSpec } from "../../../src/node/cli.ts";
 import { applyMistakeBookDeltas } from "../../../src/node/run-files.ts";
 import { optimizerStepsPerStep } from "../../../src/core/config/policy-train.ts";
-import { presetConfig } from "../../../src/core/config/index.ts";
+import { configFromQuery, presetConfig } from "../../../src/core/config/index.ts";
 
 const SPECS: Record<string, FlagSpec> = {
   out: { kind: "string", help: "bundle" },
@@ -52,16 +52,40 @@ describe("cliConfig", () => {
   });
 });
 
+describe("config fields as flags", () => {
+  const specs = withConfigFlags({ out: { kind: "string", help: "bundle" } });
+  it("reads any field by its name with the URL's parser", () => {
+    const { flags } = parseArgs(["--alpha", "0.25", "--topvar", "false", "--mini_batches=1", "--mode", "self-play", "--out", "x.a1run"], specs, 0);
+    const c = cliConfig("classroom", {}, configFlagValues(flags));
+    expect(c).toMatchObject({ alpha: 0.25, topvar: false, mini_batches: 1, mode: "self-play" });
+    expect(c).toEqual(configFromQuery("preset=classroom&alpha=0.25&topvar=false&mini_batches=1&mode=self-play").config);
+  });
+  it("names the flag and the field on bad values; lists the command's own flags on unknown ones", () => {
+    expect(() => configFlagValues(parseArgs(["--alpha", "2"], specs, 0).flags)).toThrow(/--alpha: config\.alpha: expected a value in \[0, 1\], got 2/);
+    expect(() => configFlagValues(parseArgs(["--topvar", "yes"], specs, 0).flags)).toThrow(/--topvar: config\.topvar: expected true or false/);
+    expect(() => parseArgs(["--alpah", "1"], specs, 0)).toThrow(/unknown flag --alpah; known: --out or any config field/);
+    expect(usage("train", "[flags]", specs).split("\n")).toHaveLength(3);
+  });
+});
+
 describe("helpers", () => {
   it("formats durations", () => {
     expect([formatDuration(12.4), formatDuration(185), formatDuration(3725)]).toEqual(["12s", "3m05s", "1h02m"]);
   });
-  it("counts optimiser steps per training step as the app does", () => {
-    // classroom: 4 tasks x 4 codes = 16 sequences -> one mini-batch of 64; paper-mini 8 x 8 = 64 -> 1.
-    expect(optimizerStepsPerStep(presetConfig("classroom"))).toBe(1);
-    expect(optimizerStepsPerStep(presetConfig("paper-mini"))).toBe(1);
-    // 16 tasks x 8 codes = 128 -> 2 mini-batches, x 3 epochs.
-    expect(optimizerStepsPerStep(presetConfig("paper-mini", { tasks_per_step: 16, num_iterations: 3 }))).toBe(6);
+  it("counts each policy's optimiser steps from its own batch", () => {
+    // classroom: Code 4 tasks x 4 codes = 16 sequences, Test (TopVar top-1) 4 x 1 x 4 = 16; both in
+    // mini_batches = 2 -> 2 steps each (the paper's 2 mini-batches; was 1 when the count came from
+    // a fixed mini-batch of 64).
+    expect(optimizerStepsPerStep(presetConfig("classroom"), "code")).toBe(2);
+    expect(optimizerStepsPerStep(presetConfig("classroom"), "test")).toBe(2);
+    // 16 tasks x 8 codes = 128 Code sequences -> 2 mini-batches of 64, x 3 epochs; the Test policy's
+    // own batch, 16 x 1 x 8 = 128, counts the same here, and 16 x 8 x 8 = 1024 without TopVar -> 16 x 3.
+    expect(optimizerStepsPerStep(presetConfig("paper-mini", { tasks_per_step: 16, num_iterations: 3 }), "code")).toBe(6);
+    expect(optimizerStepsPerStep(presetConfig("paper-mini", { tasks_per_step: 16, num_iterations: 3, topvar: false }), "test")).toBe(48);
+    // golden-tests trains no Test policy; a shared policy counts both roles' samples in one update.
+    expect(optimizerStepsPerStep(presetConfig("classroom", { mode: "golden-tests" }), "test")).toBe(0);
+    expect(optimizerStepsPerStep(presetConfig("classroom", { mode: "self-play", mini_batches: 1 }), "code")).toBe(1);
+    expect(optimizerStepsPerStep(presetConfig("classroom", { mode: "cure", mini_batches: 1 }), "code")).toBe(2); // 16 + 64 sequences
   });
   it("applies Mistake Book deltas as storage does", () => {
     const e = (test: string, frequency: number) => ({ test, frequency, first_step: 1, last_step: 1, failed_code: "" });

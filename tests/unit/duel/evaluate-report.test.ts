@@ -3,7 +3,7 @@
  * SVG curve's scaling.
  */
 import { describe, expect, it } from "vitest";
-import { curveSvg, expectations, meanStd, resultsMarkdown, type JobResult } from "../../../src/node/results-report.ts";
+import { curveSvg, expectations, meanStd, pairedDifference, pairedTable, resultsMarkdown, type JobResult } from "../../../src/node/results-report.ts";
 import { EVAL_METRIC_KEYS, STEP_METRIC_KEYS, type StepMetrics } from "../../../src/core/loop/types.ts";
 import type { EvalMetrics } from "../../../src/core/duel/evaluate.ts";
 
@@ -20,7 +20,7 @@ function steps(values: Partial<Record<keyof StepMetrics, number[]>>, n: number):
   });
 }
 
-const job = (mode: string, seed: number, m: Partial<EvalMetrics>, s: StepMetrics[] = []): JobResult => ({ mode, seed, alpha: 0.5, metrics: metrics(m), steps: s, trainSeconds: 60 });
+const job = (mode: string, seed: number, m: Partial<EvalMetrics>, s: StepMetrics[] = []): JobResult => ({ mode, seed, alpha: 0.5, metrics: metrics(m), steps: s, trainSeconds: 60, visits: s.length ? { min: 3, max: 4 } : { min: 0, max: 0 } });
 
 describe("meanStd", () => {
   it("is the mean and the sample standard deviation, NaN skipped", () => {
@@ -34,30 +34,59 @@ describe("meanStd", () => {
 describe("expectations", () => {
   const rising = steps({ test_validity: [0.1, 0.1, 0.2, 0.3, 0.5], bug_detection: [0.5, 0.4, 0.4, 0.3, 0.2], r_adv: [0.5, 0.4, 0.3, 0.2, 0.1] }, 5);
   const main = [
-    job("base", 1, { plus_pass_heldout: 0.1, plus_pass_train: 0.1 }),
-    job("base", 2, { plus_pass_heldout: 0.1, plus_pass_train: 0.1 }),
+    job("base", 1, { plus_pass_heldout: 0.1, plus_pass_train: 0.1, golden_pass_train: 0.2 }),
+    job("base", 2, { plus_pass_heldout: 0.1, plus_pass_train: 0.1, golden_pass_train: 0.2 }),
     job("code-a1", 1, { plus_pass_heldout: 0.3, plus_pass_train: 0.4, tts_plus_pass: 0.5, plain_plus_pass: 0.3 }, rising),
     job("code-a1", 2, { plus_pass_heldout: 0.5, plus_pass_train: 0.4, tts_plus_pass: 0.5, plain_plus_pass: 0.3 }, rising),
     job("golden-tests", 1, { golden_pass_train: 0.6, plus_pass_train: 0.2 }),
+    job("golden-tests", 2, { golden_pass_train: 0.6, plus_pass_train: 0.2 }),
     job("self-play", 1, {}, rising),
   ];
   const lines = expectations(main);
 
-  it("checks each expected outcome on the numbers", () => {
-    // code-a1 held-out 0.4 +- 0.141 vs base 0.1: difference 0.3 beyond the spread.
-    expect(lines[0]).toMatch(/^- Code-A1 above base .*: \*\*holds\*\*: 40\.0% vs 10\.0%/);
-    expect(lines[1]).toMatch(/golden-pass above its plus-pass .*\*\*holds\*\*: 60\.0% vs 20\.0%/);
+  it("judges differences between modes on the paired bootstrap interval, trends on the means", () => {
+    // code-a1 - base per seed: +20, +40 points -> interval within [20, 40], above 0.
+    expect(lines[0]).toMatch(/^- Code-A1 above base on plus-pass \(held-out\): \*\*holds\*\*: 40\.0% vs 10\.0%, paired difference \+30\.0 points, 95% interval \[\+20\.0, \+40\.0\] over 2 seed/);
+    // golden-tests' gap 40 points against the base's 10: +30 beyond the base's own gap.
+    expect(lines[1]).toMatch(/Golden-tests fooled .*\*\*holds\*\*: gap 40\.0% vs base 10\.0%, paired difference \+30\.0 points/);
     // first fifth (1 step) vs last fifth: validity 10% -> 50%, bug detection 50% -> 20%.
     expect(lines[2]).toMatch(/test validity rising over training: \*\*holds\*\*: 10\.0% .* 50\.0%/);
     expect(lines[3]).toMatch(/bug detection rising over training: \*\*does not hold\*\*: 50\.0% .* 20\.0%/);
     expect(lines[4]).toMatch(/R_adv falling\): \*\*holds\*\*: 0\.500 early, 0\.100 late/);
-    expect(lines[5]).toMatch(/Test-time scaling .*\*\*holds\*\*: 50\.0% vs 30\.0%/);
+    expect(lines[5]).toMatch(/Test-time scaling .*\*\*holds\*\*: 50\.0% vs 30\.0%, paired difference \+20\.0 points/);
   });
 
-  it("says when a difference is within the seeds' spread", () => {
-    const close = [job("base", 1, { plus_pass_heldout: 0.1 }), job("base", 2, { plus_pass_heldout: 0.5 }), job("code-a1", 1, { plus_pass_heldout: 0.35 })];
-    // base 0.3 +- 0.283 vs code-a1 0.35: difference 0.05 within the spread.
-    expect(expectations(close)[0]).toMatch(/\*\*holds\*\* \(within the seeds' spread\)/);
+  it("says undecided when the interval contains 0, and not measurable without paired seeds", () => {
+    const close = [
+      job("base", 1, { plus_pass_heldout: 0.3 }), job("base", 2, { plus_pass_heldout: 0.3 }),
+      job("code-a1", 1, { plus_pass_heldout: 0.1 }), job("code-a1", 2, { plus_pass_heldout: 0.6 }),
+    ];
+    expect(expectations(close)[0]).toMatch(/\*\*undecided\*\* \(the interval contains 0\)/);
+    expect(expectations([job("code-a1", 1, { plus_pass_heldout: 0.3 })])[0]).toMatch(/\*\*not measurable\*\*: .*no paired seeds/);
+    // One seed gives a point, not an interval: no verdict.
+    expect(expectations([job("base", 1, { plus_pass_heldout: 0.1 }), job("code-a1", 1, { plus_pass_heldout: 0.3 })])[0]).toMatch(/\*\*undecided\*\* \(one seed: no interval\): .*difference \+20\.0 points on one seed/);
+  });
+});
+
+describe("paired differences", () => {
+  it("pairs seeds, and bootstraps a 95% interval over them (seeded, so reproducible)", () => {
+    const base = [1, 2, 3].map((seed) => job("base", seed, { plus_pass_heldout: 0.1 }));
+    const mode = [1, 2, 3].map((seed) => job("code-a1", seed, { plus_pass_heldout: 0.1 + 0.1 * seed }));
+    const p = pairedDifference(mode, base, "plus_pass_heldout");
+    expect(p.n).toBe(3);
+    expect(p.mean).toBeCloseTo(0.2, 12);
+    expect(p.lo).toBeGreaterThanOrEqual(0.1 - 1e-12);
+    expect(p.hi).toBeLessThanOrEqual(0.3 + 1e-12);
+    expect(p.lo).toBeLessThan(p.mean);
+    expect(pairedDifference(mode, base, "plus_pass_heldout")).toEqual(p);
+    // A seed without a base partner is not paired.
+    expect(pairedDifference([...mode, job("code-a1", 9, { plus_pass_heldout: 1 })], base, "plus_pass_heldout").n).toBe(3);
+    const table = pairedTable([...base, ...mode, job("golden-tests", 1, { plus_pass_heldout: 0.3 })]);
+    expect(table).toMatch(/\| code-a1 \| 3 \| 20\.0 \[/);
+    expect(table).toMatch(/\| golden-tests \| 1 \| 20\.0 \[20\.0, 20\.0\] .*base Test policy/);
+    // A mode with ablations is its own row, after the known modes.
+    const variant = pairedTable([...base, ...mode, job("self-play+no-mistake-book+no-topvar", 1, { plus_pass_heldout: 0.1 })]).split("\n");
+    expect(variant.at(-1)).toMatch(/^\| self-play\+no-mistake-book\+no-topvar \| 1 \| 0\.0 /);
   });
 });
 
@@ -67,10 +96,14 @@ describe("report", () => {
     const svg = curveSvg(main, "code_reward", "R_C");
     expect(svg.match(/<polyline/g)).toHaveLength(1);
     expect(svg).toContain(">code-a1</text>");
-    const md = resultsMarkdown({ command: "npm run reproduce", preset: "classroom", steps: 2, seeds: [1, 2], evalSamples: 4, evalTasks: "all", main, alpha: [], curveDir: "results", generatedAt: "now" });
+    const md = resultsMarkdown({ command: "npm run reproduce", preset: "classroom", steps: 2, seeds: [1, 2], evalSamples: 16, evalK: 5, evalSeed: 0, evalTasks: "all", main, alpha: [], curveDir: "results", generatedAt: "now" });
     // Mul of code-a1: mean 3, std sqrt(2) = 1.41.
     expect(md).toMatch(/\| code-a1 \| .*\| 3\.00 ± 1\.41 \|/);
     expect(md).toContain("A smoke run");
     expect(md).toContain("![Code reward R_C](results/curve-code-reward.svg)");
+    // k and n as evaluated, the evaluation seed, and per-run recurrence (steps() sets replays to 0).
+    expect(md).toContain("k = 5 (n = 16)");
+    expect(md).toContain("evaluation seed 0 for every run");
+    expect(md).toMatch(/\| code-a1 \| 1 \| 2 \| 3-4 \| 0 \| 0 \|/);
   });
 });

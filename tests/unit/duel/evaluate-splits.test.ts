@@ -14,6 +14,7 @@ import { evaluatePlayers, type Sampler } from "../../../src/core/duel/evaluate.t
 import { createNodeGrader } from "../../../src/node/grader.ts";
 import { createNodeRunPython, mutateSource } from "../../../src/node/python-runner.ts";
 import { evalTasks, metricsJson } from "../../../src/node/evaluate-run.ts";
+import { presetConfig } from "../../../src/core/config/index.ts";
 import type { SupervisedGrader } from "../../../src/core/grader/supervisor.ts";
 
 const vocab = arenaVocabulary();
@@ -62,7 +63,7 @@ describe("evaluation by arena-v2 split", () => {
   it("reports plus-pass of unseen combinations and of unseen primitives separately, and both as held-out", async () => {
     // References everywhere except the heldout_family task, which gets a buggy variant (fails a plus test).
     const write = (t: Task) => tokens(t, t.split === "heldout_family" ? t.buggy_variants[0].code : t.reference);
-    const ev = await evaluatePlayers(scripted(write), scripted(golden), bench, tasks, { vocab, grader, samples: 2, seed: 1 });
+    const ev = await evaluatePlayers(scripted(write), scripted(golden), bench, tasks, { vocab, grader, samples: 2, k: 2, seed: 1 });
     expect(ev.metrics.plus_pass_train).toBe(1);
     expect(ev.metrics.plus_pass_heldout_compositional).toBe(1);
     expect(ev.metrics.plus_pass_heldout_family).toBe(0);
@@ -72,7 +73,7 @@ describe("evaluation by arena-v2 split", () => {
   }, 120_000);
 
   it("--task-limit takes the first N of train and of each held-out split", () => {
-    const picked = evalTasks(file, 2);
+    const picked = evalTasks(file, presetConfig("classroom"), 0, "all", 2);
     expect(picked.map((t) => t.split)).toEqual(["train", "train", "heldout_compositional", "heldout_compositional", "heldout_family", "heldout_family"]);
   });
 });

@@ -106,7 +106,9 @@ describe("evaluatePlayers", () => {
   });
 
   it("scores a player that writes the reference and one that writes the golden tests as perfect where they must be", async () => {
-    const ev = await evaluatePlayers(scripted(writeReference), scripted(writeGolden), bench, tasks, { vocab, grader, samples: 3, seed: 1, k: 5 });
+    // k = n = 3 (k = 5 with 3 samples is now refused instead of silently computing pass@3).
+    const ev = await evaluatePlayers(scripted(writeReference), scripted(writeGolden), bench, tasks, { vocab, grader, samples: 3, seed: 1, k: 3 });
+    expect(ev.metrics).toMatchObject({ samples: 3, k: 3, plus_share_train: 1, plus_share_heldout: 1 });
     expect(ev.metrics.plus_pass_train).toBe(1);
     expect(ev.metrics.plus_pass_heldout).toBe(1);
     expect(ev.metrics.golden_pass_train).toBe(1);
@@ -123,7 +125,7 @@ describe("evaluatePlayers", () => {
     // Programs alternate buggy variant / reference; the Test policy writes the golden tests.
     const writeMixed = (t: Task, i: number) =>
       i % 2 === 0 ? encodeCode(vocab, t.buggy_variants[0].code, taskSignature(t)).filter((x) => x !== vocab.eos) : writeReference(t);
-    const ev = await evaluatePlayers(scripted(writeMixed), scripted(writeGolden), bench, tasks, { vocab, grader, samples: 2, seed: 1, ttsSuitesPerCode: 1 });
+    const ev = await evaluatePlayers(scripted(writeMixed), scripted(writeGolden), bench, tasks, { vocab, grader, samples: 2, k: 2, seed: 1, ttsSuitesPerCode: 1 });
     const tts = ev.tts!;
     for (const p of tts.perTask) {
       // The reference passes every golden line; the buggy variant fails one at least (or ties).
@@ -134,12 +136,20 @@ describe("evaluatePlayers", () => {
     expect(ev.metrics.tts_plus_pass).toBe(1);
     // Plain sampling: the reference half always passes plus, the buggy half passes only if no plus test catches it.
     expect(ev.metrics.plain_plus_pass).toBeLessThan(1);
+    // Partial credit: the buggy half still passes part of the plus tests, so the share of plus tests
+    // passed lies between plus-pass@1 (all-or-nothing) and 1.
+    const share = (ev.metrics.plus_share_train + ev.metrics.plus_share_heldout) / 2;
+    const pass1 = (ev.metrics.plus_pass_train + ev.metrics.plus_pass_heldout) / 2;
+    expect(share).toBeGreaterThan(pass1);
+    expect(share).toBeLessThan(1);
+    for (const p of ev.codes.perTask) for (const [i, x] of p.plusShare.entries()) expect(x === 1).toBe(p.plusPass[i]);
   });
 
   it("rejects tasks outside the bench and bad sample counts", async () => {
     const other = file.tasks.find((t) => !tasks.includes(t))!;
     await expect(evaluatePlayers(code, test, bench, [other], { vocab, grader, samples: 1, seed: 1 })).rejects.toThrow(/not in the evaluation bench/);
     await expect(evaluatePlayers(code, test, bench, tasks, { vocab, grader, samples: 0, seed: 1 })).rejects.toThrow(/samples must be a positive integer/);
+    await expect(evaluatePlayers(code, test, bench, tasks, { vocab, grader, samples: 3, seed: 1, k: 5 })).rejects.toThrow(/pass@5 and mut@5 need at least 5 suites per task, got samples = 3/);
   });
 });
 

@@ -100,7 +100,8 @@ describe("GRPO updates", () => {
   it("are the same whether a mini-batch runs in one pass or in micro-batches (gradient accumulation)", async () => {
     const grammar = new ToyConstraint(V, 1, 5);
     const weightsAfter = async (microBatchSize: number) => {
-      const policy = smallPolicy(V, "micro", { lr: 1e-2, klCoef: 0.1, microBatchSize }, { reference: true });
+      // One mini-batch (one optimiser step), so only the micro-batching differs between the two runs.
+      const policy = smallPolicy(V, "micro", { lr: 1e-2, klCoef: 0.1, microBatchSize, miniBatches: 1 }, { reference: true });
       const rollout = await policy.sample([[TOY_BOS], [TOY_BOS, 4], [TOY_BOS, 5, 6], [TOY_BOS], [TOY_BOS, 7], [TOY_BOS]], grammar, { maxNewTokens: 6, rng: new Rng(4) });
       const metrics = await policy.update(rolloutSamples(rollout, groupAdvantages(rollout.completions.map((c) => c.length), 6)), new Rng(5));
       const weights = decodeCheckpoint(await policy.save()).weights;

@@ -42,12 +42,13 @@ describe("PolicyService (the worker's API, in-thread)", () => {
     expect(again.rollout.completions).toEqual(rollout.completions);
     expect(rngState).not.toEqual(rng.state());
     const { metrics } = await service.update(rolloutSamples(rollout, [1, -1]), rngState);
-    expect(metrics.steps).toBe(1);
-    expect(service.info().optimizerStep).toBe(1);
+    // Two samples in the default 2 mini-batches (the paper's): two optimiser steps.
+    expect(metrics.steps).toBe(2);
+    expect(service.info().optimizerStep).toBe(2);
     const buf = await service.save();
     const restored = new PolicyService();
     await restored.init(["wasm"]);
-    expect((await restored.load(buf)).optimizerStep).toBe(1);
+    expect((await restored.load(buf)).optimizerStep).toBe(2);
     await expect(service.sample([[1]], { kind: "haiku" }, { maxNewTokens: 2, rngState: rng.state() })).rejects.toThrow(/unknown constraint kind "haiku": this host knows toy/);
     service.dispose();
     restored.dispose();
@@ -68,6 +69,6 @@ describe("training config and schedule", () => {
     expect(TRAIN_DEFAULTS).toMatchObject({ clipLow: 0.2, clipHigh: 0.28, dualClip: 10, klCoef: 0.001, weightDecay: 0.1, gradClip: 1, warmupSteps: 10, epochs: 1 });
     expect(() => trainConfig({ clip: 0.3 } as never)).toThrow(/unknown training config key "clip"/);
     expect(() => trainConfig({ miniBatchSize: 0 })).toThrow(/miniBatchSize must be a positive integer/);
-    expect(() => trainConfig({ dualClip: 1 })).toThrow(/dualClip must be > 1/);
+    expect(() => trainConfig({ dualClip: 1 })).toThrow(/dualClip \(the run's dual_clip\): expected a value in \(1, 1000\]/);
   });
 });

@@ -148,7 +148,7 @@ describe.skipIf(!hasTorch())("torch_gpt.py against tfjs", () => {
   it("takes the same GRPO update: loss, KL to a distinct reference, gradient norm, AdamW step", async () => {
     const V = 20;
     const lr = 1e-3;
-    const train = { warmupSteps: 0, lr, miniBatchSize: 64, microBatchSize: 3, klCoef: 0.1 };
+    const train = { warmupSteps: 0, lr, miniBatches: 1, miniBatchSize: 64, microBatchSize: 3, klCoef: 0.1 }; // one AdamW step, as torch_gpt.py takes
     const model = { layers: 2, heads: 2, dModel: 16, context: 24, tiedHead: true };
     const trained = Policy.create({ model, vocab: V, seed: 4, train: { ...train, lr: 1e-2 } });
     const prompts = Array.from({ length: 8 }, (_, i) => [TOY_BOS, ...Array.from({ length: i % 4 }, (_, j) => 3 + ((i + j) % 15))]);
