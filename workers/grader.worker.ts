@@ -11,7 +11,7 @@
  */
 import { loadPyodide } from "pyodide";
 import HARNESS from "../src/core/grader/harness.py?raw";
-import { codeGenerationBlocked, encodeEvent, probeGlobalScope, startRunner, STRIPPED_GLOBALS, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../src/core/grader/runner.js";
+import { codeGenerationBlocked, encodeEvent, probeGlobalScope, RUNNER_ENV, startRunner, STRIPPED_GLOBALS, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../src/core/grader/runner.js";
 
 /** Page -> worker, once. */
 export interface RunnerInit {
@@ -40,7 +40,7 @@ scope.addEventListener(
         }
         const loading = ["fetch", "Request", "XMLHttpRequest"]; // what loadPyodide itself may use
         const early = stripGlobalScope(scope, STRIPPED_GLOBALS.filter((name) => !loading.includes(name)));
-        const pyodide = await loadPyodide({ indexURL: new URL("/pyodide/", scope.location.origin).href });
+        const pyodide = await loadPyodide({ indexURL: new URL("/pyodide/", scope.location.origin).href, env: { ...RUNNER_ENV } });
         const failed = [...early, ...stripGlobalScope(scope)];
         if (failed.length) throw new Error(`could not strip worker globals: ${failed.join(", ")}`);
         const runner = startRunner(pyodide, HARNESS, role);

@@ -9,7 +9,7 @@
 // synchronously so that the supervisor sees each step as it ends, even while Python runs on.
 import { constants, readFileSync, writeSync } from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { encodeEvent, probeGlobalScope, startRunner, stripGlobalScope, STRIPPED_GLOBALS } from "../core/grader/runner.js";
+import { encodeEvent, probeGlobalScope, RUNNER_ENV, startRunner, stripGlobalScope, STRIPPED_GLOBALS } from "../core/grader/runner.js";
 
 const [pyodideUrl, harnessPath, role] = process.argv.slice(2);
 const stdin = process.stdin;
@@ -86,7 +86,7 @@ const probeHost = () => {
 
 try {
   const { loadPyodide } = await import(pyodideUrl);
-  const pyodide = await loadPyodide();
+  const pyodide = await loadPyodide({ env: { ...RUNNER_ENV } });
   const failed = stripGlobalScope(globalThis, [...STRIPPED_GLOBALS, "process", "require"]);
   if (failed.length) throw new Error(`could not strip globals: ${failed.join(", ")}`);
   const runner = startRunner(pyodide, readFileSync(harnessPath, "utf8"), role);

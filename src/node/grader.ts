@@ -47,12 +47,20 @@ export async function createNodeGrader(options: NodeGraderOptions = {}): Promise
   return grader;
 }
 
+const MAX_LINE_CHARS = 4 * 2 ** 20;
+
 /** Newline-delimited JSON from a stream. */
 function readLines(stream: Readable, onLine: (line: string) => void): void {
   let buffered = "";
   stream.setEncoding("utf8");
   stream.on("data", (chunk: string) => {
     buffered += chunk;
+    // A runner's events are small (results are capped at 1 MB); a longer line is not protocol.
+    if (buffered.length > MAX_LINE_CHARS && buffered.indexOf("\n") < 0) {
+      buffered = "";
+      onLine("\u0000");
+      return;
+    }
     for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
       const line = buffered.slice(0, nl);
       buffered = buffered.slice(nl + 1);

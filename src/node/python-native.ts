@@ -7,6 +7,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { childProcessRunner, HARNESS_PATH } from "./grader.ts";
+import { RUNNER_ENV } from "../core/grader/runner.js";
 import { createSupervisedGrader, type SpawnRunner, type SupervisedGrader } from "../core/grader/supervisor.ts";
 import type { GradeRequest, GradeResult } from "../core/grader/types.ts";
 
@@ -53,7 +54,7 @@ export function nativePythonAvailable(python = "python3"): boolean {
 
 function spawnNativeRunner(python: string): SpawnRunner {
   return (role, onEvent, onExit) => {
-    const child = spawn(python, ["-u", "-c", DRIVER, fileURLToPath(HARNESS_PATH), role], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(python, ["-u", "-c", DRIVER, fileURLToPath(HARNESS_PATH), role], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...RUNNER_ENV } });
     return childProcessRunner(child, child.stdout, `native ${role} (${python})`, onEvent, onExit);
   };
 }

@@ -3,7 +3,8 @@
  * decides every verdict. This runs in the supervisor, where no candidate code runs: a candidate
  * can only change what its own calls return, never an expected value or the comparison.
  *
- *   None ["n"]  bool ["b",true]  int ["i","-0x1f"]  str ["s","..."]  float ["f","1.5"|"inf"|"nan"]
+ *   None ["n"]  bool ["b",true]  int ["i","-0x1f"]  str ["s","..."] (with surrogate code points:
+ *   ["u",[code points]])  float ["f","1.5"|"inf"|"nan"]
  *   list ["l",[...]]  tuple ["t",[...]]  set ["S",[...]]  frozenset ["F",[...]]  dict ["d",[[k,v],...]]
  * Set elements and dict keys come sorted by their own canonical text, so equal sets are equal lists.
  */
@@ -13,6 +14,7 @@ export type Canonical =
   | ["b", boolean]
   | ["i", string]
   | ["s", string]
+  | ["u", number[]]
   | ["f", string]
   | ["l" | "t" | "S" | "F", Canonical[]]
   | ["d", [Canonical, Canonical][]];
@@ -97,6 +99,8 @@ export function showValue(c: Canonical, budget = 30): string {
     }
     case "s":
       return c[1].length <= budget ? reprString(c[1]) : reprString(c[1].slice(0, budget)) + "...";
+    case "u":
+      return "'" + c[1].slice(0, budget).map((cp) => (cp >= 0xd800 && cp <= 0xdfff ? `\\u${cp.toString(16)}` : reprString(String.fromCodePoint(cp)).slice(1, -1))).join("") + (c[1].length > budget ? "'..." : "'");
     default: {
       const [open, close] = BRACKETS[c[0]];
       if ((c[0] === "S" || c[0] === "F") && c[1].length === 0) return c[0] === "S" ? "set()" : "frozenset()";
@@ -129,6 +133,7 @@ export function checkCanonical(value: unknown, budget = { nodes: 100_000 }, dept
     return value as Canonical;
   }
   if (!Array.isArray(body)) return null;
+  if (tag === "u") return body.every((cp) => Number.isInteger(cp) && cp >= 0 && cp <= 0x10ffff) && (budget.nodes -= body.length) >= 0 ? (value as Canonical) : null;
   if (LIST_TAGS.has(tag)) return body.every((x) => checkCanonical(x, budget, depth + 1)) ? (value as Canonical) : null;
   if (tag === "d") {
     const ok = body.every((kv) => Array.isArray(kv) && kv.length === 2 && checkCanonical(kv[0], budget, depth + 1) && checkCanonical(kv[1], budget, depth + 1));

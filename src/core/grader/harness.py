@@ -13,6 +13,7 @@ Entry points, each a plain function of str arguments returning a JSON str:
 
 Canonical text (JSON, one form per value, types kept):
   None ["n"]   bool ["b",true]   int ["i","-0x1f"] (hex: exact at any size)   str ["s","..."]
+  (a str holding surrogate code points: ["u",[code points]])
   float ["f","1.5"] (Python repr; -0.0 written as 0.0; "inf", "-inf", "nan")
   list ["l",[...]]   tuple ["t",[...]]   set ["S",[...]] and frozenset ["F",[...]] (elements
   sorted by their own text)   dict ["d",[[k,v],...]] (sorted by key text)
@@ -280,6 +281,13 @@ def _canon(v, budget, ordered=False):
         raise _NotBuiltin("too large (more than %d values)" % MAX_VALUE_NODES)
     t = type(v)
     if t is str:
+        if not v.isascii():
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                # Surrogate code points: as JSON escapes, '\ud83d\ude00' would read back as one
+                # character (and equal the emoji). Written as code points they stay what they are.
+                return '["u",[' + ",".join([str(ord(c)) for c in v]) + "]]"
         return '["s",' + _encode_str(v) + "]"
     if t is int:
         return '["i","' + hex(v) + '"]'
@@ -321,6 +329,8 @@ def _from_canon(c):
     tag = c[0]
     if tag == "s":
         return c[1]
+    if tag == "u":
+        return "".join([chr(cp) for cp in c[1]])
     if tag == "i":
         return int(c[1], 16)
     if tag == "b":
@@ -462,9 +472,9 @@ def _nesting(text):
 
 
 def _parse_line(text, entry_point, stmt=None):
-    """-> (args text, argv text, answer text, call source) or raise ValueError(reason): args is the
-    call's canonical identity, argv the same values in the order (and with the zero signs) the line
-    wrote them, to call with. stmt: the line's statement when _parse_suite already parsed it."""
+    """-> (args text, answer text, call source) or raise ValueError(reason). args keep the order of
+    dicts and sets and the sign of zero, as the line wrote them: that is the call (two lines are
+    the same call only when they pass the same arguments the same way). stmt: the line's statement when _parse_suite already parsed it."""
     if len(text) > MAX_LINE_CHARS:
         raise ValueError("line too long (%d characters, at most %d)" % (len(text), MAX_LINE_CHARS))
     if _too_deep(text):
@@ -505,19 +515,19 @@ def _parse_line(text, entry_point, stmt=None):
     except (TypeError, MemoryError, RecursionError) as e:
         raise ValueError("bad literal: " + _exc_reason(e))
     try:
-        args_text, argv_text, answer_text = canonical(args), canonical(args, True), canonical(answer_value)
+        args_text, answer_text = canonical(args, True), canonical(answer_value)
     except _NotBuiltin as e:
         raise ValueError("literal " + str(e.args[0]))
     # ast offsets count UTF-8 bytes, not characters.
     raw = text.encode("utf-8", "surrogatepass")
     call_src = raw[call.col_offset:call.end_col_offset].decode("utf-8", "surrogatepass") if call.lineno == call.end_lineno == lineno else None
-    return args_text, argv_text, answer_text, call_src
+    return args_text, answer_text, call_src
 
 
 def plan(request_json):
     """Judge: parse every suite and golden line of a request. No code runs. Returns
-    {"s": [[line...]...], "g": [...]} with line = [validity, reason, args, answer, call_src, argv]
-    (args, answer and argv canonical, embedded; null when the line does not parse): validity "valid"
+    {"s": [[line...]...], "g": [...]} with line = [validity, reason, args, answer, call_src]
+    (args and answer canonical, embedded; null when the line does not parse): validity "valid"
     or "invalid"; a repeat of an earlier line's call in its suite is invalid."""
     req = _json.loads(request_json)
     max_lines = req["limits"]["max_lines"]
@@ -533,16 +543,16 @@ def plan(request_json):
             lines, seen = [], {}
             for n, text in enumerate(texts):
                 try:
-                    args, argv, answer, call_src = _parse_line(text, entry, stmts[n])
+                    args, answer, call_src = _parse_line(text, entry, stmts[n])
                 except ValueError as e:
-                    lines.append('["invalid",' + _dumps(str(e.args[0]) if e.args else "malformed") + ",null,null,null,null]")
+                    lines.append('["invalid",' + _dumps(str(e.args[0]) if e.args else "malformed") + ",null,null,null]")
                     continue
                 if args in seen:
                     validity, reason = "invalid", "repeats the call of line %d" % (seen[args] + 1)
                 else:
                     seen[args] = n
                     validity, reason = "valid", ""
-                lines.append("[" + _dumps(validity) + "," + _dumps(reason) + "," + args + "," + answer + "," + _dumps(call_src) + "," + argv + "]")
+                lines.append("[" + _dumps(validity) + "," + _dumps(reason) + "," + args + "," + answer + "," + _dumps(call_src) + "]")
             groups.append("[" + ",".join(lines) + "]")
         out.append(_dumps(kind) + ":[" + ",".join(groups) + "]")
     return "{" + ",".join(out) + "}"

@@ -38,6 +38,16 @@
  *   | { type: "failed", id: number, error: string }} RunnerEvent
  */
 
+/**
+ * The environment every runner's interpreter starts with. A fixed hash seed: set and dict-of-str
+ * iteration orders are then the same in the judge, in every sandbox and after every restart (each
+ * process would otherwise draw its own, and a candidate equal to its reference could fail).
+ */
+export const RUNNER_ENV = Object.freeze({ PYTHONHASHSEED: "0" });
+
+/** Largest step result a runner sends (canonical values are capped far below; a forged one is not). */
+const MAX_RESULT_CHARS = 1_000_000;
+
 /** A runner whose wasm heap has grown past this is retired after its unit (memory never shrinks). */
 export const MAX_HEAP_BYTES = 512 * 2 ** 20;
 
@@ -169,6 +179,7 @@ export function startRunner(pyodide, harnessSource, role) {
       deadline = Infinity;
     }
     if (fired || now() - t0 > limitMs) return `["timeout",${stringify(`exceeded ${limitMs} ms`)}]`;
+    if (typeof out !== "string" || out.length > MAX_RESULT_CHARS) return `["error",${stringify("the step's result is too large")}]`;
     return out;
   };
 

@@ -174,11 +174,11 @@ class RunnerSlot {
    * Run one unit; resolve with its steps (never rejects for the candidate's doing: a kill or a
    * crash becomes the step's `timeout` or `error`). `onStep` sees each step as it ends.
    */
-  async unit(unit: RunnerUnit, killGrace: (limit: number) => number, onStep: () => void): Promise<UnitSteps> {
+  async unit(unit: RunnerUnit, killGrace: (limit: number) => number, onStep: () => void): Promise<{ steps: UnitSteps; stopped: boolean }> {
     const { live, host } = await this.ready();
     const id = this.nextId++;
     const steps: UnitSteps = [];
-    return new Promise<UnitSteps>((resolve) => {
+    return new Promise((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const limitOf = (step: number) => (step === 0 ? unit.loadMs : unit.testMs);
       const arm = () => {
@@ -191,7 +191,7 @@ class RunnerSlot {
         live.pending = live.exited = null;
         if (inFlight && steps.length <= unit.calls.length) steps.push(inFlight);
         if (kill) void this.retire();
-        resolve(steps);
+        resolve({ steps, stopped: inFlight !== null });
       };
       live.exited = (why) => end(["error", `the sandbox crashed: ${why}`], true);
       // Anything off protocol (a runner that ran untrusted code may send anything) ends the unit,
@@ -250,20 +250,25 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
       const task = tasks.get(taskId)!;
       chain = chain.then(async () => {
         await planTask(req, taskId, plan);
-        const calls = referenceCalls(req, plan, taskId);
-        total += calls.length ? 1 + calls.length : 0;
         const outputs: ReferenceOutputs = new Map();
         let load: StepResult | undefined;
-        // A reference is trusted: after a timeout its other calls still run, in a new unit.
-        for (let from = 0; from < calls.length; ) {
-          const rest = calls.slice(from);
-          const steps = await judge.unit(
-            { code: task.reference, entry: task.entry_point, calls: rest.map((call) => JSON.stringify(call.argv)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: true },
-            killGrace, step);
-          load = steps[0];
-          if (load?.[0] !== "ok") break;
-          for (let i = 1; i < steps.length; i++) outputs.set(rest[i - 1].key, steps[i]);
-          from += Math.max(1, steps.length - 1);
+        // Suite by suite, each distinct call once. A reference is trusted but the arguments are
+        // not: after an interrupted call the suite's other calls still run, in a new unit; after a
+        // kill (or a crash) they do not, so one suite costs at most one kill, and only its own lines.
+        for (const suiteCalls of referenceCalls(req, plan, taskId)) {
+          let pending = suiteCalls.filter((call) => !outputs.has(call.key));
+          total += pending.length;
+          while (pending.length && (load === undefined || load[0] === "ok")) {
+            total += 1; // the unit's load
+            const { steps, stopped } = await judge.unit(
+              { code: task.reference, entry: task.entry_point, calls: pending.map((call) => JSON.stringify(call.argv)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: true },
+              killGrace, step);
+            load = steps[0];
+            for (let i = 1; i < steps.length; i++) outputs.set(pending[i - 1].key, steps[i]);
+            if (stopped) break;
+            pending = pending.slice(Math.max(1, steps.length - 1));
+          }
+          if (load !== undefined && load[0] !== "ok") break;
         }
         references.set(taskId, { load, outputs });
       });
@@ -278,9 +283,9 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
       total += lines.calls.length;
       const steps: UnitSteps = code.code.length > MAX_CODE_CHARS
         ? [["syntax", `code too long (${code.code.length} characters, at most ${MAX_CODE_CHARS})`]]
-        : await sandbox.unit(
+        : (await sandbox.unit(
             { code: code.code, entry: tasks.get(code.task)!.entry_point, calls: lines.calls.map((call) => JSON.stringify(call.argv)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: false },
-            killGrace, step);
+            killGrace, step)).steps;
       judgeCandidate(result, c, lines, steps, limits);
     }
     await chain;
@@ -312,7 +317,7 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
         const seen = new Map<string, number>();
         for (const line of lines) {
           const single = { ...sub, suites: [{ code: 0, text: line }], golden: [] };
-          const parsed: PlanLine = await judge.plan(JSON.stringify(single), 1, 0).then((p) => p.s[0][0], () => ["invalid", "the parser crashed on this line", null, null, null, null]);
+          const parsed: PlanLine = await judge.plan(JSON.stringify(single), 1, 0).then((p) => p.s[0][0], () => ["invalid", "the parser crashed on this line", null, null, null]);
           const key = parsed[2] ? JSON.stringify(parsed[2]) : null;
           if (key !== null && seen.has(key)) parsed.splice(0, 2, "invalid", `repeats the call of line ${seen.get(key)! + 1}`);
           else if (key !== null) seen.set(key, out.length);

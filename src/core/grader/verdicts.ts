@@ -15,11 +15,11 @@ import { checkCanonical, sameValue, showValue, type Canonical } from "./canonica
 import type { CodeResult, GradeLimits, GradeRequest, GradeResult, LineResult } from "./types.ts";
 
 /**
- * A parsed line (harness `plan`): [validity, reason, args, answer, call source, argv]. args is the
- * call's identity (canonical: sets and dicts sorted, -0.0 as 0.0); argv the same values as the line
- * wrote them (order and zero signs kept), which is what the reference and candidates are called on.
+ * A parsed line (harness `plan`): [validity, reason, args, answer, call source]. args are the
+ * call's arguments as the line wrote them (dict and set order, the sign of zero kept): two lines are
+ * the same call only when their args are the same canonical text.
  */
-export type PlanLine = ["valid" | "invalid", string, Canonical | null, Canonical | null, string | null, Canonical | null];
+export type PlanLine = ["valid" | "invalid", string, Canonical | null, Canonical | null, string | null];
 export interface Plan {
   /** Generated suites, in request order. */
   s: PlanLine[][];
@@ -68,9 +68,9 @@ export function parsePlan(text: unknown, suites: number, golden: number): Plan |
   }
   const p = plan as Plan | null;
   const lineOk = (l: unknown) => {
-    if (!Array.isArray(l) || l.length !== 6 || (l[0] !== "valid" && l[0] !== "invalid") || typeof l[1] !== "string") return false;
+    if (!Array.isArray(l) || l.length !== 5 || (l[0] !== "valid" && l[0] !== "invalid") || typeof l[1] !== "string") return false;
     if (l[2] === null) return l[0] === "invalid";
-    return checkCanonical(l[2]) !== null && checkCanonical(l[3]) !== null && checkCanonical(l[5]) !== null && (l[4] === null || typeof l[4] === "string");
+    return checkCanonical(l[2]) !== null && checkCanonical(l[3]) !== null && (l[4] === null || typeof l[4] === "string");
   };
   const groupsOk = (g: unknown, n: number) => Array.isArray(g) && g.length === n && g.every((lines) => Array.isArray(lines) && lines.every(lineOk));
   return p && typeof p === "object" && groupsOk(p.s, suites) && groupsOk(p.g, golden) ? p : null;
@@ -84,7 +84,7 @@ export const argsKey = (args: Canonical): string => JSON.stringify(args);
 
 type Limits = Required<GradeLimits>;
 
-/** One distinct call: its identity (argsKey of the canonical args) and the arguments to pass. */
+/** One distinct call: its identity (argsKey of its args) and the arguments to pass. */
 export interface Call {
   key: string;
   argv: Canonical;
@@ -93,18 +93,20 @@ export interface Call {
 /** Adds a line's call to `calls` unless an equal call is there; returns its key. */
 function addCall(calls: Map<string, Call>, line: PlanLine): string {
   const key = argsKey(line[2]!);
-  if (!calls.has(key)) calls.set(key, { key, argv: line[5]! });
+  if (!calls.has(key)) calls.set(key, { key, argv: line[2]! });
   return key;
 }
 
-/** Distinct calls of the parsed generated lines of one task's codes, in first-seen order. */
-export function referenceCalls(request: GradeRequest, plan: Plan, task: string): Call[] {
-  const calls = new Map<string, Call>();
+/** The calls of each generated suite of one task's codes: per suite, its distinct valid calls. */
+export function referenceCalls(request: GradeRequest, plan: Plan, task: string): Call[][] {
+  const suites: Call[][] = [];
   (request.suites ?? []).forEach((suite, i) => {
     if (request.codes[suite.code].task !== task) return;
+    const calls = new Map<string, Call>();
     for (const line of plan.s[i]) if (line[0] === "valid" && line[2]) addCall(calls, line);
+    suites.push([...calls.values()]);
   });
-  return [...calls.values()];
+  return suites;
 }
 
 /** A reference's outputs by argument key. */
@@ -117,7 +119,7 @@ function judgeLine(line: PlanLine, outputs: ReferenceOutputs | undefined, loadSt
   if (validity === "invalid" || !args || !answer) return { invalid: reason };
   if (loadStep && loadStep[0] !== "ok") return { invalid: `reference failed to load: ${loadStep[1]}` };
   const out = outputs?.get(argsKey(args));
-  if (!out) return { invalid: "reference not run" };
+  if (!out) return { invalid: "reference not run: an earlier line of its suite made the reference exceed its limit" };
   if (out[0] !== "ok" || out[1] === "") return { invalid: `reference ${out[0] === "timeout" ? "timed out: " : ""}${out[1]}` };
   const expected = out[1];
   const corrected = callSrc !== null && out[2] ? `assert ${callSrc} == ${out[2]}` : undefined;

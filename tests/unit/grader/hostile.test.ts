@@ -152,6 +152,11 @@ const SNIPPETS: Snippet[] = [
     code: `def f(xs):\n${SYS}    g = sys._getframe(1).f_globals\n    g['canonical'] = lambda v: '["i", 5]'\n    return max(xs)`,
     status: "ok", verdicts: ["error", "error"], suite: TWO, reason: "broke its protocol",
   },
+  {
+    name: "a reason of 30 MB through the harness's own formatter",
+    code: `def f(xs):\n${SYS}    g = sys._getframe(1).f_globals\n    g['_exc_reason'] = lambda e: 'y' * 30_000_000\n    raise ValueError(1)`,
+    status: "ok", verdicts: ["error"], reason: "too large",
+  },
   { name: "a test line nested 1,980 deep (the parser would overflow the stack)", code: body("    return max(xs)"), status: "ok", verdicts: ["pass", "skipped"], suite: `assert f([1, 5]) == 5\nassert f([${"-".repeat(1980)}1]) == 1` },
   { name: "a test line of 900 nested lists", code: body("    return max(xs)"), status: "ok", verdicts: ["pass", "skipped"], suite: `assert f([1, 5]) == 5\nassert f(${"[".repeat(900)}${"]".repeat(900)}) == 1` },
   { name: "import _pyodide_core through importlib", code: body(`${SYS}    return sys.modules['importlib'].import_module('_pyodide_core')`), status: "ok", verdicts: ["error"] },

@@ -207,6 +207,65 @@ describe("edges: infinities, NaN, corrected lines, sizes", () => {
     expect([z.validity, z.verdict, z.corrected]).toEqual(["valid", "pass", "assert f(-0.0) == -1.0"]);
   });
 
+  it("calls that differ only in dict order or the sign of zero are different calls, across candidates too", async () => {
+    const listed = { id: "list", entry_point: "f", reference: "def f(d):\n    return list(d)" };
+    const sign = { id: "sign", entry_point: "f", reference: "import math\ndef f(x):\n    return math.copysign(1.0, x)" };
+    const honest = ["def f(d):\n    return list(d)", "import math\ndef f(x):\n    return math.copysign(1.0, x)"];
+    const r = await grader.grade({
+      tasks: [listed, sign],
+      codes: [0, 0, 1, 1].map((i) => ({ task: i ? "sign" : "list", code: honest[i] })),
+      suites: [
+        { code: 0, text: "assert f({1: 0, 2: 0}) == [1, 2]\nassert f({2: 0, 1: 0}) == [2, 1]" },
+        { code: 1, text: "assert f({2: 0, 1: 0}) == [2, 1]" },
+        { code: 2, text: "assert f(0.0) == 1.0" },
+        { code: 3, text: "assert f(-0.0) == -1.0" },
+      ],
+    });
+    expect(r.suites.map((s) => s.map((l) => `${l.validity}/${l.verdict}`))).toEqual([["valid/pass", "valid/pass"], ["valid/pass"], ["valid/pass"], ["valid/pass"]]);
+  });
+
+  it("a str of surrogate code points is not the character they would pair into", async () => {
+    const length = { id: "len", entry_point: "f", reference: "def f(s):\n    return len(s)" };
+    const [pair] = await lines("def f(s):\n    return len(s)", "assert f('\\ud83d\\ude00') == 2\nassert f('\\U0001F600') == 1", length);
+    expect([pair.validity, pair.verdict]).toEqual(["valid", "pass"]);
+    const r = await grader.grade({
+      tasks: [length],
+      codes: [{ task: "len", code: "def f(s):\n    return '\\ud83d\\ude00'" }, { task: "len", code: "def f(s):\n    return '\\U0001F600'" }],
+      golden: [0, 1].map((code) => ({ code, text: "assert f('') == '\\U0001F600'" })),
+    });
+    expect(r.golden.map((s) => s[0].verdict)).toEqual(["fail", "pass"]);
+  });
+
+  it("set iteration order is the same for the reference and the candidate, before and after a kill", async () => {
+    const task = { id: "uniq", entry_point: "f", reference: "def f(ws):\n    return list(set(ws))" };
+    const same = "def f(ws):\n    return list(set(ws))";
+    const suite = "assert f(['fig', 'apple', 'pear', 'kiwi', 'lime', 'plum']) == []";
+    const r = await grader.grade({
+      tasks: [task],
+      codes: [same, "def f(ws):\n    return sum(range(10 ** 15))", same].map((code) => ({ task: "uniq", code })),
+      suites: [0, 1, 2].map((code) => ({ code, text: suite })),
+      limits: { test_ms: 300 },
+    });
+    expect(r.suites.map((s) => s[0].verdict)).toEqual(["pass", "timeout", "pass"]);
+  });
+
+  it("a suite whose lines make the reference loop in C costs one kill: its other lines are not run, other suites are", async () => {
+    const task = { id: "sum", entry_point: "f", reference: "def f(n):\n    return sum(range(n))" };
+    const slow = Array.from({ length: 4 }, (_, i) => `assert f(${10 ** 15 + i}) == 0`).join("\n");
+    const r = await grader.grade({
+      tasks: [task],
+      codes: [0, 1].map(() => ({ task: "sum", code: "def f(n):\n    return n * (n - 1) // 2" })),
+      suites: [{ code: 0, text: slow }, { code: 1, text: `assert f(10) == 45\n${slow.split("\n")[1]}` }],
+      limits: { test_ms: 200 },
+    });
+    expect(r.suites[0].map((l) => l.validity)).toEqual(["invalid", "invalid", "invalid", "invalid"]);
+    expect(r.suites[0][0].reason).toMatch(/^reference timed out/);
+    expect(r.suites[0][2].reason).toContain("reference not run");
+    // The other suite's own lines are judged on their own (its second line was never run for suite 0).
+    expect(r.suites[1].map((l) => `${l.validity}/${l.verdict}`)).toEqual(["valid/pass", "invalid/skipped"]);
+    expect(r.suites[1][1].reason).toMatch(/^reference timed out/);
+  }, 60_000);
+
   it("every line of a suite gets its corrected line, and a carriage return ends a line as in Python", async () => {
     const r = await lines(GOOD, "assert f([1, 2]) == 2\rassert f([3]) == 4\r\nassert f([5, 6]) == 6");
     expect(r.map((l) => l.corrected)).toEqual(["assert f([1, 2]) == 2", "assert f([3]) == 3", "assert f([5, 6]) == 6"]);
