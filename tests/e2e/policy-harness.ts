@@ -37,7 +37,7 @@ export async function runDuel(vocab: number, preference: BackendPreference = "au
   const { policy, close } = startPolicyWorker("e2e-policy");
   try {
     const choice = await policy.init(preference);
-    await policy.create({ size: "tiny", vocab, seed: 7, train: { lr: 3e-3, warmupSteps: 0, klCoef: 0.001 } });
+    await policy.create({ size: "tiny", vocab, seed: 7, train: { lr: 3e-3, warmupSteps: 0, klCoef: 0.001, miniBatches: 1 } }); // one optimiser step: ratio 1 everywhere
     const prompts = [[1], [1, 5], [1, 6, 7], [1], [1, 8], [1, 9, 10, 11], [1], [1, 12]];
     const spec = { kind: "toy", params: { vocab, minLength: 1, maxLength: 6 } };
     const { rollout, rngState } = await policy.sample(prompts, spec, { maxNewTokens: 8, rngState: [1, 2, 3, 4] });
