@@ -114,7 +114,6 @@ def setup(role):
         public[name] = {k: v for k, v in vars(mods[name]).items() if not k.startswith("_") or k in ("__name__", "__doc__")}
     MappingProxy = type(type.__dict__)
     _state["public"] = MappingProxy({k: MappingProxy(v) for k, v in public.items()})
-    _state["import_code"] = compile(_IMPORT_SRC, "<sandbox-import>", "exec")
     refused = _tiny_function(_REFUSED_SRC, "refused", {})
 
     # (2) The JavaScript bridge. JsProxy is read before its module is emptied, then only used to
@@ -149,6 +148,10 @@ def setup(role):
     # (Not a boundary: a candidate can reach loaded modules through function globals anyway; what
     # stops it is the audit hook, the restore after each unit, and no JavaScript to reach.)
     restricted = _tiny_function(_IMPORT_SRC, "__import__", {"PUBLIC": _state["public"], "ModuleType": type(_sys)})
+    # What a loaded program's builtins are: the pristine ones, less I/O, with the restricted import.
+    candidate_builtins = {k: v for k, v in _PRISTINE_BUILTINS.items() if k not in _DENIED_BUILTINS}
+    candidate_builtins["__import__"] = restricted
+    _state["builtins"] = candidate_builtins
     vars(_builtins_module)["__import__"] = _tiny_function(_GUARDED_IMPORT_SRC, "__import__", {
         "real": _builtins_module.__import__, "restricted": restricted, "frame": _sys._getframe})
     gc.collect()
@@ -260,14 +263,9 @@ _CellType = type((lambda x: lambda: x)(0).__closure__[0])
 
 
 def _fresh_namespace():
-    b = dict(_PRISTINE_BUILTINS)
-    for k in _DENIED_BUILTINS:
-        b.pop(k, None)
-    env = {"__builtins__": {"ImportError": ImportError, "type": type, "str": str, "vars": vars},
-           "PUBLIC": _state["public"], "ModuleType": type(_sys)}
-    exec(_state["import_code"], env)
-    b["__import__"] = env["__import__"]
-    return {"__builtins__": b, "__name__": "__candidate__"}
+    """A module namespace for one program (its own copy of the builtins dict: a reference loaded in
+    the judge, which is not restored, cannot see what an earlier one put there)."""
+    return {"__builtins__": dict(_state["builtins"]), "__name__": "__candidate__"}
 
 
 # ---------------------------------------------------------------------------------------------
