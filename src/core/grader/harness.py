@@ -512,20 +512,38 @@ def _parse_line(text, entry_point, stmt=None):
         raise ValueError("answer is not a literal")
     except (TypeError, MemoryError, RecursionError) as e:
         raise ValueError("bad literal: " + _exc_reason(e))
+    # ast offsets count UTF-8 bytes, not characters.
+    raw = text.encode("utf-8", "surrogatepass")
+    call_src = raw[call.col_offset:call.end_col_offset].decode("utf-8", "surrogatepass") if call.lineno == call.end_lineno == lineno else None
+    argv = None
+    if call_src is not None and any(type(n) is _A.Set for a in call.args for n in _A.walk(a)):
+        # A set's iteration order is how CPython builds its display, which rebuilding it from its
+        # elements does not reproduce: such arguments travel as their (checked) source, and every
+        # runner builds them by evaluating it (`_args_value`).
+        argv = call_src[len(entry_point):]
+        args = _args_value(argv)
     try:
         args_text, answer_text = canonical(args, True), canonical(answer_value)
     except _NotBuiltin as e:
         raise ValueError("literal " + str(e.args[0]))
-    # ast offsets count UTF-8 bytes, not characters.
-    raw = text.encode("utf-8", "surrogatepass")
-    call_src = raw[call.col_offset:call.end_col_offset].decode("utf-8", "surrogatepass") if call.lineno == call.end_lineno == lineno else None
-    return args_text, answer_text, call_src
+    return args_text, answer_text, call_src, (_encode_str(argv) if argv is not None else args_text)
+
+
+def _pack(*args):
+    return args
+
+
+def _args_value(source):
+    """The argument tuple of `(...)`, a call's argument list that `_literal` accepted (literals and
+    set() only), built the way CPython builds it."""
+    return eval(compile("_pack" + source, "<args>", "eval"), {"__builtins__": {"set": set}, "_pack": _pack})
 
 
 def plan(request_json):
     """Judge: parse every suite and golden line of a request. No code runs. Returns
-    {"s": [[line...]...], "g": [...]} with line = [validity, reason, args, answer, call_src]
-    (args and answer canonical, embedded; null when the line does not parse): validity "valid"
+    {"s": [[line...]...], "g": [...]} with line = [validity, reason, args, answer, call_src, argv]
+    (args and answer canonical, embedded; argv what runners call with: the args again, or for
+    arguments holding a set their source text; null when the line does not parse): validity "valid"
     or "invalid"; a repeat of an earlier line's call in its suite is invalid."""
     req = _json.loads(request_json)
     max_lines = req["limits"]["max_lines"]
@@ -541,16 +559,16 @@ def plan(request_json):
             lines, seen = [], {}
             for n, text in enumerate(texts):
                 try:
-                    args, answer, call_src = _parse_line(text, entry, stmts[n])
+                    args, answer, call_src, argv = _parse_line(text, entry, stmts[n])
                 except ValueError as e:
-                    lines.append('["invalid",' + _dumps(str(e.args[0]) if e.args else "malformed") + ",null,null,null]")
+                    lines.append('["invalid",' + _dumps(str(e.args[0]) if e.args else "malformed") + ",null,null,null,null]")
                     continue
                 if args in seen:
                     validity, reason = "invalid", "repeats the call of line %d" % (seen[args] + 1)
                 else:
                     seen[args] = n
                     validity, reason = "valid", ""
-                lines.append("[" + _dumps(validity) + "," + _dumps(reason) + "," + args + "," + answer + "," + _dumps(call_src) + "]")
+                lines.append("[" + _dumps(validity) + "," + _dumps(reason) + "," + args + "," + answer + "," + _dumps(call_src) + "," + argv + "]")
             groups.append("[" + ",".join(lines) + "]")
         out.append(_dumps(kind) + ":[" + ",".join(groups) + "]")
     return "{" + ",".join(out) + "}"
@@ -587,7 +605,8 @@ def call(args_text, literal):
     (a value that is not a builtin one, or too large). With literal true (references: the
     corrected line), also the value's Python literal (`_lit`: it parses back to the same value)."""
     try:
-        value = _state["fn"](*_from_canon(_json.loads(args_text)))
+        argv = _json.loads(args_text)
+        value = _state["fn"](*(_args_value(argv) if type(argv) is str else _from_canon(argv)))
         text = canonical(value)
     except _NotBuiltin as e:
         return _dumps(["fail", "returned a non-builtin value: " + str(e.args[0])])

@@ -293,45 +293,53 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
     return result;
   }
 
-  /** Parse the suite and golden lines of one task's codes on the judge, into `plan`. */
+  /**
+   * Parse the suite and golden lines of one task's codes on the judge, into `plan`, a few suites per
+   * request (so that no answer grows past what a runner may send).
+   */
   async function planTask(req: GradeRequest & { limits: Required<GradeLimits> }, taskId: string, plan: Plan): Promise<void> {
-    const mine = (list: GradeRequest["suites"]) =>
-      (list ?? []).flatMap((suite, index) => (req.codes[suite.code].task === taskId ? [{ index, text: suite.text }] : []));
-    const suites = mine(req.suites);
-    const golden = mine(req.golden);
-    if (!suites.length && !golden.length) return;
+    const mine = (list: GradeRequest["suites"], kind: "s" | "g") =>
+      (list ?? []).flatMap((suite, index) => (req.codes[suite.code].task === taskId ? [{ kind, index, text: suite.text }] : []));
+    const all = [...mine(req.suites, "s"), ...mine(req.golden, "g")];
     const task = req.tasks.find((t) => t.id === taskId)!;
-    const sub = {
-      tasks: [task],
-      codes: [{ task: taskId, code: "" }],
-      suites: suites.map((s) => ({ code: 0, text: s.text })),
-      golden: golden.map((s) => ({ code: 0, text: s.text })),
-      limits: req.limits,
-    };
-    const parsed = await judge.plan(JSON.stringify(sub), sub.suites.length, sub.golden.length).catch(async (e: unknown) => {
-      if (!(e instanceof RunnerDiedError)) throw e;
-      // A line killed the judge's parser: parse line by line, so only that line is lost.
-      const one = async (text: string) => {
-        const lines = text.replace(/\r\n?/g, "\n").split("\n").filter((l) => l.trim()).slice(0, req.limits.max_lines);
-        const out: PlanLine[] = [];
-        const seen = new Map<string, number>();
-        for (const line of lines) {
-          const single = { ...sub, suites: [{ code: 0, text: line }], golden: [] };
-          const parsed: PlanLine = await judge.plan(JSON.stringify(single), 1, 0).then((p) => p.s[0][0], () => ["invalid", "the parser crashed on this line", null, null, null]);
-          const key = parsed[2] ? JSON.stringify(parsed[2]) : null;
-          if (key !== null && seen.has(key)) parsed.splice(0, 2, "invalid", `repeats the call of line ${seen.get(key)! + 1}`);
-          else if (key !== null) seen.set(key, out.length);
-          out.push(parsed);
-        }
-        return out;
-      };
-      const plan: Plan = { s: [], g: [] };
-      for (const x of sub.suites) plan.s.push(await one(x.text));
-      for (const x of sub.golden) plan.g.push(await one(x.text));
-      return plan;
-    });
-    suites.forEach((s, i) => (plan.s[s.index] = parsed.s[i]));
-    golden.forEach((s, i) => (plan.g[s.index] = parsed.g[i]));
+    for (let from = 0; from < all.length; from += PLAN_SUITES) {
+      const chunk = all.slice(from, from + PLAN_SUITES);
+      const sub = (suites: string[], golden: string[]) => ({
+        tasks: [task],
+        codes: [{ task: taskId, code: "" }],
+        suites: suites.map((text) => ({ code: 0, text })),
+        golden: golden.map((text) => ({ code: 0, text })),
+        limits: req.limits,
+      });
+      const texts = (kind: "s" | "g") => chunk.filter((x) => x.kind === kind).map((x) => x.text);
+      const parsed = await judge.plan(JSON.stringify(sub(texts("s"), texts("g"))), texts("s").length, texts("g").length).catch(async (e: unknown) => {
+        if (!(e instanceof RunnerDiedError)) throw e;
+        // A line killed the judge's parser: parse line by line, so only that line is lost.
+        const one = async (text: string) => {
+          const lines = text.replace(/\r\n?/g, "\n").split("\n").filter((l) => !PYTHON_BLANK.test(l)).slice(0, req.limits.max_lines);
+          const out: PlanLine[] = [];
+          const seen = new Map<string, number>();
+          for (const line of lines) {
+            const parsed: PlanLine | undefined = await judge.plan(JSON.stringify(sub([line], [])), 1, 0).then(
+              (p) => p.s[0][0],
+              () => ["invalid", "the parser crashed on this line", null, null, null, null],
+            );
+            if (!parsed) continue; // blank to Python
+            const key = parsed[2] ? JSON.stringify(parsed[2]) : null;
+            if (key !== null && seen.has(key)) parsed.splice(0, 2, "invalid", `repeats the call of line ${seen.get(key)! + 1}`);
+            else if (key !== null) seen.set(key, out.length);
+            out.push(parsed);
+          }
+          return out;
+        };
+        const lines: Plan = { s: [], g: [] };
+        for (const text of texts("s")) lines.s.push(await one(text));
+        for (const text of texts("g")) lines.g.push(await one(text));
+        return lines;
+      });
+      const next = { s: 0, g: 0 };
+      for (const x of chunk) (x.kind === "s" ? plan.s : plan.g)[x.index] = parsed[x.kind][next[x.kind]++];
+    }
   }
 
   return {
@@ -350,6 +358,13 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
     },
   };
 }
+
+/** Suites (and golden suites) parsed per judge request. */
+const PLAN_SUITES = 16;
+
+/** A line Python's str.strip() empties (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff). */
+// eslint-disable-next-line no-control-regex -- Python counts these separators as whitespace
+const PYTHON_BLANK = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
 /** A candidate longer than this is not run (`syntax-error`, "code too long"). */
 export const MAX_CODE_CHARS = 100_000;

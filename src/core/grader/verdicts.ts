@@ -15,11 +15,13 @@ import { checkCanonical, sameValue, showValue, type Canonical } from "./canonica
 import type { CodeResult, GradeLimits, GradeRequest, GradeResult, LineResult } from "./types.ts";
 
 /**
- * A parsed line (harness `plan`): [validity, reason, args, answer, call source]. args are the
- * call's arguments as the line wrote them (dict and set order, the sign of zero kept): two lines are
- * the same call only when their args are the same canonical text.
+ * A parsed line (harness `plan`): [validity, reason, args, answer, call source, argv]. args are the
+ * call's arguments as the line wrote them (dict order and the sign of zero kept): two lines are the
+ * same call only when their args are the same canonical text. argv is what runners call with: the
+ * args again, or, where they hold a set (whose iteration order only CPython's own construction
+ * reproduces), their checked source text.
  */
-export type PlanLine = ["valid" | "invalid", string, Canonical | null, Canonical | null, string | null];
+export type PlanLine = ["valid" | "invalid", string, Canonical | null, Canonical | null, string | null, Canonical | string | null];
 export interface Plan {
   /** Generated suites, in request order. */
   s: PlanLine[][];
@@ -68,9 +70,10 @@ export function parsePlan(text: unknown, suites: number, golden: number): Plan |
   }
   const p = plan as Plan | null;
   const lineOk = (l: unknown) => {
-    if (!Array.isArray(l) || l.length !== 5 || (l[0] !== "valid" && l[0] !== "invalid") || typeof l[1] !== "string") return false;
+    if (!Array.isArray(l) || l.length !== 6 || (l[0] !== "valid" && l[0] !== "invalid") || typeof l[1] !== "string") return false;
     if (l[2] === null) return l[0] === "invalid";
-    return checkCanonical(l[2]) !== null && checkCanonical(l[3]) !== null && (l[4] === null || typeof l[4] === "string");
+    const argvOk = typeof l[5] === "string" || checkCanonical(l[5]) !== null;
+    return checkCanonical(l[2]) !== null && checkCanonical(l[3]) !== null && (l[4] === null || typeof l[4] === "string") && argvOk;
   };
   const groupsOk = (g: unknown, n: number) => Array.isArray(g) && g.length === n && g.every((lines) => Array.isArray(lines) && lines.every(lineOk));
   return p && typeof p === "object" && groupsOk(p.s, suites) && groupsOk(p.g, golden) ? p : null;
@@ -84,16 +87,16 @@ export const argsKey = (args: Canonical): string => JSON.stringify(args);
 
 type Limits = Required<GradeLimits>;
 
-/** One distinct call: its identity (argsKey of its args) and the arguments to pass. */
+/** One distinct call: its identity (argsKey of its args) and the arguments to pass (PlanLine argv). */
 export interface Call {
   key: string;
-  argv: Canonical;
+  argv: Canonical | string;
 }
 
 /** Adds a line's call to `calls` unless an equal call is there; returns its key. */
 function addCall(calls: Map<string, Call>, line: PlanLine): string {
   const key = argsKey(line[2]!);
-  if (!calls.has(key)) calls.set(key, { key, argv: line[2]! });
+  if (!calls.has(key)) calls.set(key, { key, argv: line[5]! });
   return key;
 }
 

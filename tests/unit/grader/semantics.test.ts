@@ -224,6 +224,24 @@ describe("edges: infinities, NaN, corrected lines, sizes", () => {
     expect(r.suites.map((s) => s.map((l) => `${l.validity}/${l.verdict}`))).toEqual([["valid/pass", "valid/pass"], ["valid/pass"], ["valid/pass"], ["valid/pass"]]);
   });
 
+  it("set arguments iterate in the order CPython builds the line's display", async () => {
+    const listed = { id: "setlist", entry_point: "f", reference: "def f(s):\n    return list(s)" };
+    const honest = "def f(s):\n    return list(s)";
+    // What CPython (Pyodide's, hash seed 0) gives for list() of these displays.
+    const [a, b] = await lines(honest, "assert f({-6, 7, -8, 1, 18, -25, -4, 17, -30}) == [1, -30, 7, -25, 17, 18, -8, -6, -4]\nassert f({5, -3}) == [-3, 5]", listed);
+    expect([a.validity, a.verdict, b.validity, b.verdict]).toEqual(["valid", "pass", "valid", "pass"]);
+  });
+
+  it("a line blank to Python but not to JavaScript, in a batch large enough to split the judge's work", async () => {
+    const echo = { id: "echo", entry_point: "f", reference: "def f(s):\n    return s" };
+    const long = (n: number) => Array.from({ length: 8 }, (_, k) => `assert f('${"😀".repeat(900 - k - n)}') == ''`).join("\n");
+    const suites = Array.from({ length: 20 }, (_, c) => ({ code: c, text: long(c) }));
+    suites.push({ code: 20, text: "assert f('a') == 'a'\n\x1c\nassert f('b') == 'b'" });
+    const r = await grader.grade({ tasks: [echo], codes: suites.map(() => ({ task: "echo", code: "def f(s):\n    return s" })), suites, limits: { test_ms: 5000 } });
+    expect(r.suites[20].map((l) => `${l.validity}/${l.verdict}`)).toEqual(["valid/pass", "valid/pass"]);
+    expect(r.suites[0].every((l) => l.validity === "wrong-answer" && l.verdict === "pass")).toBe(true);
+  }, 120_000);
+
   it("a str of surrogate code points is not the character they would pair into", async () => {
     const length = { id: "len", entry_point: "f", reference: "def f(s):\n    return len(s)" };
     const [pair] = await lines("def f(s):\n    return len(s)", "assert f('\\ud83d\\ude00') == 2\nassert f('\\U0001F600') == 1", length);
