@@ -7,7 +7,7 @@
 import { CliError, cliConfig, parseArgs, trainTasksFlag, usage, type FlagSpec } from "../src/node/cli.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { evalTasks, evaluateCheckpoint, lastCheckpoint, metricsJson, metricsTable } from "../src/node/evaluate-run.ts";
-import { loadOrPrepareBench, loadTaskFile, readRunFile } from "../src/node/run-files.ts";
+import { loadOrPrepareBench, readRunFile, runTaskFile } from "../src/node/run-files.ts";
 import { BundleError } from "../src/core/bundle.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
@@ -18,7 +18,7 @@ const FLAGS: Record<string, FlagSpec> = {
   temperature: { kind: "number", min: 0.01, help: "sampling temperature (default 0.7, as the paper)" },
   k: { kind: "int", min: 1, help: "k of pass@k and mut@k (default 5)" },
   tts: { kind: "int", min: 0, help: "suites per program for test-time scaling (default 1; 0 skips)" },
-  tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1 (default), arena-v2" },
+  tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1, arena-v2 (default: the run's or preset's task_set)" },
   "task-limit": { kind: "int", min: 1, help: "evaluate only the first N tasks of train and of each held-out split" },
   "train-tasks": { kind: "string", help: "trained (default: the train tasks the run trained on) | all; held-out tasks are always all" },
   "bench-cache": { kind: "string", help: "directory caching plus tests and mutants (default runs/)" },
@@ -29,7 +29,6 @@ async function main(argv: string[]): Promise<void> {
   const { flags, positional } = parseArgs(argv, FLAGS, 1);
   const preset = flags.preset as string | undefined;
   if (!preset === !positional[0]) throw new CliError("give either a run file or --preset, not both and not neither");
-  const file = loadTaskFile(flags.tasks as string | undefined);
   let config;
   let checkpoint;
   let label: string;
@@ -42,6 +41,8 @@ async function main(argv: string[]): Promise<void> {
     checkpoint = lastCheckpoint(snapshot);
     label = `${positional[0]} at step ${checkpoint.step}`;
   }
+  // A run is evaluated on the set it trained on (its config's task_set) unless --tasks says otherwise.
+  const { file } = runTaskFile(flags.tasks as string | undefined, config);
   const log = (s: string) => process.stderr.write(s + "\n");
   log(`eval: ${label}`);
   const grader = await createNodeGrader();

@@ -1,29 +1,30 @@
 /**
- * `npm run pretrain [-- OPTIONS]`: rebuilds the base Code and Test policies on Node wasm, evaluates
- * them through the real grader and writes the checkpoints plus manifest.json (docs/BASE-MODELS.md).
+ * `npm run pretrain [-- OPTIONS]`: rebuilds the joint base model (every player of every mode starts
+ * from it) on Node wasm from the arena-v2 train split, evaluates it in both roles through the real
+ * grader and writes the checkpoint, the corpus and manifest.json (docs/BASE-MODELS.md).
  *
  *   --size tiny|small     model size (default tiny)
  *   --seed N              corpus, weights and batch order (default 1)
- *   --steps N             optimizer steps of both policies (default: BASE_RECIPE per policy)
- *   --out DIR             where the checkpoints and manifest go (default public/checkpoints)
- *   --policies code,test  which policies to train (the others are loaded from --out)
- *   --skip-train          train nothing: evaluate the checkpoints in --out and rewrite the manifest
+ *   --steps N             optimizer steps (default: BASE_RECIPE)
+ *   --out DIR             where the checkpoint and manifest go (default public/checkpoints)
+ *   --skip-train          train nothing: evaluate the checkpoint in --out and rewrite the manifest
  *   --no-eval             skip the evaluation (the manifest's figures become null)
  *   --mutants             also build the equivalence-filtered mutants, for mut@k (slower)
  *   --codes-per-task N    code samples per task in the evaluation (default 8)
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { arenaV1 } from "../src/core/arena/task-suite.ts";
+import { arenaV2 } from "../src/core/arena/arena-v2.ts";
 import { buildPlusTests } from "../src/core/arena/plus.ts";
 import { prepareBench } from "../src/core/arena/mutants.ts";
 import type { Bench } from "../src/core/arena/metrics-evaluate.ts";
+import type { BySplit } from "../src/core/arena/metrics.ts";
 import { sha256Hex } from "../src/core/bundle.ts";
-import { arenaConstraints, taskVocabulary } from "../src/core/duel/contexts.ts";
-import { buildCorpus, corpusHash, corpusStats, vocabHash, type PretrainCorpus } from "../src/core/duel/pretrain-corpus.ts";
+import { arenaConstraints, arenaVocabulary } from "../src/core/duel/contexts.ts";
+import { buildCorpus, corpusHash, corpusStats, jointSequences, vocabHash, type PretrainCorpus } from "../src/core/duel/pretrain-corpus.ts";
 import {
-  BASE_CORPUS_FILE, BASE_MANIFEST_FILE, BASE_MANIFEST_FORMAT, BASE_RECIPE, baseCheckpointFile, pretrainBase, pretrainOptions,
-  type BaseManifest, type BasePolicyEntry, type BasePolicyName, type PretrainProgress,
+  BASE_CORPUS_FILE, BASE_MANIFEST_FILE, BASE_MANIFEST_FORMAT, BASE_RECIPE, baseCheckpointFile, corpusFileBytes, pretrainBase, pretrainOptions,
+  type BaseManifest, type BasePolicyEntry, type PretrainProgress,
 } from "../src/core/duel/pretrain.ts";
 import { evaluateBase } from "../src/core/duel/pretrain-eval.ts";
 import type { ModelSize } from "../src/core/policy/config.ts";
@@ -33,15 +34,12 @@ import { createNodeRunPython, mutateSource } from "../src/node/python-runner.ts"
 import { useNodeBackend } from "../src/node/tf-backend.ts";
 import { CliError, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
 
-const POLICIES: BasePolicyName[] = ["code", "test"];
-
 const FLAGS: Record<string, FlagSpec> = {
   size: { kind: "string", help: "model size: tiny | small (default tiny)" },
   seed: { kind: "string", help: "corpus, weights and batch order (default 1)" },
-  steps: { kind: "int", min: 1, help: "optimizer steps of both policies (default: BASE_RECIPE per policy)" },
-  out: { kind: "string", help: "checkpoints and manifest folder (default public/checkpoints)" },
-  policies: { kind: "string", help: "which to train: code,test (the others are loaded from --out)" },
-  "skip-train": { kind: "bool", help: "train nothing: evaluate the checkpoints in --out again" },
+  steps: { kind: "int", min: 1, help: "optimizer steps (default: BASE_RECIPE)" },
+  out: { kind: "string", help: "checkpoint and manifest folder (default public/checkpoints)" },
+  "skip-train": { kind: "bool", help: "train nothing: evaluate the checkpoint in --out again" },
   "no-eval": { kind: "bool", help: "skip the evaluation (the manifest's figures become null)" },
   mutants: { kind: "bool", help: "also build mutants, to report mut@k (slower)" },
   "codes-per-task": { kind: "int", min: 1, help: "code samples per task in the evaluation (default 8)" },
@@ -54,14 +52,12 @@ function pretrainArgs(argv: string[]) {
   if (size !== "tiny" && size !== "small") throw new CliError(`--size must be tiny or small, got ${JSON.stringify(size)}`);
   const seedRaw = (flags.seed as string | undefined) ?? "1";
   const seed = /^-?[0-9]+$/.test(seedRaw) ? Number(seedRaw) : seedRaw;
-  const policies = ((flags.policies as string | undefined) ?? "code,test").split(",") as BasePolicyName[];
-  for (const p of policies) if (!POLICIES.includes(p)) throw new CliError(`--policies takes code and/or test, got ${JSON.stringify(p)}`);
   return {
     size: size as ModelSize,
     seed,
     steps: flags.steps as number | undefined,
     out: (flags.out as string | undefined) ?? "public/checkpoints",
-    policies: flags["skip-train"] ? [] : policies,
+    train: flags["skip-train"] !== true,
     noEval: flags["no-eval"] === true,
     mutants: flags.mutants === true,
     codesPerTask: (flags["codes-per-task"] as number | undefined) ?? 8,
@@ -101,8 +97,8 @@ async function main(): Promise<void> {
   }
   const opts = pretrainArgs(process.argv.slice(2));
   const started = performance.now();
-  const file = arenaV1();
-  const vocab = taskVocabulary(file);
+  const file = arenaV2();
+  const vocab = arenaVocabulary();
   const backend = await useNodeBackend("wasm");
   if (backend.backend !== "wasm") console.warn(`pretrain: ${backend.reason}; checkpoints are reproducible per backend only`);
   const runPython = createNodeRunPython();
@@ -112,50 +108,42 @@ async function main(): Promise<void> {
   const stats = corpusStats(corpus);
   const hash = await corpusHash(corpus);
   console.log(`corpus: ${corpus.tasks.length} train tasks, ${corpus.code.length} code sequences ${JSON.stringify(stats.code)}, ` +
-    `${corpus.test.length} suites (${stats.testLines} lines, ${stats.wrongLines} wrong), sha256 ${hash.slice(0, 16)}`);
+    `${corpus.test.length} suites (${stats.testLines} lines, ${stats.wrongLines} wrong, ${stats.separatingLines} separating a buggy program), sha256 ${hash.slice(0, 16)}`);
 
-  // 2. Train (or load) each policy. The corpus ships too: the app pretrains in place from it.
+  // 2. Train (or load) the joint model. The corpus ships too: the app pretrains in place from it.
   mkdirSync(opts.out, { recursive: true });
-  writeFileSync(join(opts.out, BASE_CORPUS_FILE), JSON.stringify(corpus) + "\n");
+  writeFileSync(join(opts.out, BASE_CORPUS_FILE), corpusFileBytes(corpus));
   const previous = readManifest(opts.out);
-  const entries: Partial<Record<BasePolicyName, BasePolicyEntry>> = {};
-  const hosts: Partial<Record<BasePolicyName, PolicyService>> = {};
-  for (const policy of POLICIES) {
-    const path = join(opts.out, baseCheckpointFile(policy, opts.size));
-    const service = new PolicyService(arenaConstraints(vocab));
-    await service.init([backend.backend]);
-    if (opts.policies.includes(policy)) {
-      const t0 = performance.now();
-      const options = pretrainOptions({ ...BASE_RECIPE[policy], size: opts.size, seed: opts.seed, ...(opts.steps ? { steps: opts.steps } : {}) });
-      const result = await pretrainBase(service, corpus[policy], { ...options, vocab: vocab.size, label: `${policy} policy` }, printProgress);
-      writeFileSync(path, new Uint8Array(result.checkpoint));
-      await service.load(result.checkpoint);
-      entries[policy] = {
-        file: baseCheckpointFile(policy, opts.size),
-        bytes: result.checkpoint.byteLength,
-        sha256: await sha256Hex(new Uint8Array(result.checkpoint)),
-        numParams: result.info.numParams,
-        options,
-        finalLoss: result.losses[result.losses.length - 1],
-        seconds: Math.round((performance.now() - t0) / 1000),
-      };
-      console.log(`${policy} policy: ${result.info.numParams} parameters, ${entries[policy]!.seconds} s, final loss ${entries[policy]!.finalLoss.toFixed(3)}, wrote ${path} (${result.checkpoint.byteLength} bytes)`);
-    } else if (existsSync(path)) {
-      const buf = readFileSync(path);
-      await service.load(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-      const entry = previous?.policies[policy];
-      if (entry) entries[policy] = entry;
-      console.log(`${policy} policy: loaded ${path}`);
-    } else {
-      console.log(`${policy} policy: no checkpoint at ${path}, skipped`);
-      continue;
-    }
-    hosts[policy] = service;
-  }
+  const path = join(opts.out, baseCheckpointFile(opts.size));
+  const service = new PolicyService(arenaConstraints(vocab));
+  await service.init([backend.backend]);
+  let entry: BasePolicyEntry | null;
+  if (opts.train) {
+    const t0 = performance.now();
+    const options = pretrainOptions({ ...BASE_RECIPE, size: opts.size, seed: opts.seed, ...(opts.steps ? { steps: opts.steps } : {}) });
+    const result = await pretrainBase(service, jointSequences(corpus), { ...options, vocab: vocab.size, label: "base model" }, printProgress);
+    writeFileSync(path, new Uint8Array(result.checkpoint));
+    await service.load(result.checkpoint);
+    entry = {
+      file: baseCheckpointFile(opts.size),
+      bytes: result.checkpoint.byteLength,
+      sha256: await sha256Hex(new Uint8Array(result.checkpoint)),
+      numParams: result.info.numParams,
+      options,
+      finalLoss: result.losses[result.losses.length - 1],
+      seconds: Math.round((performance.now() - t0) / 1000),
+    };
+    console.log(`base model: ${result.info.numParams} parameters, ${entry.seconds} s, final loss ${entry.finalLoss.toFixed(3)}, wrote ${path} (${result.checkpoint.byteLength} bytes)`);
+  } else if (existsSync(path)) {
+    const buf = readFileSync(path);
+    await service.load(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+    entry = previous?.base ?? null;
+    console.log(`base model: loaded ${path}`);
+  } else throw new CliError(`--skip-train: no checkpoint at ${path}`);
 
-  // 3. Evaluate on every task (train and held-out) through the real grader.
+  // 3. Evaluate both roles of the one model on every task (train and held-out) through the real grader.
   let figures = null;
-  if (!opts.noEval && (hosts.code || hosts.test)) {
+  if (!opts.noEval) {
     const grader = await createNodeGrader();
     try {
       const t0 = performance.now();
@@ -163,13 +151,14 @@ async function main(): Promise<void> {
         ? await prepareBench(grader, runPython, mutateSource(), file.tasks, { seed: 0, onProgress: (p) => p.done === p.total && console.log(`[bench] ${p.text}`) })
         : await plusOnlyBench(file.tasks, runPython);
       console.log(`bench: plus tests${opts.mutants ? " and mutants" : ""} for ${file.tasks.length} tasks in ${Math.round((performance.now() - t0) / 1000)} s`);
-      const result = await evaluateBase(grader, bench, vocab, hosts.code ?? null, hosts.test ?? null, { seed: opts.seed, codesPerTask: opts.codesPerTask }, (e) => {
+      const result = await evaluateBase(grader, bench, vocab, service, service, { seed: opts.seed, codesPerTask: opts.codesPerTask }, (e) => {
         if (e.done === e.total) printProgress(e);
       });
       figures = result.figures;
       console.log(`figures (%, temperature ${figures.temperature}):`);
-      const row = (name: string, b: { all: number; train: number; heldout: number } | null | undefined) =>
-        b && console.log(`  ${name.padEnd(22)} train ${b.train.toFixed(1).padStart(5)}  held-out ${b.heldout.toFixed(1).padStart(5)}  all ${b.all.toFixed(1).padStart(5)}`);
+      const f1 = (x: number) => (Number.isNaN(x) ? "  n/a" : x.toFixed(1).padStart(5));
+      const row = (name: string, b: BySplit | null | undefined) =>
+        b && console.log(`  ${name.padEnd(22)} train ${f1(b.train)}  held-out compositional ${f1(b.heldout_compositional)}  family ${f1(b.heldout_family)}  all ${f1(b.all)}`);
       row("code plus-pass@1", figures.code?.plusPass1);
       row("code golden-pass@1", figures.code?.goldenPass1);
       row("test validity", figures.test?.validity);
@@ -181,8 +170,8 @@ async function main(): Promise<void> {
     }
   }
 
-  // 4. The manifest, when both checkpoints exist.
-  if (entries.code && entries.test) {
+  // 4. The manifest.
+  if (entry) {
     const manifest: BaseManifest = {
       format: BASE_MANIFEST_FORMAT,
       size: opts.size,
@@ -193,9 +182,9 @@ async function main(): Promise<void> {
       vocabHash: await vocabHash(vocab),
       corpusHash: hash,
       corpus: corpus.options,
-      policies: { code: entries.code, test: entries.test },
+      base: entry,
       figures: figures ?? previous?.figures ?? null,
-      // What rebuilds these bytes from scratch (both policies; --out and evaluation flags do not matter).
+      // What rebuilds these bytes from scratch (--out and evaluation flags do not matter).
       command: rebuildCommand(opts),
     };
     writeFileSync(join(opts.out, BASE_MANIFEST_FILE), JSON.stringify(manifest, null, 2) + "\n");

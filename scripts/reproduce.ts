@@ -13,13 +13,13 @@ import { join } from "node:path";
 import { CliError, cliConfig, formatDuration, parseArgs, trainTasksFlag, usage, type FlagSpec } from "../src/node/cli.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { evalTasks, evaluateCheckpoint, lastCheckpoint, type NodeEvalOptions } from "../src/node/evaluate-run.ts";
-import { baseCheckpointPath, loadOrPrepareBench, loadTaskFile, readRunFile } from "../src/node/run-files.ts";
+import { baseCheckpointPath, loadOrPrepareBench, readRunFile, runTaskFile } from "../src/node/run-files.ts";
 import { trainRun } from "../src/node/train-run.ts";
 import { CURVES, curveSvg, resultsMarkdown, type JobResult } from "../src/node/results-report.ts";
 import { ABLATIONS, ALPHA_SWEEP, MODES, withAblation, type AblationName, type Config } from "../src/core/config/index.ts";
 import type { EvalMetrics } from "../src/core/duel/evaluate.ts";
 import type { StepMetrics } from "../src/core/loop/types.ts";
-import { taskVisits } from "../src/core/duel/task-order.ts";
+import { runTrainTasks, taskVisits } from "../src/core/duel/task-order.ts";
 import type { Grader } from "../src/core/grader/types.ts";
 import type { Bench } from "../src/core/arena/metrics-evaluate.ts";
 import type { TaskFile } from "../src/core/arena/task.ts";
@@ -79,7 +79,7 @@ async function main(argv: string[]): Promise<void> {
   const alphaSeeds = Array.from({ length: (flags["alpha-seeds"] as number | undefined) ?? 1 }, (_, i) => i + 1);
   const outDir = (flags["out-dir"] as string | undefined) ?? "runs/reproduce";
   const resultsPath = (flags.results as string | undefined) ?? "docs/RESULTS.md";
-  const file = loadTaskFile(flags.tasks as string | undefined);
+  const { file, config: presetBase } = runTaskFile(flags.tasks as string | undefined, cliConfig(preset, {}));
   const evalOpts: NodeEvalOptions = {
     samples: (flags["eval-samples"] as number | undefined) ?? DEFAULT_EVAL_SAMPLES,
     seed: (flags["eval-seed"] as number | undefined) ?? 0,
@@ -90,7 +90,7 @@ async function main(argv: string[]): Promise<void> {
     taskLimit: flags["eval-task-limit"] as number | undefined,
   };
   // Every run: the preset with this mode and seed, evaluation only at the end (below).
-  const jobConfig = (mode: string, seed: number, alpha?: number) => cliConfig(preset, { mode, seed, steps, evalEvery: 0, alpha });
+  const jobConfig = (mode: string, seed: number, alpha?: number) => ({ ...cliConfig(preset, { mode, seed, steps, evalEvery: 0, alpha }), task_set: presetBase.task_set });
   const jobs: Job[] = [];
   // "mode+ablation+...": the mode with ablation overlays (e.g. the plain self-play baseline); its label names the row.
   const variant = (entry: string, seed: number) => {
@@ -103,8 +103,7 @@ async function main(argv: string[]): Promise<void> {
   }
   // Paired differences need base and every run measured on the same train tasks. "trained" is
   // the same set as "all" once every run has covered an epoch; shorter runs are evaluated on all.
-  const trainTasks = file.tasks.filter((t) => t.split === "train");
-  const covered = jobs.every((j) => j.config.mode === "base" || Math.min(...taskVisits(trainTasks, j.config).values()) >= 1);
+  const covered = jobs.every((j) => j.config.mode === "base" || Math.min(...taskVisits(runTrainTasks(file, j.config), j.config).values()) >= 1);
   if (!covered && evalOpts.trainTasks !== "all") {
     evalOpts.trainTasks = "all";
     process.stdout.write("reproduce: the runs are shorter than one epoch, so train tasks are evaluated on all of them (the same set for base and every run)\n");
@@ -142,7 +141,7 @@ async function runJob(job: Job, file: TaskFile, grader: Grader, bench: Bench, ev
   const c = job.config;
   // The evaluation seed does not follow the run seed: every run is measured on the same draws, and
   // base players (the shipped checkpoints, whatever the seed) are evaluated once and reused.
-  const sharedBase = c.mode === "base" && baseCheckpointPath("code", c.code_model) !== null && baseCheckpointPath("test", c.test_model) !== null;
+  const sharedBase = c.mode === "base" && baseCheckpointPath(c.code_model) !== null && baseCheckpointPath(c.test_model) !== null;
   const evalPath = join(outDir, sharedBase ? `${c.mode}-${c.code_model}-${c.test_model}.eval.json` : `${job.name}.eval.json`);
   const opts = evalOpts;
   const key = JSON.stringify({ ...opts, onProgress: undefined, whiteBox: c.white_box, testsPerSuite: c.tests_per_suite });
@@ -184,7 +183,7 @@ async function runJob(job: Job, file: TaskFile, grader: Grader, bench: Bench, ev
 
 function result(job: Job, file: TaskFile, metrics: EvalMetrics, steps: StepMetrics[], trainSeconds: number): JobResult {
   const m = Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, v === null ? NaN : v])) as EvalMetrics;
-  const visits = steps.length > 0 ? [...taskVisits(file.tasks.filter((t) => t.split === "train"), job.config).values()] : [0];
+  const visits = steps.length > 0 ? [...taskVisits(runTrainTasks(file, job.config), job.config).values()] : [0];
   return { mode: job.label, seed: job.config.seed, alpha: job.config.alpha, metrics: m, steps, trainSeconds, visits: { min: Math.min(...visits), max: Math.max(...visits) } };
 }
 

@@ -6,16 +6,16 @@
 import { basename } from "node:path";
 import { CliError, cliConfig, configFlagValues, formatDuration, parseArgs, trainTasksFlag, usage, withConfigFlags, type FlagSpec } from "../src/node/cli.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
-import { loadOrPrepareBench, loadTaskFile } from "../src/node/run-files.ts";
+import { loadOrPrepareBench, runTaskFile } from "../src/node/run-files.ts";
 import { trainRun } from "../src/node/train-run.ts";
 import { evalTasks } from "../src/node/evaluate-run.ts";
 import type { TrainerEvent } from "../src/core/loop/events.ts";
-import { taskVisits } from "../src/core/duel/task-order.ts";
+import { runTrainTasks, taskVisits } from "../src/core/duel/task-order.ts";
 
 // seed, steps, mode and every other config field are flags of their own name (withConfigFlags).
 const FLAGS: Record<string, FlagSpec> = withConfigFlags({
   preset: { kind: "string", help: "configuration preset (default classroom)" },
-  tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1 (default), arena-v2" },
+  tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1, arena-v2 (default: the config's task_set)" },
   out: { kind: "string", help: "bundle to write, e.g. runs/x.a1run (required)" },
   "eval-every": { kind: "int", min: 0, help: "evaluate every N steps and at the end (default: the preset's; 0: never)" },
   "eval-samples": { kind: "int", min: 1, help: "programs and suites per task when evaluating (default 16; pass@k uses k = min(5, n))" },
@@ -43,10 +43,10 @@ async function main(argv: string[]): Promise<void> {
   const out = flags.out as string | undefined;
   if (!out) throw new CliError("--out is required (the .a1run bundle to write)");
   if (!out.endsWith(".a1run")) throw new CliError(`--out must end in .a1run, got ${JSON.stringify(out)}`);
-  const config = cliConfig((flags.preset as string | undefined) ?? "classroom", { evalEvery: flags["eval-every"] as number | undefined }, configFlagValues(flags));
+  const preset = cliConfig((flags.preset as string | undefined) ?? "classroom", { evalEvery: flags["eval-every"] as number | undefined }, configFlagValues(flags));
   const evalSamples = (flags["eval-samples"] as number | undefined) ?? 16;
   const evalTaskLimit = flags["eval-task-limit"] as number | undefined;
-  const file = loadTaskFile(flags.tasks as string | undefined);
+  const { file, config } = runTaskFile(flags.tasks as string | undefined, preset);
   if (!file.tasks.some((t) => t.split === "train")) throw new CliError(`task file ${String(flags.tasks)} has no train tasks`);
   const log = (s: string) => process.stdout.write(s + "\n");
   log(`train: ${config.mode}, seed ${config.seed}, ${config.steps} steps, ${config.tasks_per_step} tasks x ${config.num_generations} codes x ${config.suites_per_code} suites per step -> ${out}`);
@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<void> {
       },
     });
     log(`players: code ${origin.code}; test ${origin.test}`);
-    const visits = [...taskVisits(file.tasks.filter((t) => t.split === "train"), config).values()];
+    const visits = [...taskVisits(runTrainTasks(file, config), config).values()];
     const replays = snapshot.metrics.reduce((a, m) => a + m.mistake_book_replays, 0);
     log(`task recurrence: each train task trained on ${Math.min(...visits)}-${Math.max(...visits)} times; Mistake Book replays (tasks shown stored tests, summed over steps): ${replays}`);
     log(`done in ${formatDuration(seconds)}: ${out} (open it in the app: Runs > Import, or npm run eval -- ${out})`);

@@ -2,7 +2,7 @@
  * Files the app serves from its own origin (public/): base checkpoints and the evaluation bench.
  * Works in the page and in workers.
  */
-import { baseCheckpointFile, type BasePolicyName } from "./core/duel/pretrain.ts";
+import { baseCheckpointFile } from "./core/duel/pretrain.ts";
 import type { ModelSize } from "./core/policy/config.ts";
 
 /** Where public/checkpoints/ is served. */
@@ -20,9 +20,15 @@ export async function fetchAppFile(path: string): Promise<Response | null> {
 }
 
 /** A shipped base checkpoint (npm run pretrain), or null when this build has none. */
-export async function fetchBaseCheckpoint(role: BasePolicyName, size: ModelSize): Promise<ArrayBuffer | null> {
-  const response = await fetchAppFile(`${CHECKPOINTS}${baseCheckpointFile(role, size)}`);
+export async function fetchBaseCheckpoint(size: ModelSize): Promise<ArrayBuffer | null> {
+  const response = await fetchAppFile(`${CHECKPOINTS}${baseCheckpointFile(size)}`);
   return response ? response.arrayBuffer() : null;
+}
+
+/** A file `npm run pretrain` wrote next to the checkpoints, as bytes, or null when absent. */
+export async function fetchCheckpointsFile(file: string): Promise<Uint8Array | null> {
+  const response = await fetchAppFile(`${CHECKPOINTS}${file}`);
+  return response ? new Uint8Array(await response.arrayBuffer()) : null;
 }
 
 /** A JSON file `npm run pretrain` wrote next to the checkpoints (manifest, corpus), or null when absent. */

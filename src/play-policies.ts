@@ -34,7 +34,7 @@ export function createPlayPolicies(db: () => Promise<ArenaDatabase>): PlayPolici
     if (!w) {
       w = (async () => {
         const saved = await latestPolicies(await db()).catch(() => null);
-        const checkpoint = saved?.[role] ?? saved?.shared ?? (await fetchBaseCheckpoint(role, "tiny"));
+        const checkpoint = saved?.[role] ?? saved?.shared ?? (await fetchBaseCheckpoint("tiny"));
         const worker = startPolicyWorker(`play ${role} policy`);
         // Play samples 4 sequences at a time: dispatch latency dominates, and tfjs wasm beats
         // WebGPU there (and beats software WebGPU by far); training keeps WebGPU.

@@ -4,10 +4,10 @@
  * caller (the sandbox worker's client). Used by workers/trainer.worker.ts; all sequencing is in
  * src/core/duel/trainer-service.ts.
  */
-import { arenaV1 } from "./core/arena/task-suite.ts";
+import { appBenchPath, builtinTaskSet } from "./core/arena/task-suite.ts";
 import { taskSetHash } from "./core/bundle.ts";
 import { arenaVocabulary } from "./core/duel/contexts.ts";
-import { evalStepMetrics, evaluatePlayers } from "./core/duel/evaluate.ts";
+import { evalStepMetrics, evaluatePlayers, quickLookTasks } from "./core/duel/evaluate.ts";
 import { isWhiteBox } from "./core/duel/step.ts";
 import type { Bench } from "./core/arena/metrics-evaluate.ts";
 import type { Task } from "./core/arena/task.ts";
@@ -18,34 +18,42 @@ import { fetchAppFile, fetchBaseCheckpoint } from "./app-files.ts";
 import { openArenaDb } from "./storage/db.ts";
 import { indexedDbRepository } from "./storage/run-repository.ts";
 
-/** Tasks evaluated in the app: the first 8 train and 8 held-out tasks (the CLI evaluates more). */
-const EVAL_TASKS_PER_SPLIT = 8;
 const EVAL_SAMPLES = 2;
 
 /**
- * The evaluation bench (plus tests and surviving mutants per task), built in Node by the same
- * prepareBench the CLI uses and shipped as /bench/arena-v1.json: building it needs a trusted
- * Python runtime and takes minutes, so the app loads it instead.
+ * The evaluation bench (plus tests and surviving mutants) of a task set's quick-look tasks, built in
+ * Node by the same prepareBench the CLI uses (`npm run tasks -- app-bench`) and shipped as
+ * /bench/<task set>.json: building it needs a trusted Python runtime and takes minutes, so the app
+ * loads it instead.
  */
-async function loadBench(tasks: Task[]): Promise<Bench> {
-  const response = await fetchAppFile("/bench/arena-v1.json");
-  if (!response) throw new Error("the evaluation bench /bench/arena-v1.json is missing: see the README (Train, evaluate, reproduce)");
+async function loadBench(name: string, tasks: Task[]): Promise<Bench> {
+  const path = appBenchPath(name);
+  const response = await fetchAppFile(path);
+  if (!response) throw new Error(`the evaluation bench ${path} is missing: build it with npm run tasks -- app-bench --tasks ${name}`);
   const f = (await response.json()) as { key: string; plus: [string, unknown][]; mutants: [string, unknown][] };
   const key = (await taskSetHash(tasks)).slice(0, 16);
-  if (f.key !== key) throw new Error(`the evaluation bench was built for another task set (${f.key}, this one is ${key}): rebuild it`);
+  if (f.key !== key) throw new Error(`the evaluation bench ${path} was built for other tasks (${f.key}, these are ${key}): rebuild it with npm run tasks -- app-bench --tasks ${name}`);
   return { tasks, plus: new Map(f.plus), mutants: new Map(f.mutants) } as Bench;
 }
 
 export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerHost> {
-  const tasks = arenaV1();
   const db = await openArenaDb();
-  const evalTasks = (["train", "heldout"] as const).flatMap((split) => tasks.tasks.filter((t) => t.split === split).slice(0, EVAL_TASKS_PER_SPLIT));
-  let bench: Promise<Bench> | null = null;
+  const benches = new Map<string, Promise<Bench>>();
+  const bench = (name: string): Promise<Bench> => {
+    let b = benches.get(name);
+    if (!b) {
+      b = loadBench(name, quickLookTasks(builtinTaskSet(name)!));
+      // A failed load (missing file, offline) is retried at the next evaluation.
+      b.catch(() => benches.delete(name));
+      benches.set(name, b);
+    }
+    return b;
+  };
   return {
-    tasks,
+    taskSet: (config) => builtinTaskSet(config.task_set)!,
     vocab: arenaVocabulary(),
     grader,
-    repo: indexedDbRepository(db, await taskSetHash(tasks)),
+    repo: indexedDbRepository(db),
     async player(role, init, train, backend): Promise<HostedPlayer> {
       const w = startPolicyWorker(`${role} policy`);
       try {
@@ -67,8 +75,8 @@ export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerH
       }
     },
     async evaluate(players, config, step) {
-      bench ??= loadBench(tasks.tasks);
-      const { metrics } = await evaluatePlayers(players.code, players.test, await bench, evalTasks, {
+      const b = await bench(config.task_set);
+      const { metrics } = await evaluatePlayers(players.code, players.test, b, b.tasks, {
         vocab: arenaVocabulary(),
         grader,
         samples: EVAL_SAMPLES,

@@ -10,7 +10,7 @@ import { isHeldout, SPLITS, type Task, type TaskFile } from "../core/arena/task.
 import { arenaVocabulary } from "../core/duel/contexts.ts";
 import { evaluatePlayers, type EvalMetrics, type PlayerEvalProgress, type PlayerEvaluation } from "../core/duel/evaluate.ts";
 import { isWhiteBox, usesSharedPolicy } from "../core/duel/step.ts";
-import { trainedTasks } from "../core/duel/task-order.ts";
+import { runTrainTasks, trainedTasks } from "../core/duel/task-order.ts";
 import type { Grader } from "../core/grader/types.ts";
 import { startPlayers } from "../core/duel/trainer-service.ts";
 import type { RunPlayer } from "../core/duel/run.ts";
@@ -44,7 +44,7 @@ export interface NodeEvalOptions {
  * and the first `limit` of each held-out split (file order).
  */
 export function evalTasks(file: TaskFile, config: Readonly<Config>, trainedSteps: number, which: "trained" | "all" = "trained", limit?: number): Task[] {
-  const train = file.tasks.filter((t) => t.split === "train");
+  const train = runTrainTasks(file, config);
   const take = (tasks: Task[]) => (limit === undefined ? tasks : tasks.slice(0, limit));
   const pool = take(train);
   const trained = which === "all" || trainedSteps === 0 ? pool : new Set(trainedTasks(train, config, trainedSteps));

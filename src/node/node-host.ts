@@ -7,7 +7,6 @@
  */
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
 import type { TaskFile } from "../core/arena/task.ts";
-import { taskSetHash } from "../core/bundle.ts";
 import type { Config } from "../core/config/index.ts";
 import { arenaVocabulary } from "../core/duel/contexts.ts";
 import { evalStepMetrics } from "../core/duel/evaluate.ts";
@@ -25,12 +24,12 @@ export class FileRunRepository implements RunRepository {
 
   constructor(private readonly o: { runId: string; out: string | null; file: TaskFile }) {}
 
-  async create(config: Config): Promise<string> {
+  async create(config: Config, taskSetHash: string): Promise<string> {
     this.store = new FileRunStore(this.o.out, {
       id: this.o.runId,
       name: `${config.mode} seed ${config.seed}`,
       config,
-      taskSetHash: await taskSetHash(this.o.file.tasks),
+      taskSetHash,
     });
     return this.o.runId;
   }
@@ -88,7 +87,7 @@ export function createNodeTrainerHost(o: NodeHostOptions): TrainerHost & { repo:
   const vocab = arenaVocabulary();
   const evaluation = o.evaluation;
   return {
-    tasks: o.file,
+    taskSet: () => o.file,
     vocab,
     grader: o.grader,
     repo: new FileRunRepository(o),

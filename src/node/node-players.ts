@@ -35,9 +35,9 @@ export function nodePlayer(vocab: Vocabulary): TrainerHost["player"] {
   };
 }
 
-/** The shipped base checkpoint of a role and size (public/checkpoints/), or null: fresh weights. */
-export async function nodeBaseCheckpoint(role: "code" | "test", size: Config["code_model"]): Promise<ArrayBuffer | null> {
-  const path = baseCheckpointPath(role, size);
+/** The shipped base checkpoint of a size (public/checkpoints/), or null: fresh weights. */
+export async function nodeBaseCheckpoint(size: Config["code_model"]): Promise<ArrayBuffer | null> {
+  const path = baseCheckpointPath(size);
   if (!path) return null;
   const bytes = readFileSync(path);
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { exportBundle, importBundle, taskSetHash, type RunSnapshot, type SnapshotCheckpoint } from "../core/bundle.ts";
-import type { Config } from "../core/config/index.ts";
+import { TASK_SETS, type Config } from "../core/config/fields.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
 import { prepareBench } from "../core/arena/mutants.ts";
 import type { Mutant } from "../core/arena/mutants.ts";
@@ -51,6 +51,17 @@ export function loadTaskFile(path = DEFAULT_TASKS_PATH, opts: ValidateOptions = 
   } catch (e) {
     throw new RunFileError(`task file ${path} is not a valid task suite: ${(e as Error).message}`);
   }
+}
+
+/**
+ * The task set a command line's run uses: `--tasks` when given (a built-in name is recorded as the
+ * config's task_set, so the bundle says what it trained on), else the config's task_set.
+ */
+export function runTaskFile(tasksFlag: string | undefined, config: Config): { file: TaskFile; config: Config } {
+  if (tasksFlag === undefined) return { file: loadTaskFile(config.task_set), config };
+  const file = loadTaskFile(tasksFlag);
+  const named = (TASK_SETS as readonly string[]).includes(tasksFlag) ? { ...config, task_set: tasksFlag as Config["task_set"] } : config;
+  return { file, config: named };
 }
 
 /** Read an `.a1run` bundle, fully validated (BundleError says what is wrong). */
@@ -132,9 +143,9 @@ export class FileRunStore implements RunStore {
   }
 }
 
-/** Path of the base checkpoint of a role and size, if one ships in public/checkpoints/ (npm run pretrain). */
-export function baseCheckpointPath(role: "code" | "test", size: Config["code_model"], dir = BASE_CHECKPOINT_DIR): string | null {
-  const path = join(dir, baseCheckpointFile(role, size));
+/** Path of the base checkpoint of a size, if one ships in public/checkpoints/ (npm run pretrain). */
+export function baseCheckpointPath(size: Config["code_model"], dir = BASE_CHECKPOINT_DIR): string | null {
+  const path = join(dir, baseCheckpointFile(size));
   return existsSync(path) ? path : null;
 }
 
@@ -149,8 +160,13 @@ interface BenchFile {
  * `cacheDir` under the task set's hash: building it runs every reference and mutant in Pyodide,
  * about two minutes for arena-v1 on two cores.
  */
+/** A bench file's key: the first 16 hex digits of its tasks' taskSetHash (the app checks it too). */
+export async function benchFileKey(tasks: Task[]): Promise<string> {
+  return (await taskSetHash(tasks)).slice(0, 16);
+}
+
 export async function loadOrPrepareBench(grader: Grader, tasks: Task[], cacheDir: string | null, onProgress?: (p: EvalProgress) => void): Promise<Bench> {
-  const key = (await taskSetHash(tasks)).slice(0, 16);
+  const key = await benchFileKey(tasks);
   const path = cacheDir ? join(cacheDir, `bench-${key}.json`) : null;
   if (path && existsSync(path)) {
     const f = JSON.parse(readFileSync(path, "utf8")) as BenchFile;

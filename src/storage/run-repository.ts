@@ -9,9 +9,9 @@ import { Rng } from "../core/rng.ts";
 import type { ArenaDatabase } from "./db.ts";
 import { commitStep, createRun, resumeRun, setRunStatus } from "./runs.ts";
 
-export function indexedDbRepository(db: ArenaDatabase, taskSetHash: string): RunRepository {
+export function indexedDbRepository(db: ArenaDatabase): RunRepository {
   return {
-    async create(config: Config) {
+    async create(config: Config, taskSetHash: string) {
       const name = `${config.mode} seed ${config.seed}`;
       return (await createRun(db, { name, config, task_set_hash: taskSetHash })).id;
     },

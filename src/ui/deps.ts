@@ -9,7 +9,7 @@ import type { TrainerControl } from "../core/loop/events.ts";
 import type { MistakeBook } from "../core/loop/mistake-book.ts";
 import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
 import type { Grader } from "../core/grader/types.ts";
-import type { BaseManifest, RebuildOptions, RebuiltBases } from "../core/duel/pretrain.ts";
+import type { BaseManifest, RebuildOptions, RebuiltBase } from "../core/duel/pretrain.ts";
 import type { GpuProbe } from "./gpu-probe.ts";
 
 export interface RunSummary {
@@ -56,8 +56,8 @@ export interface PlayPolicies {
 export interface PretrainHere {
   /** The shipped manifest (recipe, figures), or null when this build has none. */
   manifest(): Promise<BaseManifest | null>;
-  /** rebuildBases on the shipped corpus; rejects with PretrainAbortedError when `signal` aborts. */
-  run(opts: RebuildOptions): Promise<RebuiltBases>;
+  /** rebuildBase on the shipped corpus; rejects with PretrainAbortedError when `signal` aborts. */
+  run(opts: RebuildOptions): Promise<RebuiltBase>;
 }
 
 export interface AppDeps {

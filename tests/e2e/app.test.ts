@@ -17,8 +17,8 @@ import { appUrl, launchBrowser, watchErrors } from "./browser.ts";
 import { buildFixtureRun, type FixtureRun } from "./app-fixture.ts";
 import { sha256Hex } from "../../src/core/bundle.ts";
 import { arenaConstraints, arenaVocabulary } from "../../src/core/duel/contexts.ts";
-import type { PretrainCorpus } from "../../src/core/duel/pretrain-corpus.ts";
-import { BASE_RECIPE, pretrainBase, pretrainOptions, type BaseManifest } from "../../src/core/duel/pretrain.ts";
+import { jointSequences } from "../../src/core/duel/pretrain-corpus.ts";
+import { BASE_CORPUS_FILE, parseCorpusFile, pretrainBase, pretrainOptions, type BaseManifest } from "../../src/core/duel/pretrain.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
 import { useNodeBackend } from "../../src/node/tf-backend.ts";
 
@@ -198,21 +198,17 @@ describe("settings and sharing", () => {
 });
 
 describe("base models", () => {
-  it("pretrains both base policies here with a progress bar, to the same bytes as Node wasm", async () => {
+  it("pretrains the base model here with a progress bar, to the same bytes as Node wasm", async () => {
     // The same 2-step pretraining in Node (wasm), from the shipped corpus: the browser's worker must match it.
     await useNodeBackend("wasm");
     const vocab = arenaVocabulary();
-    const corpus = JSON.parse(readFileSync("public/checkpoints/corpus.json", "utf8")) as PretrainCorpus;
+    const corpus = parseCorpusFile(readFileSync(`public/checkpoints/${BASE_CORPUS_FILE}`));
     const manifest = JSON.parse(readFileSync("public/checkpoints/manifest.json", "utf8")) as BaseManifest;
-    const expected: Record<string, string> = {};
-    for (const policy of ["code", "test"] as const) {
-      const service = new PolicyService(arenaConstraints(vocab));
-      await service.init(["wasm"]);
-      const options = pretrainOptions({ ...BASE_RECIPE[policy], size: manifest.size, seed: manifest.seed, steps: 2 });
-      const r = await pretrainBase(service, corpus[policy], { ...options, vocab: vocab.size });
-      expected[policy] = (await sha256Hex(new Uint8Array(r.checkpoint))).slice(0, 16);
-      service.dispose();
-    }
+    const service = new PolicyService(arenaConstraints(vocab));
+    await service.init(["wasm"]);
+    const r = await pretrainBase(service, jointSequences(corpus), { ...pretrainOptions({ ...manifest.base.options, steps: 2 }), vocab: vocab.size });
+    const expected = (await sha256Hex(new Uint8Array(r.checkpoint))).slice(0, 16);
+    service.dispose();
 
     const context = await newContext();
     const { page, errors } = await open(context, "/#/settings");
@@ -229,12 +225,10 @@ describe("base models", () => {
     const progress = await page.$eval("#pretrain-progress progress", (p) => [(p as HTMLProgressElement).value, (p as HTMLProgressElement).max]);
     expect(progress).toEqual([2, 2]);
     const result = await page.textContent("#pretrain-result");
-    expect(result).toContain(`code policy: 2 steps on wasm`);
-    expect(result).toContain(`sha256 ${expected.code}`);
-    expect(result).toContain(`test policy: 2 steps on wasm`);
-    expect(result).toContain(`sha256 ${expected.test}`);
+    expect(result).toContain(`Base model: 2 steps on wasm`);
+    expect(result).toContain(`sha256 ${expected}`);
     expect(result).toContain("not comparable with the shipped file");
-    expect(await page.getAttribute("#pretrain-result a[download=\"code-tiny.bin\"]", "href")).toMatch(/^blob:/);
+    expect(await page.getAttribute(`#pretrain-result a[download="${manifest.base.file}"]`, "href")).toMatch(/^blob:/);
     await shot(page, "settings-base-models");
     expect(errors).toEqual([]);
     await context.close();

@@ -27,6 +27,11 @@ export function tasksOfSplit(file: TaskFile, split: Split): Task[] {
 export const BUILTIN_TASK_SETS: Readonly<Record<string, () => TaskFile>> = { "arena-v1": arenaV1, "arena-v2": arenaV2 };
 
 /** A built-in task set by name, or null when `name` is not one (then it is a file path). */
+/** Where the app finds a built-in set's evaluation bench (public/bench/, `npm run app-bench`). */
+export function appBenchPath(name: string): string {
+  return `/bench/${name}.json`;
+}
+
 export function builtinTaskSet(name: string): TaskFile | null {
   return Object.hasOwn(BUILTIN_TASK_SETS, name) ? BUILTIN_TASK_SETS[name]() : null;
 }

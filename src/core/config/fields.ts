@@ -12,6 +12,8 @@ export const MODEL_SIZES = ["tiny", "small"] as const;
 export const LR_SCHEDULES = ["cosine", "constant"] as const;
 export const BACKENDS = ["auto", "webgpu", "wasm", "cpu"] as const;
 export const TASK_ORDERS = ["epochs", "random"] as const;
+/** Built-in task sets (src/core/arena/task-suite.ts BUILTIN_TASK_SETS). */
+export const TASK_SETS = ["arena-v2", "arena-v1"] as const;
 
 interface Doc {
   group: "run" | "sampling" | "rewards" | "optimisation" | "models" | "persistence";
@@ -57,6 +59,11 @@ export const CONFIG_FIELDS = {
     effect: "What trains and how it is scored; one row per mode in `MODE_TABLE` (src/core/duel/modes.ts): `code-a1` two policies, white-box, Mistake Book, TopVar; `golden-tests` the Code policy on the human golden tests only; `self-play` one shared policy writes code and (white-box) tests with Code-A1's rewards, `self-play-blackbox` the same without seeing the code; `cure` one shared policy, programs by golden tests, tests by CURE's rule on their own expected outputs; `base` no training.",
     when: "Baselines and the paper's comparison (`npm run reproduce`).",
   },
+  task_set: {
+    kind: "enum", values: TASK_SETS, default: "arena-v2", group: "run",
+    effect: "The built-in task set a run trains and is evaluated on: `arena-v2` (1,055 generated tasks in splits that measure transfer: train, held-out compositional, held-out family) or `arena-v1` (63 hand-written tasks). On the command line `--tasks FILE` trains on a task file instead.",
+    when: "`arena-v1` to compare with runs made before arena-v2 (stored runs without this field were arena-v1).",
+  },
   seed: {
     kind: "int", default: 1, min: 0, max: 2 ** 32 - 1, group: "run",
     effect: "Seeds every random choice (task order, sampling, initial weights).",
@@ -64,8 +71,13 @@ export const CONFIG_FIELDS = {
   },
   steps: {
     kind: "int", default: 36, min: 1, max: 100_000, group: "run",
-    effect: "Training steps (one step = sample, grade, score, update both policies). 36 x 4 tasks = 3 epochs of arena-v1's 47 train tasks.",
+    effect: "Training steps (one step = sample, grade, score, update both policies). 36 x 4 tasks = 3 epochs of the 48 train tasks the classroom run trains on (train_tasks).",
     when: "Longer runs for stable curves; the paper ran about 111 steps of 256 tasks (3 epochs).",
+  },
+  train_tasks: {
+    kind: "int", default: 48, min: 0, max: 100_000, group: "run",
+    effect: "How many of the task set's train tasks a run trains on (0: all): that many spread evenly over the set in file order, the same for every seed (src/core/duel/task-order.ts runTrainTasks), so tasks recur within a short run and the Mistake Book replays. Held-out evaluation is unaffected.",
+    when: "0 for long runs over the whole train split (arena-v2 has 778 train tasks; the paper's runs saw each task 3 times).",
   },
   tasks_per_step: {
     kind: "int", default: 4, min: 1, max: 1024, group: "run",

@@ -115,7 +115,7 @@ export function parseConfig(input: unknown, base: Readonly<Config> = DEFAULT_CON
  * from another stream, so a resumed old run continues with other tasks), the backend chosen
  * automatically.
  */
-export const LEGACY_FIELD_VALUES: Readonly<Partial<Config>> = Object.freeze({ topvar: true, mini_batches: 1, drop_zero_advantage: true, task_order: "random", backend: "auto" });
+export const LEGACY_FIELD_VALUES: Readonly<Partial<Config>> = Object.freeze({ topvar: true, mini_batches: 1, drop_zero_advantage: true, task_order: "random", backend: "auto", task_set: "arena-v1", train_tasks: 0 });
 
 /**
  * Parse a complete configuration (a stored run, a bundle): every field must be present, except the

@@ -20,7 +20,7 @@
 import type { Bench, CodeEvaluation, EvalProgress, SuiteEvaluation } from "../arena/metrics-evaluate.ts";
 import { evaluateCodes, evaluateSuites } from "../arena/metrics-evaluate.ts";
 import { decodeCode, decodeSuite, encodeCode } from "../arena/tokenizer.ts";
-import { taskSignature, type Task } from "../arena/task.ts";
+import { taskSignature, type Task, type TaskFile } from "../arena/task.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
 import type { Grader } from "../grader/types.ts";
 import { EVAL_METRIC_KEYS, type EvalMetricKey } from "../loop/types.ts";
@@ -92,6 +92,20 @@ export interface PlayerEvaluation {
   programs: Record<string, string[]>;
   testSuites: Record<string, string[][]>;
 }
+
+/** Tasks per split of the app's live evaluation (a quick look; the command line evaluates every task). */
+export const QUICK_LOOK_TASKS_PER_SPLIT = 8;
+
+/**
+ * The app's live-evaluation tasks: the first QUICK_LOOK_TASKS_PER_SPLIT of each split the set has
+ * (train, heldout, heldout_compositional, heldout_family), in file order. The shipped bench
+ * (public/bench/, `npm run app-bench`) is built over exactly these.
+ */
+export function quickLookTasks(file: TaskFile, perSplit = QUICK_LOOK_TASKS_PER_SPLIT): Task[] {
+  const splits = [...new Set(file.tasks.map((t) => t.split))].sort((a, b) => SPLIT_ORDER.indexOf(a) - SPLIT_ORDER.indexOf(b));
+  return splits.flatMap((split) => file.tasks.filter((t) => t.split === split).slice(0, perSplit));
+}
+const SPLIT_ORDER: readonly string[] = ["train", "heldout", "heldout_compositional", "heldout_family"];
 
 /** Only the StepMetrics evaluation fields, as RunLoop's `evaluate` returns them (NaN where not measured). */
 export function evalStepMetrics(m: EvalMetrics): { [K in EvalMetricKey]: number } {

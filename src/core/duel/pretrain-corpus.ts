@@ -52,19 +52,24 @@ export interface CorpusOptions {
    * `INPUT_DRAWS_PER_KEPT` times as many random draws, after filtering by the reference.
    */
   inputsPerTask: number;
+  /** Lines that separate a shown buggy program from the reference, put in each of its suites when the pool has them. */
+  separatingLines: number;
 }
 
 export const CORPUS_DEFAULTS: Readonly<Omit<CorpusOptions, "seed">> = {
-  codesPerTask: 24,
+  codesPerTask: 12,
   referenceShare: 0.5,
   noiseShare: 0.05,
-  suitesPerTask: 16,
+  suitesPerTask: 8,
   wrongAnswerShare: 0.1,
-  minLines: 2,
-  maxLines: 4,
-  // A small pool of short answered inputs per task (like a benchmark's tests, seen during
-  // pretraining): a tiny model can learn these answers, not compute new ones.
-  inputsPerTask: 5,
+  // Suites as long as the duel's (tests_per_suite 8): with 2-4 lines R_val = min(exec/N, 1 - invalid/N)
+  // reduces to exec/N and a wrong answer costs nothing.
+  minLines: 6,
+  maxLines: 8,
+  // A pool of short answered inputs per task (like a benchmark's tests, seen during pretraining),
+  // plus, for each buggy variant, the shortest input that separates it from the reference.
+  inputsPerTask: 16,
+  separatingLines: 2,
 };
 
 /** Random inputs drawn per kept input, so the pool can favour short lines (see answeredLines). */
@@ -86,9 +91,10 @@ export interface CodeSequence extends CorpusSequence {
 export interface TestSequence extends CorpusSequence {
   /** Kind of the program the suite was written for. */
   program: CodeKind;
-  /** Suite lines and how many of them carry a wrong answer. */
+  /** Suite lines, how many of them carry a wrong answer, and how many separate the (buggy) program from the reference. */
   lines: number;
   wrong: number;
+  separating: number;
 }
 
 export interface PretrainCorpus {
@@ -111,6 +117,7 @@ export function corpusOptions(overrides: Partial<CorpusOptions> & { seed: number
   }
   if (o.referenceShare + o.noiseShare > 1) throw new CorpusError(`referenceShare + noiseShare must be <= 1, got ${o.referenceShare + o.noiseShare}`);
   requireIntegers("corpus option", o, ["codesPerTask", "suitesPerTask", "minLines", "maxLines", "inputsPerTask"], CorpusError);
+  requireIntegers("corpus option", o, ["separatingLines"], CorpusError, 0);
   if (o.minLines > o.maxLines) throw new CorpusError(`corpus option minLines (${o.minLines}) > maxLines (${o.maxLines})`);
   return o;
 }
@@ -165,11 +172,11 @@ function codePrograms(vocab: Vocabulary, task: Task, o: CorpusOptions, rng: Rng)
  * each once, in that fixed order, so the test corpus does not move when the code shares are tuned
  * (noise programs are drawn before any share-dependent choice, see codePrograms).
  */
-function distinctPrograms(vocab: Vocabulary, task: Task, programs: { kind: CodeKind; tokens: number[] }[]): { kind: CodeKind; tokens: number[] }[] {
+function distinctPrograms(vocab: Vocabulary, task: Task, programs: { kind: CodeKind; tokens: number[] }[]): { kind: CodeKind; tokens: number[]; variant?: number }[] {
   const sig = taskSignature(task);
   return [
     { kind: "reference" as const, tokens: encodeCode(vocab, task.reference, sig) },
-    ...task.buggy_variants.map((v) => ({ kind: "buggy" as const, tokens: encodeCode(vocab, v.code, sig) })),
+    ...task.buggy_variants.map((v, variant) => ({ kind: "buggy" as const, tokens: encodeCode(vocab, v.code, sig), variant })),
     ...programs.filter((p) => p.kind === "noise"),
   ];
 }
@@ -177,17 +184,19 @@ function distinctPrograms(vocab: Vocabulary, task: Task, programs: { kind: CodeK
 /**
  * One answered input of a task: its assert line with the right answer and, when one fits the
  * grammar, with a wrong one. Tokens are the line's suite tokens (ending with its newline, no <eos>):
- * a suite's tokens are its lines' tokens concatenated, then <eos>.
+ * a suite's tokens are its lines' tokens concatenated, then <eos>. `separates[v]` is true when
+ * buggy variant v returns something else than the reference on this input (or raises).
  */
 interface SuiteLine {
   right: number[];
   wrong: number[] | null;
+  separates: boolean[];
 }
 
 async function taskSuites(
   vocab: Vocabulary,
   task: Task,
-  programs: { kind: CodeKind; tokens: number[] }[],
+  programs: { kind: CodeKind; tokens: number[]; variant?: number }[],
   runPython: RunPython,
   o: CorpusOptions,
   rng: Rng,
@@ -199,61 +208,81 @@ async function taskSuites(
   const out: TestSequence[] = [];
   for (let n = 0; n < o.suitesPerTask; n++) {
     const program = rng.pick(programs);
-    const want = rng.range(o.minLines, Math.min(o.maxLines, pool.length));
+    const want = rng.range(Math.min(o.minLines, pool.length), Math.min(o.maxLines, pool.length));
+    // A buggy program's suite leads with lines that separate it from the reference (white-box:
+    // reading the code pays), then the rest of the pool in a seeded order.
+    const order = rng.shuffle(pool.map((_, j) => j));
+    const separating = program.variant === undefined ? [] : order.filter((j) => pool[j].separates[program.variant!]).slice(0, o.separatingLines);
+    const picked = [...separating, ...order.filter((j) => !separating.includes(j))];
+    const chosen: number[] = [];
+    let used = 1; // the <eos>
+    for (const i of picked) {
+      if (chosen.length >= want) break;
+      if (used + Math.max(pool[i].right.length, pool[i].wrong?.length ?? 0) > SUITE_MAX_TOKENS) continue; // try a shorter line
+      chosen.push(i);
+      used += Math.max(pool[i].right.length, pool[i].wrong?.length ?? 0);
+    }
+    // Separating lines first in the pick, but not always first in the suite.
     const tokens: number[] = [];
-    let lines = 0;
     let wrong = 0;
-    for (const i of rng.shuffle(pool.map((_, j) => j))) {
-      if (lines >= want) break;
+    for (const i of rng.shuffle(chosen)) {
       const useWrong = pool[i].wrong !== null && rng.next() < o.wrongAnswerShare;
-      const line = useWrong ? pool[i].wrong! : pool[i].right;
-      if (tokens.length + line.length + 1 > SUITE_MAX_TOKENS) continue; // +1: the <eos>; try a shorter line
-      tokens.push(...line);
-      lines++;
+      tokens.push(...(useWrong ? pool[i].wrong! : pool[i].right));
       if (useWrong) wrong++;
     }
     tokens.push(vocab.eos);
     if (!fitsConstraint(budget, tokens)) throw new CorpusError(`task ${task.id}: an assembled suite does not fit the suite grammar (budget ${SUITE_MAX_TOKENS} tokens)`);
     const context = testContext(vocab, task, program.tokens);
-    out.push({ task: task.id, program: program.kind, lines, wrong, tokens: [...context, ...tokens], completionStart: context.length });
+    const separatingLines = program.variant === undefined ? 0 : chosen.filter((i) => pool[i].separates[program.variant!]).length;
+    out.push({ task: task.id, program: program.kind, lines: chosen.length, wrong, separating: separatingLines, tokens: [...context, ...tokens], completionStart: context.length });
   }
   return out;
 }
 
 /**
- * Inputs from the spec (boundary cases and random draws), answered by running the reference:
- * inputs breaking a precondition or raising are dropped, as are lines outside the suite grammar
- * (e.g. an answer over 4 digits) and duplicates. The `inputsPerTask` shortest lines are kept
- * (ties in draw order): golden tests favour small inputs, and a tiny model reproduces a short call
- * and its answer where a 12-character random string defeats it (base validity 17% with the first
- * drawn inputs, docs/BASE-MODELS.md).
+ * Inputs from the spec (boundary cases and random draws), answered by running the reference and
+ * every buggy variant: inputs breaking a precondition or making the reference raise are dropped,
+ * as are lines outside the suite grammar (e.g. an answer over 4 digits) and duplicates. The pool
+ * keeps the `inputsPerTask` shortest lines (ties in draw order: a tiny model reproduces a short
+ * call and its answer where a 12-character random string defeats it, docs/BASE-MODELS.md) plus,
+ * for each variant the shortest lines do not separate from the reference, the shortest separating
+ * line (unless `separatingLines` is 0).
  */
 async function answeredLines(vocab: Vocabulary, task: Task, runPython: RunPython, o: CorpusOptions, rng: Rng): Promise<SuiteLine[]> {
   const sig = taskSignature(task);
   const candidates = [...boundaryInputs(task, rng), ...Array.from({ length: o.inputsPerTask * INPUT_DRAWS_PER_KEPT }, () => drawInput(task, rng))];
-  const results = JSON.parse(await runPython(referenceProgram(task, candidates))) as { ok?: string }[];
+  const run = async (reference: string) => JSON.parse(await runPython(referenceProgram({ ...task, reference }, candidates))) as { ok?: string; pre?: false }[];
+  const results = await run(task.reference);
+  const variants = await Promise.all(task.buggy_variants.map((v) => run(v.code)));
   const alphabet = Object.values(task.input_spec!.params).map((s) => s.alphabet ?? "").join("") || "abc";
   const seen = new Set<string>();
-  const answered: { call: string; answer: string; right: number[] }[] = [];
+  const answered: { call: string; answer: string; right: number[]; separates: boolean[] }[] = [];
   candidates.forEach((args, i) => {
     const answer = results[i].ok;
     const call = `${task.entry_point}(${formatArgs(args)})`;
     if (answer === undefined || seen.has(call)) return;
     seen.add(call);
     const right = lineTokens(vocab, `assert ${call} == ${answer}`, sig);
-    if (right) answered.push({ call, answer, right });
+    if (right) answered.push({ call, answer, right, separates: variants.map((r) => r[i].ok !== answer) });
   });
   // Array.prototype.sort is stable: equal lengths keep draw order.
+  answered.sort((a, b) => a.right.length - b.right.length);
+  const kept = new Set(answered.slice(0, o.inputsPerTask));
+  task.buggy_variants.forEach((_, v) => {
+    if (o.separatingLines > 0 && ![...kept].some((a) => a.separates[v])) {
+      const first = answered.find((a) => a.separates[v]);
+      if (first) kept.add(first);
+    }
+  });
   return answered
-    .sort((a, b) => a.right.length - b.right.length)
-    .slice(0, o.inputsPerTask)
-    .map(({ call, answer, right }) => {
+    .filter((a) => kept.has(a))
+    .map(({ call, answer, right, separates }) => {
       let wrong: number[] | null = null;
       for (let tries = 0; tries < 8 && wrong === null; tries++) {
         const value = wrongValue(parseLiteral(answer), rng, alphabet);
         if (value !== answer) wrong = lineTokens(vocab, `assert ${call} == ${value}`, sig);
       }
-      return { right, wrong };
+      return { right, wrong, separates };
     });
 }
 
@@ -272,6 +301,16 @@ function lineTokens(vocab: Vocabulary, line: string, sig: Signature): number[] |
   }
 }
 
+/**
+ * The joint base model's training sequences: every code sequence, then every suite sequence. One
+ * checkpoint learns both roles; the context tells them apart (a Test context holds a program and
+ * a second <sep>, see contexts.ts), so Code-A1's two players and the shared player of self-play
+ * and CURE all start from the same weights.
+ */
+export function jointSequences(corpus: PretrainCorpus): CorpusSequence[] {
+  return [...corpus.code, ...corpus.test];
+}
+
 /** SHA-256 of the corpus' options and sequences (canonical JSON): the manifest's `corpusHash`. */
 export function corpusHash(corpus: PretrainCorpus): Promise<string> {
   const view = { options: corpus.options, code: corpus.code.map((s) => s.tokens), test: corpus.test.map((s) => s.tokens) };
@@ -285,10 +324,11 @@ export function vocabHash(vocab: Vocabulary): Promise<string> {
 }
 
 /** Shares actually realised, for reports and tests. */
-export function corpusStats(corpus: PretrainCorpus): { code: Record<CodeKind, number>; testLines: number; wrongLines: number; meanLines: number } {
+export function corpusStats(corpus: PretrainCorpus): { code: Record<CodeKind, number>; testLines: number; wrongLines: number; separatingLines: number; meanLines: number } {
   const code: Record<CodeKind, number> = { reference: 0, buggy: 0, noise: 0 };
   for (const s of corpus.code) code[s.kind]++;
   const testLines = corpus.test.reduce((a, s) => a + s.lines, 0);
   const wrongLines = corpus.test.reduce((a, s) => a + s.wrong, 0);
-  return { code, testLines, wrongLines, meanLines: corpus.test.length ? testLines / corpus.test.length : 0 };
+  const separatingLines = corpus.test.reduce((a, s) => a + s.separating, 0);
+  return { code, testLines, wrongLines, separatingLines, meanLines: corpus.test.length ? testLines / corpus.test.length : 0 };
 }

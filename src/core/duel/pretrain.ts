@@ -22,10 +22,11 @@ import { decodeCheckpoint, encodeCheckpoint } from "../policy/checkpoint.ts";
 import { trainConfig } from "../policy/train-config.ts";
 import { sha256Hex } from "../bundle.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
-import { corpusHash, vocabHash, type CorpusOptions, type CorpusSequence, type PretrainCorpus } from "./pretrain-corpus.ts";
+import { gunzipSync, gzipSync, strFromU8, strToU8 } from "fflate";
+import { corpusHash, jointSequences, vocabHash, type CorpusOptions, type CorpusSequence, type PretrainCorpus } from "./pretrain-corpus.ts";
 import type { BaseFigures } from "./pretrain-eval.ts";
 
-/** Pretraining knobs; defaults in PRETRAIN_DEFAULTS (tuned for `tiny` on the arena-v1 corpus). */
+/** Pretraining knobs; defaults in PRETRAIN_DEFAULTS (BASE_RECIPE is what ships). */
 export interface PretrainOptions {
   /** Named model size. */
   size: ModelSize;
@@ -51,27 +52,25 @@ export const PRETRAIN_DEFAULTS: Readonly<Omit<PretrainOptions, "seed">> = {
   progressEvery: 25,
 };
 
-export type BasePolicyName = "code" | "test";
-
 /**
- * The shipped recipe per policy (scripts/pretrain.ts and the app's "pretrain in place" use it).
- * Tuned on arena-v1 so that the tiny base Code policy lands at 20-60% plus-pass@1 and the Test
- * policy at 30-70% valid lines (docs/BASE-MODELS.md has the figures and the command).
+ * The shipped recipe (scripts/pretrain.ts and the app's "pretrain in place" use it): one joint
+ * model on the arena-v2 corpus's code and suite sequences (pretrain-corpus.ts jointSequences).
+ * docs/BASE-MODELS.md has the figures and the command.
  */
-export const BASE_RECIPE: Readonly<Record<BasePolicyName, Readonly<Partial<Omit<PretrainOptions, "seed">>>>> = {
-  code: { steps: 700, batchSize: 16, lr: 8e-3, warmupSteps: 20 },
-  test: { steps: 1000, batchSize: 16, lr: 8e-3, warmupSteps: 20 },
-};
+export const BASE_RECIPE: Readonly<Partial<Omit<PretrainOptions, "seed">>> = { steps: 3000, batchSize: 32, lr: 8e-3, warmupSteps: 50 };
 
-/** File name of a shipped base checkpoint inside the checkpoints folder. */
-export function baseCheckpointFile(policy: BasePolicyName, size: ModelSize): string {
-  return `${policy}-${size}.bin`;
+/** File name of the shipped base checkpoint of a size: every player of every mode starts from it. */
+export function baseCheckpointFile(size: ModelSize): string {
+  return `base-${size}.bin`;
 }
 
 export const BASE_MANIFEST_FILE = "manifest.json";
-/** The pretraining corpus as built by `npm run pretrain` (a PretrainCorpus as JSON), so the app can pretrain in place without Python. */
-export const BASE_CORPUS_FILE = "corpus.json";
-export const BASE_MANIFEST_FORMAT = 1;
+/**
+ * The pretraining corpus as built by `npm run pretrain` (a PretrainCorpus as gzipped JSON), so the
+ * app can pretrain in place without Python.
+ */
+export const BASE_CORPUS_FILE = "corpus.json.gz";
+export const BASE_MANIFEST_FORMAT = 2;
 
 /** One shipped checkpoint and how it was made. */
 export interface BasePolicyEntry {
@@ -97,7 +96,8 @@ export interface BaseManifest {
   vocabHash: string;
   corpusHash: string;
   corpus: CorpusOptions;
-  policies: Record<BasePolicyName, BasePolicyEntry>;
+  /** The one base checkpoint (joint model). */
+  base: BasePolicyEntry;
   figures: BaseFigures | null;
   /** The command that rebuilt these files. */
   command: string;
@@ -141,8 +141,8 @@ export function pretrainOptions(overrides: Partial<PretrainOptions> & { seed: nu
 }
 
 /**
- * Creates a fresh policy on `service` and trains it for `steps` steps on `corpus` (one policy's
- * sequences: corpus.code for the Code policy, corpus.test for the Test policy). Batches walk
+ * Creates a fresh policy on `service` and trains it for `steps` steps on `corpus` (the joint
+ * model's sequences: jointSequences of a PretrainCorpus). Batches walk
  * the corpus epoch after epoch in seeded, length-bucketed order (epochBatches). `signal.aborted` is checked before each
  * step (the app's cancel button); an aborted run throws PretrainAbortedError.
  */
@@ -220,10 +220,12 @@ export function baseCheckpoint(saved: ArrayBuffer): ArrayBuffer {
   return encodeCheckpoint({ ...d, train: trainConfig(), optimizerStep: 0, m: zeros, v: zeros, reference: null });
 }
 
-/** One base policy pretrained again from the shipped corpus (rebuildBases). */
+/** The base model pretrained again from the shipped corpus (rebuildBase). */
 export interface RebuiltBase {
-  /** File name of the matching shipped checkpoint, e.g. code-tiny.bin. */
+  /** File name of the matching shipped checkpoint, e.g. base-tiny.bin. */
   file: string;
+  /** Backend it was trained on. */
+  backend: string;
   checkpoint: ArrayBuffer;
   sha256: string;
   steps: number;
@@ -232,43 +234,56 @@ export interface RebuiltBase {
   sameAsShipped: boolean | null;
 }
 
-export interface RebuiltBases {
-  backend: string;
-  policies: Partial<Record<BasePolicyName, RebuiltBase>>;
-}
-
 export interface RebuildOptions {
-  /** Steps per policy; null: the shipped recipe's. */
+  /** Steps; null: the shipped recipe's. */
   steps: number | null;
   signal?: { readonly aborted: boolean };
-  onProgress?: (p: { policy: BasePolicyName; done: number; total: number; text: string }) => void;
+  onProgress?: (p: { done: number; total: number; text: string }) => void;
 }
 
 /**
- * Pretrains both base policies again, in turn, from the corpus `npm run pretrain` shipped, with the
- * manifest's recipe (or `steps` per policy): what the app's Settings > Base models runs against a
- * policy worker. The corpus must be the manifest's (corpusHash) and `vocab` the one the manifest was
- * built for (vocabHash), else PretrainError. `backend` is the one `host` runs on: at the recipe's
- * steps on the manifest's backend the bytes are compared with the shipped file.
+ * Pretrains the base model again from the corpus `npm run pretrain` shipped, with the manifest's
+ * recipe (or `steps`): what the app's Settings > Base models runs against a policy worker. The
+ * corpus must be the manifest's (corpusHash) and `vocab` the one the manifest was built for
+ * (vocabHash), else PretrainError. `backend` is the one `host` runs on: at the recipe's steps on
+ * the manifest's backend the bytes are compared with the shipped file.
  */
-export async function rebuildBases(host: PretrainHost, backend: string, manifest: BaseManifest, corpus: PretrainCorpus, vocab: Vocabulary, opts: RebuildOptions): Promise<RebuiltBases> {
-  if ((await vocabHash(vocab)) !== manifest.vocabHash) throw new PretrainError("the shipped base models were built for another vocabulary than this app's: rebuild them with npm run pretrain");
-  if ((await corpusHash(corpus)) !== manifest.corpusHash) throw new PretrainError("the corpus does not match the manifest's corpusHash: rebuild both with npm run pretrain");
-  const result: RebuiltBases = { backend, policies: {} };
-  for (const policy of ["code", "test"] as const) {
-    const options = pretrainOptions({ ...BASE_RECIPE[policy], size: manifest.size, seed: manifest.seed, ...(opts.steps ? { steps: opts.steps } : {}) });
-    const trained = await pretrainBase(host, corpus[policy], { ...options, vocab: vocab.size, label: `${policy} policy`, signal: opts.signal }, (e) =>
-      opts.onProgress?.({ policy, done: e.done, total: e.total, text: e.text }));
-    const sha256 = await sha256Hex(new Uint8Array(trained.checkpoint));
-    const shipped = manifest.policies[policy];
-    result.policies[policy] = {
-      file: baseCheckpointFile(policy, manifest.size),
-      checkpoint: trained.checkpoint,
-      sha256,
-      steps: options.steps,
-      finalLoss: trained.losses[trained.losses.length - 1],
-      sameAsShipped: shipped && options.steps === shipped.options.steps && backend === manifest.backend ? sha256 === shipped.sha256 : null,
-    };
+export async function rebuildBase(host: PretrainHost, backend: string, manifest: BaseManifest, corpus: PretrainCorpus, vocab: Vocabulary, opts: RebuildOptions): Promise<RebuiltBase> {
+  if ((await vocabHash(vocab)) !== manifest.vocabHash) throw new PretrainError("the shipped base model was built for another vocabulary than this app's: rebuild it with npm run pretrain");
+  if ((await corpusHash(corpus)) !== manifest.corpusHash) throw new PretrainError("the corpus does not match the manifest's corpusHash: rebuild it with npm run pretrain");
+  const options = pretrainOptions({ ...manifest.base.options, ...(opts.steps ? { steps: opts.steps } : {}) });
+  const trained = await pretrainBase(host, jointSequences(corpus), { ...options, vocab: vocab.size, label: "base model", signal: opts.signal }, (e) =>
+    opts.onProgress?.({ done: e.done, total: e.total, text: e.text }));
+  const sha256 = await sha256Hex(new Uint8Array(trained.checkpoint));
+  const shipped = manifest.base;
+  return {
+    file: baseCheckpointFile(manifest.size),
+    backend,
+    checkpoint: trained.checkpoint,
+    sha256,
+    steps: options.steps,
+    finalLoss: trained.losses[trained.losses.length - 1],
+    sameAsShipped: options.steps === shipped.options.steps && backend === manifest.backend ? sha256 === shipped.sha256 : null,
+  };
+}
+
+/** gzip magic: a corpus file served as stored (gzipped) or already decoded by the server's Content-Encoding. */
+export function parseCorpusFile(bytes: Uint8Array): PretrainCorpus {
+  const text = bytes[0] === 0x1f && bytes[1] === 0x8b ? strFromU8(gunzipSync(bytes)) : strFromU8(bytes);
+  let corpus: unknown;
+  try {
+    corpus = JSON.parse(text);
+  } catch (e) {
+    throw new PretrainError(`the corpus file is not JSON: ${(e as Error).message}`);
   }
-  return result;
+  const c = corpus as Partial<PretrainCorpus>;
+  if (typeof c !== "object" || c === null || !Array.isArray(c.code) || !Array.isArray(c.test) || !Array.isArray(c.tasks)) {
+    throw new PretrainError("the corpus file is not a pretraining corpus (expected {options, tasks, code, test})");
+  }
+  return c as PretrainCorpus;
+}
+
+/** The corpus as the shipped file stores it (gzipped canonical JSON). */
+export function corpusFileBytes(corpus: PretrainCorpus): Uint8Array {
+  return gzipSync(strToU8(JSON.stringify(corpus)), { level: 9, mtime: 0 });
 }

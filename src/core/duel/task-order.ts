@@ -14,12 +14,24 @@
  * `curriculum`, the first half of the run draws from the shorter half of the references).
  */
 import type { Config } from "../config/index.ts";
-import type { Task } from "../arena/task.ts";
+import type { Task, TaskFile } from "../arena/task.ts";
 import { Rng } from "../rng.ts";
 
 type OrderConfig = Pick<Config, "seed" | "tasks_per_step" | "task_order" | "curriculum" | "steps">;
 
 const byLength = (a: Task, b: Task) => a.reference.length - b.reference.length;
+
+/**
+ * The train tasks a run of `config` trains on: all of the set's train split when `train_tasks` is
+ * 0 or covers it, else `train_tasks` of them spread evenly in file order (index floor(i * n / k)),
+ * with no randomness, so every seed, the base players' evaluation and the app see the same tasks.
+ */
+export function runTrainTasks(file: TaskFile, c: Pick<Config, "train_tasks">): Task[] {
+  const train = file.tasks.filter((t) => t.split === "train");
+  const k = c.train_tasks;
+  if (k === 0 || k >= train.length) return train;
+  return Array.from({ length: k }, (_, i) => train[Math.floor((i * train.length) / k)]);
+}
 
 /** Steps per epoch: ceil(train tasks / tasks_per_step). */
 export function stepsPerEpoch(taskCount: number, c: Pick<Config, "tasks_per_step">): number {

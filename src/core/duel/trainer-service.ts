@@ -7,7 +7,6 @@
 import type { Config } from "../config/index.ts";
 import { optimizerStepsPerStep, policyTrainOverrides } from "../config/policy-train.ts";
 import type { TaskFile } from "../arena/task.ts";
-import { tasksOfSplit } from "../arena/task-suite.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
 import type { Grader } from "../grader/types.ts";
 import { emptyMistakeBook } from "../loop/mistake-book.ts";
@@ -16,14 +15,17 @@ import type { BackendPreference } from "../policy/backend-choice.ts";
 import type { CreatePolicyOptions } from "../policy/policy.ts";
 import type { TrainConfig } from "../policy/train-config.ts";
 import { Rng } from "../rng.ts";
+import { taskSetHash } from "../bundle.ts";
 import { RunLoop, type EvalMetrics, type RunCommit, type RunPlayer } from "./run.ts";
 import { usesSharedPolicy, type DuelState } from "./step.ts";
+import { runTrainTasks } from "./task-order.ts";
 
 export type PlayerRole = "code" | "test";
 
 /** Where runs live: IndexedDB (src/storage) in the browser, memory in Node. */
 export interface RunRepository {
-  create(config: Config): Promise<string>;
+  /** A new run of `config` on the task set whose hash (bundle.ts taskSetHash) is given. */
+  create(config: Config, taskSetHash: string): Promise<string>;
   commitStep(c: RunCommit): Promise<unknown>;
   /** Roll the run back to its last checkpoint: its config, the state to resume from, and the saved policies (null: none yet). */
   resume(runId: string): Promise<{ config: Config; state: DuelState; policies: Record<string, ArrayBuffer> | null }>;
@@ -50,20 +52,22 @@ export type HostedPlayer = RunPlayer & {
 export type PlayerInit = { checkpoint: ArrayBuffer; freezeReference: boolean } | { fresh: CreatePolicyOptions };
 
 export interface TrainerHost {
-  tasks: TaskFile;
+  /** The task set a run of `config` trains on (the app: config.task_set; a command line: its --tasks file). */
+  taskSet(config: Config): TaskFile;
   vocab: Vocabulary;
   grader: Grader;
   repo: RunRepository;
   /** Start a player (a policy worker, or an in-thread PolicyService) on the config's `backend` preference. */
   player(role: PlayerRole, init: PlayerInit, train: Partial<TrainConfig>, backend: BackendPreference): Promise<HostedPlayer>;
   /** The shipped base checkpoint of a role and size, or null to start from fresh weights. */
-  baseCheckpoint(role: PlayerRole, size: Config["code_model"]): Promise<ArrayBuffer | null>;
+  /** The shipped base checkpoint of a model size (one joint model: every role of every mode starts from it), or null. */
+  baseCheckpoint(size: Config["code_model"]): Promise<ArrayBuffer | null>;
   evaluate?(players: { code: RunPlayer; test: RunPlayer }, config: Config, step: number): Promise<EvalMetrics>;
   /** A checkpoint every step, so a reload resumes at the last step (default true; Node runs keep only the kept ones). */
   rollingCheckpoints?: boolean;
 }
 
-/** The players of a run and where each came from (`checkpoint`, `base code tiny checkpoint`, `fresh tiny weights, seed 1`). */
+/** The players of a run and where each came from (`checkpoint`, `base tiny checkpoint`, `fresh tiny weights, seed 1`). */
 export interface StartedPlayers {
   code: HostedPlayer;
   /** The same object as `code` in the shared-policy modes. */
@@ -88,9 +92,9 @@ export async function startPlayers(
   const start = async (role: PlayerRole, key: string, size: Config["code_model"], seed: number): Promise<[HostedPlayer, string]> => {
     let init: PlayerInit;
     let origin: string;
-    const base = saved?.[key] ? null : await host.baseCheckpoint(role, size);
+    const base = saved?.[key] ? null : await host.baseCheckpoint(size);
     if (saved?.[key]) [init, origin] = [{ checkpoint: saved[key], freezeReference: false }, "checkpoint"];
-    else if (base) [init, origin] = [{ checkpoint: base, freezeReference: true }, `base ${role} ${size} checkpoint`];
+    else if (base) [init, origin] = [{ checkpoint: base, freezeReference: true }, `base ${size} checkpoint`];
     else [init, origin] = [{ fresh: { size, vocab: host.vocab.size, seed, reference: config.beta > 0 } }, `fresh ${size} weights, seed ${seed}`];
     return [await host.player(role, init, train(role), config.backend), origin];
   };
@@ -128,7 +132,7 @@ export class TrainerService implements TrainerControl {
 
   async start(config: Config): Promise<string> {
     await this.halt();
-    const runId = await this.host.repo.create(config);
+    const runId = await this.host.repo.create(config, await taskSetHash(this.host.taskSet(config).tasks));
     // Running from now, not from its first commit: a reload during the first step resumes it too.
     await this.host.repo.setStatus(runId, "running");
     const state: DuelState = { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() };
@@ -143,7 +147,7 @@ export class TrainerService implements TrainerControl {
    */
   async runToEnd(config: Config): Promise<{ runId: string; origin: StartedPlayers["origin"] }> {
     await this.halt();
-    const runId = await this.host.repo.create(config);
+    const runId = await this.host.repo.create(config, await taskSetHash(this.host.taskSet(config).tasks));
     await this.prepare(runId, config, { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() }, null);
     const { loop, players } = this;
     try {
@@ -224,7 +228,7 @@ export class TrainerService implements TrainerControl {
     }
     this.emit({ type: "progress", phase: "load", done: 2, total: 2, text: "players ready" });
     if (!saved && host.repo.saveInitial) await host.repo.saveInitial(runId, await savePlayers(config, players), state);
-    const train_tasks = tasksOfSplit(host.tasks, "train");
+    const train_tasks = runTrainTasks(host.taskSet(config), config);
     this.runId = runId;
     this.loop = new RunLoop(
       {

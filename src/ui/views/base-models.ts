@@ -1,17 +1,18 @@
 /**
- * Settings > Base models: what the shipped base players are (manifest figures) and pretraining them
- * again in this browser from the shipped corpus (src/pretrain-here.ts), with a progress bar, a stop
- * button and the resulting checkpoints as files. The job lives at module level, so leaving Settings
+ * Settings > Base models: what the shipped base model is (manifest figures; one joint model every
+ * player starts from) and pretraining it again in this browser from the shipped corpus
+ * (src/pretrain-here.ts), with a progress bar, a stop button and the resulting checkpoint as a file. The job lives at module level, so leaving Settings
  * does not stop it or lose its result; a reload does (the page is its only holder).
  */
 import { PretrainAbortedError } from "../../core/duel/pretrain.ts";
-import type { BaseManifest, RebuiltBases } from "../../core/duel/pretrain.ts";
+import type { BaseManifest, RebuiltBase } from "../../core/duel/pretrain.ts";
+import type { BySplit } from "../../core/arena/metrics.ts";
 import { h, replace } from "../dom.ts";
 import type { PretrainHere } from "../deps.ts";
 
 interface Job {
-  progress: { policy: string; done: number; total: number; text: string } | null;
-  result: RebuiltBases | null;
+  progress: { done: number; total: number; text: string } | null;
+  result: RebuiltBase | null;
   error: string | null;
   stop: { aborted: boolean };
   running: boolean;
@@ -37,27 +38,26 @@ function start(pretrain: PretrainHere, steps: number | null): void {
     });
 }
 
-const pct = (x: number | undefined) => (x === undefined ? "n/a" : `${x.toFixed(1)}%`);
+const pct = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? "n/a" : `${x.toFixed(1)}%`);
 
 function figuresTable(m: BaseManifest): HTMLElement {
   const f = m.figures;
-  const rows: [string, { train: number; heldout: number } | undefined][] = [
+  const rows: [string, BySplit | undefined][] = [
     ["Code plus-pass@1", f?.code?.plusPass1],
     ["Test validity", f?.test?.validity],
     ["Test bug detection", f?.test?.bugDetection],
   ];
+  const splits: [keyof BySplit, string][] = [["train", "train"], ["heldout_compositional", "held-out (new combinations)"], ["heldout_family", "held-out (new primitive)"]];
   return h("table", { class: "data" },
-    h("thead", {}, h("tr", {}, ["shipped base", "train", "held-out"].map((c) => h("th", { scope: "col" }, c)))),
-    h("tbody", {}, rows.map(([name, b]) => h("tr", {}, h("td", {}, name), h("td", {}, pct(b?.train)), h("td", {}, pct(b?.heldout))))));
+    h("thead", {}, h("tr", {}, ["shipped base", ...splits.map(([, label]) => label)].map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, rows.map(([name, b]) => h("tr", {}, h("td", {}, name), splits.map(([k]) => h("td", {}, pct(b?.[k])))))));
 }
 
-function resultView(r: RebuiltBases): HTMLElement {
-  return h("ul", { id: "pretrain-result" }, Object.entries(r.policies).map(([policy, p]) => {
-    const url = URL.createObjectURL(new Blob([p.checkpoint], { type: "application/octet-stream" }));
-    const same = p.sameAsShipped === null ? "not comparable with the shipped file (other steps or backend)" : p.sameAsShipped ? "byte-identical to the shipped file" : "differs from the shipped file";
-    return h("li", {}, `${policy} policy: ${p.steps} steps on ${r.backend}, final loss ${p.finalLoss.toFixed(3)}, sha256 ${p.sha256.slice(0, 16)}…, ${same}. `,
-      h("a", { href: url, download: p.file }, `Download ${p.file}`));
-  }));
+function resultView(r: RebuiltBase): HTMLElement {
+  const url = URL.createObjectURL(new Blob([r.checkpoint], { type: "application/octet-stream" }));
+  const same = r.sameAsShipped === null ? "not comparable with the shipped file (other steps or backend)" : r.sameAsShipped ? "byte-identical to the shipped file" : "differs from the shipped file";
+  return h("p", { id: "pretrain-result" }, `Base model: ${r.steps} steps on ${r.backend}, final loss ${r.finalLoss.toFixed(3)}, sha256 ${r.sha256.slice(0, 16)}…, ${same}. `,
+    h("a", { href: url, download: r.file }, `Download ${r.file}`));
 }
 
 /** The panel; call `destroy` when the view goes. */
@@ -67,16 +67,16 @@ export function baseModelsPanel(pretrain: PretrainHere | null): { element: HTMLE
   const stepsInput = h("input", { id: "pretrain-steps", type: "text", inputmode: "numeric", placeholder: "recipe", size: 8, "aria-describedby": "pretrain-steps-doc" }) as HTMLInputElement;
   function render() {
     const j = job;
-    const recipe = manifest ? `${manifest.policies.code?.options.steps ?? "?"} + ${manifest.policies.test?.options.steps ?? "?"} steps` : "";
+    const recipe = manifest ? `${manifest.base.options.steps} steps` : "";
     replace(
       element,
       h("h2", { id: "base-title" }, "Base models"),
-      h("p", {}, "Runs start from two small pretrained players shipped with the app (recipe and figures: ", h("code", {}, "docs/BASE-MODELS.md"), "). ",
-        "You can pretrain them again here, in a policy worker on tfjs wasm, from the corpus ", h("code", {}, "npm run pretrain"), " built: with the recipe's steps the result is the shipped file, byte for byte."),
+      h("p", {}, "Every player of every mode starts from one small pretrained model shipped with the app (recipe and figures: ", h("code", {}, "docs/BASE-MODELS.md"), "). ",
+        "You can pretrain it again here, in a policy worker on tfjs wasm, from the corpus ", h("code", {}, "npm run pretrain"), " built: with the recipe's steps the result is the shipped file, byte for byte."),
       manifest ? figuresTable(manifest) : manifest === null ? h("p", { class: "muted" }, "This build ships no base models.") : h("p", { class: "muted" }, "Loading the manifest…"),
       pretrain && manifest
         ? h("div", { class: "start-row" },
-          h("label", { for: "pretrain-steps" }, "Steps per policy"),
+          h("label", { for: "pretrain-steps" }, "Steps"),
           stepsInput,
           h("span", { id: "pretrain-steps-doc", class: "muted" }, `empty: the recipe (${recipe}; about half an hour on a laptop core)`),
           j?.running
@@ -94,7 +94,7 @@ export function baseModelsPanel(pretrain: PretrainHere | null): { element: HTMLE
         : null,
       j?.progress
         ? h("div", { id: "pretrain-progress" },
-          h("progress", { max: j.progress.total || 1, value: j.progress.done, "aria-label": `pretraining the ${j.progress.policy} policy` }),
+          h("progress", { max: j.progress.total || 1, value: j.progress.done, "aria-label": "pretraining the base model" }),
           h("p", { class: "muted", role: "status" }, j.progress.text))
         : null,
       j?.error ? h("p", { class: "error", role: "alert" }, j.error) : null,

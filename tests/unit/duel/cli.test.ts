@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CliError, cliConfig, configFlagValues, formatDuration, parseArgs, usage, withConfigFlags, type FlagSpec } from "../../../src/node/cli.ts";
-import { applyMistakeBookDeltas } from "../../../src/node/run-files.ts";
+import { applyMistakeBookDeltas, runTaskFile } from "../../../src/node/run-files.ts";
+import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import { optimizerStepsPerStep } from "../../../src/core/config/policy-train.ts";
 import { configFromQuery, presetConfig } from "../../../src/core/config/index.ts";
 
@@ -87,6 +88,24 @@ describe("helpers", () => {
     expect(optimizerStepsPerStep(presetConfig("classroom", { mode: "self-play", mini_batches: 1 }), "code")).toBe(1);
     expect(optimizerStepsPerStep(presetConfig("classroom", { mode: "cure", mini_batches: 1 }), "code")).toBe(2); // 16 + 64 sequences
   });
+  it("runTaskFile: --tasks wins (a built-in name is recorded as task_set), else the config's task_set", () => {
+    const c = presetConfig("classroom");
+    expect(c.task_set).toBe("arena-v2");
+    const own = runTaskFile(undefined, c);
+    expect(own.file.name).toBe("arena-v2");
+    expect(own.config).toBe(c);
+    const v1 = runTaskFile("arena-v1", c);
+    expect(v1.file.name).toBe("arena-v1");
+    expect(v1.config.task_set).toBe("arena-v1");
+    const dir = mkdtempSync(join(tmpdir(), "tasks-"));
+    const path = join(dir, "mine.json");
+    writeFileSync(path, JSON.stringify(arenaV1()));
+    const file = runTaskFile(path, c);
+    expect(file.file.tasks).toHaveLength(arenaV1().tasks.length);
+    expect(file.config.task_set).toBe("arena-v2");
+    expect(() => runTaskFile(join(dir, "missing.json"), c)).toThrow(/task file not found/);
+  });
+
   it("applies Mistake Book deltas as storage does", () => {
     const e = (test: string, frequency: number) => ({ test, frequency, first_step: 1, last_step: 1, failed_code: "" });
     const book = { tasks: { a: [e("t1", 1), e("t2", 2)] } };

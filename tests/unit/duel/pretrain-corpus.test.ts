@@ -117,6 +117,24 @@ describe("pretraining corpus", () => {
     }
   });
 
+  it("pairs each buggy program with lines that separate it from the reference, checked by running the program shown", async () => {
+    const subset = { ...file, tasks: file.tasks.filter((t) => ["count-vowels", "second-largest", "clamp", "sum-positive"].includes(t.id)) };
+    const clean = await buildCorpus(vocab, subset, runPython, { ...SMALL, wrongAnswerShare: 0, suitesPerTask: 10, separatingLines: 2 });
+    const buggy = clean.test.filter((s) => s.program === "buggy");
+    expect(buggy.length).toBeGreaterThan(5);
+    for (const s of buggy) {
+      const task = byId.get(s.task)!;
+      const shown = task.buggy_variants.find((v) => testContext(vocab, task, encodeCode(vocab, v.code, taskSignature(task))).join() === s.tokens.slice(0, s.completionStart).join());
+      expect(shown, `suite of ${s.task} shows one of its variants`).toBeDefined();
+      const lines = decodeSuite(vocab, s.tokens.slice(s.completionStart)).split("\n");
+      // Every line is right (no wrong answers asked), so a line fails on the shown program exactly when it separates it.
+      const failing = await failingLines({ ...task, reference: shown!.code }, lines);
+      expect(failing, `${s.task}: ${lines.join(" | ")}`).toBe(s.separating);
+      expect(s.separating).toBeGreaterThanOrEqual(1);
+    }
+    expect(clean.test.every((s) => s.lines >= clean.options.minLines && s.lines <= clean.options.maxLines)).toBe(true);
+  });
+
   it("keeps each task's inputsPerTask shortest answered calls", async () => {
     const subset = { ...file, tasks: file.tasks.filter((t) => ["count-vowels", "second-largest", "clamp", "longest-word"].includes(t.id)) };
     const calls = (c: PretrainCorpus, task: string) => {
@@ -127,7 +145,7 @@ describe("pretraining corpus", () => {
       return [...out];
     };
     const meanLength = (xs: string[]) => xs.reduce((a, x) => a + x.length, 0) / xs.length;
-    const two = await buildCorpus(vocab, subset, runPython, { ...SMALL, inputsPerTask: 2, suitesPerTask: 12 });
+    const two = await buildCorpus(vocab, subset, runPython, { ...SMALL, inputsPerTask: 2, suitesPerTask: 12, separatingLines: 0 });
     for (const task of subset.tasks) {
       const kept = calls(two, task.id);
       const wide = calls(corpus, task.id);

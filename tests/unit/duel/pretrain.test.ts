@@ -11,9 +11,9 @@ import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import { decodeCode, encodeCode } from "../../../src/core/arena/tokenizer.ts";
 import { taskSignature } from "../../../src/core/arena/task.ts";
 import { arenaConstraints, codeContext, codeSpec, taskVocabulary } from "../../../src/core/duel/contexts.ts";
-import { corpusHash, vocabHash, type CorpusSequence, type PretrainCorpus } from "../../../src/core/duel/pretrain-corpus.ts";
+import { corpusHash, jointSequences, vocabHash, type CorpusSequence, type PretrainCorpus } from "../../../src/core/duel/pretrain-corpus.ts";
 import {
-  BASE_CORPUS_FILE, BASE_MANIFEST_FILE, BASE_RECIPE, baseCheckpoint, epochBatches, rebuildBases, pretrainBase, pretrainOptions, PretrainAbortedError, PretrainError,
+  BASE_CORPUS_FILE, BASE_MANIFEST_FILE, BASE_MANIFEST_FORMAT, baseCheckpoint, corpusFileBytes, epochBatches, parseCorpusFile, rebuildBase, pretrainBase, pretrainOptions, PretrainAbortedError, PretrainError,
   type BaseManifest, type PretrainHost, type PretrainProgress,
 } from "../../../src/core/duel/pretrain.ts";
 import { samplePrograms } from "../../../src/core/duel/evaluate.ts";
@@ -123,48 +123,53 @@ describe("pretrainBase", () => {
   });
 });
 
-describe("shipped base checkpoints", () => {
+describe("shipped base checkpoint", () => {
   const dir = new URL("../../../public/checkpoints/", import.meta.url);
   const manifestUrl = new URL(BASE_MANIFEST_FILE, dir);
-  it.runIf(existsSync(manifestUrl))("match their manifest: bytes, sha256, vocabulary, size under 3 MB", async () => {
+  const shippedCorpus = () => parseCorpusFile(readFileSync(new URL(BASE_CORPUS_FILE, dir)));
+  it.runIf(existsSync(manifestUrl))("matches its manifest: bytes, sha256, vocabulary, size under 3 MB, the corpus it was trained on", async () => {
     const manifest = JSON.parse(readFileSync(manifestUrl, "utf8")) as BaseManifest;
+    expect(manifest.format).toBe(BASE_MANIFEST_FORMAT);
     expect(manifest.vocabSize).toBe(vocab.size);
     expect(manifest.vocabHash).toBe(await vocabHash(vocab));
-    for (const entry of Object.values(manifest.policies)) {
-      const bytes = readFileSync(new URL(entry.file, dir));
-      expect(bytes.byteLength).toBe(entry.bytes);
-      expect(bytes.byteLength).toBeLessThan(3 * 1024 * 1024);
-      expect(createHash("sha256").update(bytes).digest("hex")).toBe(entry.sha256);
-      const d = decodeCheckpoint(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-      expect(d.config.vocab).toBe(vocab.size);
-    }
-    // The corpus the app pretrains from in the browser is the one these were trained on.
-    const corpus = JSON.parse(readFileSync(new URL(BASE_CORPUS_FILE, dir), "utf8")) as PretrainCorpus;
+    const entry = manifest.base;
+    const bytes = readFileSync(new URL(entry.file, dir));
+    expect(bytes.byteLength).toBe(entry.bytes);
+    expect(bytes.byteLength).toBeLessThan(3 * 1024 * 1024);
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(entry.sha256);
+    const d = decodeCheckpoint(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    expect(d.config.vocab).toBe(vocab.size);
+    // The corpus the app pretrains from in the browser is the one it was trained on.
+    const corpus = shippedCorpus();
     expect(await corpusHash(corpus)).toBe(manifest.corpusHash);
     expect(corpus.options).toEqual(manifest.corpus);
   });
 
-  it.runIf(existsSync(manifestUrl))("rebuildBases: pretrains both from the shipped corpus, compares only the recipe's steps, refuses a foreign corpus or vocabulary", async () => {
+  it("parseCorpusFile reads the gzipped file and plain JSON (a server that decoded it), and refuses anything else", () => {
+    const small = { options: { seed: 1 }, tasks: ["a"], code: [], test: [] } as unknown as PretrainCorpus;
+    expect(parseCorpusFile(corpusFileBytes(small))).toEqual(small);
+    expect(parseCorpusFile(new TextEncoder().encode(JSON.stringify(small)))).toEqual(small);
+    expect(() => parseCorpusFile(new TextEncoder().encode("<html>"))).toThrow(/not JSON/);
+    expect(() => parseCorpusFile(new TextEncoder().encode("[1, 2]"))).toThrow(/not a pretraining corpus/);
+  });
+
+  it.runIf(existsSync(manifestUrl))("rebuildBase: pretrains from the shipped corpus, compares only the recipe's steps, refuses a foreign corpus or vocabulary", async () => {
     const manifest = JSON.parse(readFileSync(manifestUrl, "utf8")) as BaseManifest;
-    const shipped = JSON.parse(readFileSync(new URL(BASE_CORPUS_FILE, dir), "utf8")) as PretrainCorpus;
+    const shipped = shippedCorpus();
     const progress: string[] = [];
-    const r = await rebuildBases(await service(), "wasm", manifest, shipped, vocab, { steps: 1, onProgress: (p) => progress.push(`${p.policy} ${p.done}/${p.total}`) });
-    expect(Object.keys(r.policies)).toEqual(["code", "test"]);
-    expect(progress).toContain("code 1/1");
-    expect(progress).toContain("test 1/1");
-    // The same one step, directly: same bytes.
-    const direct = await pretrainBase(await service(), shipped.code, { ...pretrainOptions({ ...BASE_RECIPE.code, size: manifest.size, seed: manifest.seed, steps: 1 }), vocab: vocab.size });
-    expect(r.policies.code!.sha256).toBe(createHash("sha256").update(new Uint8Array(direct.checkpoint)).digest("hex"));
-    expect(r.policies.code!.file).toBe(manifest.policies.code.file);
-    expect(r.policies.code!.sameAsShipped).toBeNull(); // 1 step is not the recipe
+    const r = await rebuildBase(await service(), "wasm", manifest, shipped, vocab, { steps: 1, onProgress: (p) => progress.push(`${p.done}/${p.total}`) });
+    expect(progress).toContain("1/1");
+    // The same one step, directly on the joint sequences: same bytes.
+    const direct = await pretrainBase(await service(), jointSequences(shipped), { ...pretrainOptions({ ...manifest.base.options, steps: 1 }), vocab: vocab.size });
+    expect(r.sha256).toBe(createHash("sha256").update(new Uint8Array(direct.checkpoint)).digest("hex"));
+    expect(r.file).toBe(manifest.base.file);
+    expect(r.sameAsShipped).toBeNull(); // 1 step is not the recipe
     // At the recipe's step count the bytes are compared: a manifest saying "1 step, these bytes" matches.
-    const oneStep = { ...manifest, policies: { ...manifest.policies, code: { ...manifest.policies.code, options: { ...manifest.policies.code.options, steps: 1 }, sha256: r.policies.code!.sha256 } } };
-    const again = await rebuildBases(await service(), "wasm", oneStep, shipped, vocab, { steps: 1 });
-    expect(again.policies.code!.sameAsShipped).toBe(true);
-    expect(again.policies.test!.sameAsShipped).toBeNull();
-    await expect(rebuildBases(await service(), "webgpu", oneStep, shipped, vocab, { steps: 1 })).resolves.toMatchObject({ policies: { code: { sameAsShipped: null } } });
+    const oneStep = { ...manifest, base: { ...manifest.base, options: { ...manifest.base.options, steps: 1 }, sha256: r.sha256 } };
+    expect((await rebuildBase(await service(), "wasm", oneStep, shipped, vocab, { steps: 1 })).sameAsShipped).toBe(true);
+    expect((await rebuildBase(await service(), "webgpu", oneStep, shipped, vocab, { steps: 1 })).sameAsShipped).toBeNull();
     const tampered = { ...shipped, code: shipped.code.slice(1) };
-    await expect(rebuildBases(await service(), "wasm", manifest, tampered, vocab, { steps: 1 })).rejects.toThrow(/does not match the manifest's corpusHash/);
-    await expect(rebuildBases(await service(), "wasm", { ...manifest, vocabHash: "0".repeat(64) }, shipped, vocab, { steps: 1 })).rejects.toThrow(/another vocabulary/);
+    await expect(rebuildBase(await service(), "wasm", manifest, tampered, vocab, { steps: 1 })).rejects.toThrow(/does not match the manifest's corpusHash/);
+    await expect(rebuildBase(await service(), "wasm", { ...manifest, vocabHash: "0".repeat(64) }, shipped, vocab, { steps: 1 })).rejects.toThrow(/another vocabulary/);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { arenaV1, tasksOfSplit } from "../../../src/core/arena/task-suite.ts";
+import { arenaV1, builtinTaskSet, tasksOfSplit } from "../../../src/core/arena/task-suite.ts";
+import { arenaV2 } from "../../../src/core/arena/arena-v2.ts";
 import { PRESET_NAMES, presetConfig } from "../../../src/core/config/index.ts";
-import { stepTasks, stepsPerEpoch, taskVisits, trainedTasks } from "../../../src/core/duel/task-order.ts";
+import { runTrainTasks, stepTasks, stepsPerEpoch, taskVisits, trainedTasks } from "../../../src/core/duel/task-order.ts";
 
 const train = tasksOfSplit(arenaV1(), "train");
 
@@ -29,11 +30,29 @@ describe("task order", () => {
     expect(Math.max(...first.map((t) => t.reference.length))).toBeLessThanOrEqual(Math.min(...last.map((t) => t.reference.length)));
   });
 
-  it("every preset's run trains every arena-v1 train task at least 3 times (the Mistake Book can replay)", () => {
+  it("every preset's run trains every one of its train tasks at least 3 times (the Mistake Book can replay)", () => {
     for (const name of PRESET_NAMES) {
-      const visits = [...taskVisits(train, presetConfig(name)).values()];
+      const c = presetConfig(name);
+      const tasks = runTrainTasks(builtinTaskSet(c.task_set)!, c);
+      const visits = [...taskVisits(tasks, c).values()];
       expect(Math.min(...visits), name).toBeGreaterThanOrEqual(3);
     }
+  });
+
+  it("runTrainTasks: train_tasks of the train split spread evenly over the file, the same for every seed; 0 is all", () => {
+    const file = arenaV2();
+    const all = tasksOfSplit(file, "train");
+    const c = presetConfig("classroom");
+    const picked = runTrainTasks(file, c);
+    expect(picked).toHaveLength(c.train_tasks);
+    expect(new Set(picked.map((t) => t.id)).size).toBe(c.train_tasks);
+    expect(picked.every((t) => t.split === "train")).toBe(true);
+    expect(runTrainTasks(file, presetConfig("classroom", { seed: 99 }))).toEqual(picked);
+    // Evenly spread: many families, not the first few.
+    expect(new Set(picked.map((t) => t.family)).size).toBeGreaterThan(c.train_tasks / 2);
+    expect(all.indexOf(picked.at(-1)!)).toBeGreaterThan(all.length * 0.9);
+    expect(runTrainTasks(file, { train_tasks: 0 })).toEqual(all);
+    expect(runTrainTasks(arenaV1(), { train_tasks: 1000 })).toEqual(train);
   });
 
   it("random order draws distinct tasks per step; trainedTasks lists only tasks a run drew", () => {

@@ -34,8 +34,8 @@ it("trains through the TrainerService: step-0 players, kept checkpoints, events,
   expect(s.checkpoints.map((c) => c.step)).toEqual([0, 1, 2]);
   expect(Object.keys(s.checkpoints[0].policies).sort()).toEqual(["code", "test"]);
   expect(s.checkpoints[0].rng_state).toEqual(new Rng(config.seed).state());
-  const shipped = baseCheckpointPath("code", config.code_model) !== null;
-  expect(r.origin.code).toBe(shipped ? `base code ${config.code_model} checkpoint` : `fresh ${config.code_model} weights, seed ${config.seed}`);
+  const shipped = baseCheckpointPath(config.code_model) !== null;
+  expect(r.origin.code).toBe(shipped ? `base ${config.code_model} checkpoint` : `fresh ${config.code_model} weights, seed ${config.seed}`);
   expect(events.some((e) => e.type === "backend")).toBe(true);
   expect(events.filter((e) => e.type === "step")).toHaveLength(2);
 
@@ -48,7 +48,7 @@ it("trains through the TrainerService: step-0 players, kept checkpoints, events,
     setStatus: async () => undefined,
   };
   const vocab = arenaVocabulary();
-  const service = new TrainerService({ tasks: file, vocab, grader, repo, player: nodePlayer(vocab), baseCheckpoint: nodeBaseCheckpoint });
+  const service = new TrainerService({ taskSet: () => file, vocab, grader, repo, player: nodePlayer(vocab), baseCheckpoint: nodeBaseCheckpoint });
   await service.runToEnd(config);
   expect(commits.map((c) => noTimes(c.metrics))).toEqual(s.metrics.map(noTimes));
   expect(commits.at(-1)!.rngState).toEqual(s.run.rng_state);
@@ -69,7 +69,7 @@ it("a run that fails throws from runToEnd and is marked failed", async () => {
     setStatus: async (_id, st) => void statuses.push(st),
   };
   const vocab = arenaVocabulary();
-  const service = new TrainerService({ tasks: arenaV1(), vocab, grader, repo, player: nodePlayer(vocab), baseCheckpoint: nodeBaseCheckpoint });
+  const service = new TrainerService({ taskSet: () => arenaV1(), vocab, grader, repo, player: nodePlayer(vocab), baseCheckpoint: nodeBaseCheckpoint });
   await expect(service.runToEnd({ ...config, steps: 1 })).rejects.toThrow(/disk full/);
   expect(statuses).toEqual(["failed"]);
 }, 600_000);

@@ -54,7 +54,7 @@ it("starts from base checkpoints without a KL reference (freezing one), steps to
   const { runs, repo } = memoryRepo();
   const backends: string[] = [];
   const host: TrainerHost = {
-    tasks: arenaV1(),
+    taskSet: () => arenaV1(),
     vocab,
     grader,
     repo,
