@@ -1,0 +1,53 @@
+"""Runs src/core/export/arena_reward.py on the duel records of an arena run (reward-parity.test.ts).
+
+parity(payload_json) -> result_json, in Pyodide (the test imports this file) and in CPython
+(`python3 parity_driver.py MODULE_DIR < payload.json`). Payload: {alpha, n, topvar_k, top_k,
+steps: [{step, records: [DuelRecord]}], pairs: [[canonical a, canonical b]]}.
+"""
+import json
+import sys
+
+
+def parity(payload_json):
+    import arena_reward as ar
+
+    p = json.loads(payload_json)
+    book = {}
+    records = []
+    for st in p["steps"]:
+        for rec in st["records"]:
+            shown = [e["test"] for e in ar.top_mistakes(book, rec["task"], p["top_k"])]
+            s = ar.score_task(rec, p["alpha"], p["n"], p["topvar_k"])
+            book, delta = ar.update_mistake_book(book, rec["task"], st["step"], s["outcome"])
+            # The reference's reward manager path: one compute_dual_model_reward call per pair.
+            adapter = []
+            for c in rec["codes"]:
+                hist = c["mistake_book_lines"]
+                row = []
+                for suite in c["suites"]:
+                    executable = [l for l in suite["lines"] if l["validity"] != "invalid"]
+                    r = ar.compute_dual_model_reward(
+                        is_code_valid=c["status"] == "ok", gt_passed=-1, gt_total=-1, gt_failed_msgs=[],
+                        valid_generated_tests=[l["corrected"] for l in executable],
+                        invalid_count=sum(1 for l in suite["lines"] if l["validity"] != "valid"),
+                        total_generated_count=len(suite["lines"]),
+                        gen_passed=sum(1 for l in executable if l["verdict"] == "pass"),
+                        gen_failed_msgs=["" if l["verdict"] == "pass" else l["verdict"] for l in executable],
+                        attack_gen_total=len(hist), attack_gen_passed=sum(1 for l in hist if l["verdict"] == "pass"),
+                        alpha=p["alpha"], tests_per_suite=p["n"],
+                    )
+                    row.append([r["reward_a"], r["reward_b"]])
+                adapter.append(row)
+            records.append({"step": st["step"], "task": rec["task"], "shown": shown, "scores": s, "delta": delta, "adapter": adapter})
+    equal = []
+    normal = []
+    for a, b in p["pairs"]:
+        va, vb = ar.from_canonical(a), ar.from_canonical(b)
+        equal.append(ar.same_value(va, vb))
+        normal.append([ar.canonical(va), ar.canonical(vb)])
+    return json.dumps({"records": records, "book": book, "equal": equal, "normal": normal}, allow_nan=False)
+
+
+if __name__ == "__main__" and len(sys.argv) > 1:  # not under Pyodide, whose __name__ is also __main__
+    sys.path.insert(0, sys.argv[1])
+    sys.stdout.write(parity(sys.stdin.read()))
