@@ -128,31 +128,34 @@ def same_value(a, b):
         return False
 
 
+_REPR_INT_LIMIT = 10 ** 4000
+
+
 def literal(v):
-    """A Python literal that reads back as v (the corrected line's answer), or None when v has none
-    (NaN, a frozenset, a non-builtin)."""
+    """A Python literal that reads back as exactly v (the corrected line's answer; harness.py _lit),
+    or None when v has none (NaN, a frozenset, a non-builtin)."""
     t = type(v)
     if t is float:
-        if math.isnan(v):
+        if v != v:
             return None
-        if math.isinf(v):
+        if v in (float("inf"), float("-inf")):
             return "1e999" if v > 0 else "-1e999"
         return repr(v)
-    if t in (int, bool, str) or v is None:
+    if t is int and not -_REPR_INT_LIMIT < v < _REPR_INT_LIMIT:
+        return hex(v)
+    if t in (int, str, bool) or v is None:
         return repr(v)
-    if t is list or t is tuple:
-        items = [literal(x) for x in v]
-        if any(i is None for i in items):
+    if t in (list, tuple, set, dict):
+        parts = [literal(x) for x in v] if t is not dict else [(literal(k), literal(x)) for k, x in v.items()]
+        if any(p is None or (type(p) is tuple and None in p) for p in parts):
             return None
+        if t is list:
+            return "[" + ", ".join(parts) + "]"
         if t is tuple:
-            return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
-        return "[" + ", ".join(items) + "]"
-    if t is set:
-        items = [literal(x) for x in v]
-        return None if any(i is None for i in items) else ("{" + ", ".join(items) + "}" if items else "set()")
-    if t is dict:
-        pairs = [(literal(k), literal(x)) for k, x in v.items()]
-        return None if any(k is None or x is None for k, x in pairs) else "{" + ", ".join("%s: %s" % kv for kv in pairs) + "}"
+            return "(" + ", ".join(parts) + (",)" if len(parts) == 1 else ")")
+        if t is set:
+            return "{" + ", ".join(sorted(parts)) + "}" if parts else "set()"
+        return "{" + ", ".join(sorted(k + ": " + x for k, x in parts)) + "}"
     return None
 
 
@@ -191,32 +194,47 @@ def grade_suite(lines, reference, candidate, max_lines=DEFAULT_TESTS_PER_SUITE):
       is equal exactly when two calls have the same arguments (e.g. their canonical text).
     reference: ARGS_KEY -> outcome of the ground-truth code on that call.
     candidate: ARGS_KEY -> outcome of the candidate on that call, or None when the candidate did not
-      load (every executable line is then "skipped"). A call missing after a timeout is "timeout".
+      load (every executable line is then "skipped"). The candidate makes its distinct calls in the
+      order the lines first need them and is stopped at its first timeout: every later call is a
+      "timeout" whatever the dict holds; a call with no outcome before that is an "error".
     Returns one dict per line read: validity, verdict and, for executable lines, corrected.
     """
-    out = []
+    judged = []
     seen = set()
-    timed_out = candidate is not None and any(o[0] == "timeout" for o in candidate.values())
     for line in lines[:max_lines]:
-        if "invalid" in line:
+        if "invalid" in line or line["args"] in seen:
+            judged.append(None)
+            continue
+        seen.add(line["args"])
+        validity, expected = judge_line(line["answer"], reference[line["args"]])
+        judged.append(None if validity == "invalid" else (line, validity, expected))
+    stopped = set()
+    if candidate is not None:
+        timed_out = False
+        for j in judged:
+            if j is None:
+                continue
+            key = j[0]["args"]
+            if timed_out:
+                stopped.add(key)
+            elif key in candidate and candidate[key][0] == "timeout":
+                timed_out = True
+    out = []
+    for j in judged:
+        if j is None:
             out.append({"validity": "invalid", "verdict": "skipped"})
             continue
+        line, validity, expected = j
         key = line["args"]
-        if key in seen:
-            out.append({"validity": "invalid", "verdict": "skipped"})
-            continue
-        seen.add(key)
-        validity, expected = judge_line(line["answer"], reference[key])
-        if validity == "invalid":
-            out.append({"validity": "invalid", "verdict": "skipped"})
-            continue
         result = {"validity": validity, "corrected": "assert %s == %s" % (line["call"], literal(expected))}
         if candidate is None:
             result["verdict"] = "skipped"
+        elif key in stopped:
+            result["verdict"] = "timeout"
         elif key in candidate:
             result["verdict"] = line_verdict(expected, candidate[key])
         else:
-            result["verdict"] = "timeout" if timed_out else "error"
+            result["verdict"] = "error"
         out.append(result)
     return out
 

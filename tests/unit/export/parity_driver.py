@@ -1,7 +1,7 @@
 """Runs src/core/export/arena_reward.py on the duel records of an arena run (reward-parity.test.ts).
 
 parity(payload_json) -> result_json, in Pyodide (the test imports this file) and in CPython
-(`python3 parity_driver.py MODULE_DIR < payload.json`). Payload: {alpha, n, topvar_k, top_k,
+(`python3 parity_driver.py MODULE_DIR [parity|literals|grade] < payload.json`). Payload: {alpha, n, topvar_k, top_k,
 steps: [{step, records: [DuelRecord]}], pairs: [[canonical a, canonical b]]}.
 """
 import json
@@ -48,6 +48,29 @@ def parity(payload_json):
     return json.dumps({"records": records, "book": book, "equal": equal, "normal": normal}, allow_nan=False)
 
 
+def literals(values_json):
+    """Phase 1 of the grading check: the corrected-line literal of each canonical value (None: none)."""
+    import arena_reward as ar
+
+    return json.dumps([ar.literal(ar.from_canonical(c)) for c in json.loads(values_json)])
+
+
+def grade(cases_json):
+    """Phase 2: grade_suite on each case {lines, reference, candidate}; outcomes as [kind, canonical or message]."""
+    import arena_reward as ar
+
+    def outcome(o):
+        return ("ok", ar.from_canonical(o[1])) if o[0] == "ok" else (o[0], o[1])
+
+    out = []
+    for case in json.loads(cases_json):
+        lines = [{"invalid": l["invalid"]} if "invalid" in l else {"call": l["call"], "args": l["args"], "answer": ar.from_canonical(l["answer"])} for l in case["lines"]]
+        reference = {k: outcome(o) for k, o in case["reference"].items()}
+        candidate = None if case["candidate"] is None else {k: outcome(o) for k, o in case["candidate"].items()}
+        out.append(ar.grade_suite(lines, reference, candidate))
+    return json.dumps(out)
+
+
 if __name__ == "__main__" and len(sys.argv) > 1:  # not under Pyodide, whose __name__ is also __main__
     sys.path.insert(0, sys.argv[1])
-    sys.stdout.write(parity(sys.stdin.read()))
+    sys.stdout.write({"parity": parity, "literals": literals, "grade": grade}[sys.argv[2] if len(sys.argv) > 2 else "parity"](sys.stdin.read()))
