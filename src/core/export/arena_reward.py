@@ -486,9 +486,23 @@ def compute_dual_model_reward(is_code_valid, gt_passed, gt_total, gt_failed_msgs
     reward_b = test_reward(alpha, rv, ra, is_code_valid)
     reward_a = code_reward(status, [counts], hist)
     info["valid_reward"] = rv
+    # Per executable line, for the arena's importer (npm run import-verl): the corrected test and its verdict.
+    info["arena_lines"] = [{"test": t, "verdict": _verdict_of_message(m), "reason": m} for t, m in zip(valid_generated_tests, list(gen_failed_msgs) + [""] * (unique - len(gen_failed_msgs)))]
     info["generated_test_results"] = {"gen_passed": gen_passed, "gen_total": unique, "gen_pass_rate": pass_new(counts),
                                       "attack_passed": hist["passed"], "attack_total": hist["total"], "final_attack_rate": ra, "final_pass_rate": reward_a}
     return {"reward_a": reward_a, "reward_b": reward_b, "reward_extra_info": info}
+
+
+def _verdict_of_message(message):
+    """The reference's per-test message ('' when passed) as an arena verdict: an AssertionError is a
+    fail, another exception an error, no result (the program was stopped) a timeout."""
+    if not message:
+        return "pass"
+    if message in ("fail", "error", "timeout"):
+        return message
+    if "No result found" in message:
+        return "timeout"
+    return "fail" if "AssertionError" in message else "error"
 
 
 class ArenaMistakeBook:

@@ -60,6 +60,7 @@ export function buildVerlExport(o: VerlExportOptions): VerlExport {
     format: "code-a1-arena verl export",
     version: 1,
     preset: o.preset,
+    experiment,
     task_set: o.file.name,
     train_rows: rows.train.length,
     val_rows: rows.val.length,
@@ -162,10 +163,11 @@ Checkpoints land in \`checkpoints/{code,test}/${o.experiment}\`, rollouts in \`l
 Every step the reference dumps its rollouts as JSONL (\`trainer.rollout_data_dir\`):
 \`logs/code_rollout/${o.experiment}/<host>/<step>.jsonl\` (codes), \`logs/test_rollout/${o.experiment}/<host>_phase2/<step>.jsonl\`
 (suites) and, with the Mistake Book, \`logs/code_rollout/${o.experiment}/<host>/mistake_book_step_<step>.json\`.
-Turn them into a run the arena's Duel and Mistake Book views open:
+Turn them into a run the arena's Duel and Mistake Book views open (with step 2's module: the
+per-line verdicts come from its \`arena_lines\`), in the arena's checkout, with \`logs/\` and this folder copied over:
 
 \`\`\`sh
-npm run import-verl -- "$PREFIX/logs" --tasks ${o.taskSet} --out runs/${o.experiment}.a1run   # then Runs > Import
+npm run import-verl -- "$PREFIX/logs" --export "$PREFIX/arena" --out runs/${o.experiment}.a1run   # then Runs > Import
 \`\`\`
 `;
 }

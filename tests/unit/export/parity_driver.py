@@ -71,6 +71,14 @@ def grade(cases_json):
     return json.dumps(out)
 
 
+def dump_rewards(pairs_json):
+    """What the reference's reward manager puts in a dump with arena_reward: compute_dual_model_reward
+    per pair, given the reference's inputs ({kwargs})."""
+    import arena_reward as ar
+
+    return json.dumps([ar.compute_dual_model_reward(**kw) for kw in json.loads(pairs_json)])
+
+
 if __name__ == "__main__" and len(sys.argv) > 1:  # not under Pyodide, whose __name__ is also __main__
     sys.path.insert(0, sys.argv[1])
-    sys.stdout.write({"parity": parity, "literals": literals, "grade": grade}[sys.argv[2] if len(sys.argv) > 2 else "parity"](sys.stdin.read()))
+    sys.stdout.write({"parity": parity, "literals": literals, "grade": grade, "dump_rewards": dump_rewards}[sys.argv[2] if len(sys.argv) > 2 else "parity"](sys.stdin.read()))
