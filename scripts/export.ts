@@ -9,9 +9,9 @@ import { CliError, cliConfig, configFlagValues, parseArgs, usage, withConfigFlag
 import { loadTaskFile } from "../src/node/run-files.ts";
 import { evalTasks } from "../src/node/evaluate-run.ts";
 import { taskSetHash } from "../src/core/bundle.ts";
-import { buildVerlExport } from "../src/core/export/verl.ts";
+import { benchPlus, buildVerlExport } from "../src/core/export/verl.ts";
+import { presetConfig } from "../src/core/config/index.ts";
 import type { TaskFile } from "../src/core/arena/task.ts";
-import type { Config } from "../src/core/config/index.ts";
 
 const FLAGS: Record<string, FlagSpec> = withConfigFlags({
   preset: { kind: "string", help: "configuration preset (default classroom)" },
@@ -28,21 +28,18 @@ const USAGE = usage("export", "verl --out DIR [flags]", FLAGS);
 
 const REWARD_MODULE = new URL("../src/core/export/arena_reward.py", import.meta.url);
 
-/** Plus tests from a bench file (the `npm run eval` cache format) whose key is this task set's. */
-async function benchPlus(file: TaskFile, config: Config, explicit: string | undefined): Promise<{ plus: Map<string, string[]>; from: string } | null> {
-  const key = (await taskSetHash(evalTasks(file, config, 0, "all"))).slice(0, 16);
+/** Plus tests from a bench file (the `npm run eval` cache format) built for this task set. */
+async function findBench(file: TaskFile, explicit: string | undefined): Promise<{ plus: Map<string, string[]>; from: string } | null> {
+  const key = (await taskSetHash(evalTasks(file, presetConfig("classroom"), 0, "all"))).slice(0, 16);
   const candidates = explicit ? [explicit] : [join("runs", `bench-${key}.json`), ...(existsSync("public/bench") ? readdirSync("public/bench").map((n) => join("public/bench", n)) : [])];
   for (const path of candidates) {
     if (!existsSync(path)) {
       if (explicit) throw new CliError(`--bench: file not found: ${path}`);
       continue;
     }
-    const f = JSON.parse(readFileSync(path, "utf8")) as { key?: string; plus?: [string, { lines: string[] }][] };
-    if (f.key !== key || !Array.isArray(f.plus)) {
-      if (explicit) throw new CliError(`--bench ${path}: built for another task set (key ${String(f.key)}, this set's is ${key})`);
-      continue;
-    }
-    return { plus: new Map(f.plus.map(([id, p]) => [id, p.lines])), from: path };
+    const plus = await benchPlus(file, JSON.parse(readFileSync(path, "utf8")));
+    if (plus) return { plus, from: path };
+    if (explicit) throw new CliError(`--bench ${path}: built for another task set (this set's key is ${key})`);
   }
   return null;
 }
@@ -56,7 +53,7 @@ async function main(argv: string[]): Promise<void> {
   const preset = (flags.preset as string | undefined) ?? "classroom";
   const config = cliConfig(preset, {}, configFlagValues(flags));
   const file = loadTaskFile(flags.tasks as string | undefined);
-  const bench = await benchPlus(file, config, flags.bench as string | undefined);
+  const bench = await findBench(file, flags.bench as string | undefined);
   const e = buildVerlExport({
     file,
     config,

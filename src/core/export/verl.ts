@@ -12,7 +12,8 @@
 import { strToU8, zipSync } from "fflate";
 import type { TaskFile } from "../arena/task.ts";
 import type { Config } from "../config/index.ts";
-import { canonicalJson } from "../bundle.ts";
+import { canonicalJson, taskSetHash } from "../bundle.ts";
+import { isHeldout, SPLITS } from "../arena/task.ts";
 import { checkExportable, toYaml, verlConfigObject } from "./verl-config.ts";
 import { ExportError, verlRows, writeVerlParquet } from "./verl-data.ts";
 
@@ -78,6 +79,18 @@ export function buildVerlExport(o: VerlExportOptions): VerlExport {
     "export.json": strToU8(canonicalJson(manifest) + "\n"),
   };
   return { files, train: rows.train.length, val: rows.val.length };
+}
+
+/**
+ * The plus tests of an evaluation bench file (`npm run eval`'s cache, `public/bench/*.json`) when it
+ * was built for this task set (its key: the hash of the train then held-out tasks); else null.
+ */
+export async function benchPlus(file: TaskFile, bench: unknown): Promise<Map<string, string[]> | null> {
+  const b = bench as { key?: unknown; plus?: unknown };
+  if (typeof b !== "object" || b === null || !Array.isArray(b.plus)) return null;
+  const ordered = [...file.tasks.filter((t) => t.split === "train"), ...SPLITS.filter(isHeldout).flatMap((split) => file.tasks.filter((t) => t.split === split))];
+  if (b.key !== (await taskSetHash(ordered)).slice(0, 16)) return null;
+  return new Map((b.plus as [string, { lines: string[] }][]).map(([id, p]) => [id, p.lines]));
 }
 
 /** The export as one zip with every file under `folder/` (the app's download). */
