@@ -11,14 +11,23 @@ import sys
 def parity(payload_json):
     import arena_reward as ar
 
+    import tempfile
+
     p = json.loads(payload_json)
     book = {}
     records = []
+    # The reference-interface Mistake Book, fed as the reference's update_mistake_book feeds it.
+    mb_dir = tempfile.mkdtemp()
+    mb = ar.ArenaMistakeBook(mb_dir, 0, top_k=p["top_k"])
+    mb_shown = []
     for st in p["steps"]:
         for rec in st["records"]:
+            mb_shown.append(mb.get_attack_testcases(rec["task"], max_count=8))
             shown = [e["test"] for e in ar.top_mistakes(book, rec["task"], p["top_k"])]
             s = ar.score_task(rec, p["alpha"], p["n"], p["topvar_k"])
             book, delta = ar.update_mistake_book(book, rec["task"], st["step"], s["outcome"])
+            failed = s["outcome"]["failed"]
+            mb.update(rec["task"], [f["test"] for f in failed], s["outcome"]["passed"], 0.0, failed_codes=[f["code"] for f in failed])
             # The reference's reward manager path: one compute_dual_model_reward call per pair.
             adapter = []
             for c in rec["codes"]:
@@ -39,13 +48,15 @@ def parity(payload_json):
                     row.append([r["reward_a"], r["reward_b"]])
                 adapter.append(row)
             records.append({"step": st["step"], "task": rec["task"], "shown": shown, "scores": s, "delta": delta, "adapter": adapter})
+        mb.save(st["step"])
+    reloaded = ar.ArenaMistakeBook(mb_dir, p["steps"][-1]["step"], top_k=p["top_k"]).book()
     equal = []
     normal = []
     for a, b in p["pairs"]:
         va, vb = ar.from_canonical(a), ar.from_canonical(b)
         equal.append(ar.same_value(va, vb))
         normal.append([ar.canonical(va), ar.canonical(vb)])
-    return json.dumps({"records": records, "book": book, "equal": equal, "normal": normal}, allow_nan=False)
+    return json.dumps({"records": records, "book": book, "class_book": mb.book(), "class_reloaded": reloaded, "class_shown": mb_shown, "equal": equal, "normal": normal}, allow_nan=False)
 
 
 def literals(values_json):

@@ -4,7 +4,8 @@
  * players, the Pyodide grader, the Mistake Book replaying over 3 steps of the same 2 tasks), in
  * Pyodide under Node and in CPython where python3 exists. Every R_C, R_val, R_adv, R_T and TopVar
  * spread must match the TypeScript core's to 1e-9; TopVar's choice, the Mistake Book tests shown,
- * every Mistake Book delta and the final book must be equal. Canonical equality is checked on seeded
+ * every Mistake Book delta and the final book must be equal, and so must ArenaMistakeBook's (the
+ * reference MistakeBook's interface, saved and reloaded). Canonical equality is checked on seeded
  * random value pairs against canonical.ts's sameValue.
  */
 import { spawnSync } from "node:child_process";
@@ -46,6 +47,9 @@ interface PyRecord {
 interface PyResult {
   records: PyRecord[];
   book: Record<string, MistakeEntry[]>;
+  class_book: Record<string, MistakeEntry[]>;
+  class_reloaded: Record<string, MistakeEntry[]>;
+  class_shown: string[][];
   equal: boolean[];
   normal: [Canonical, Canonical][];
 }
@@ -121,6 +125,10 @@ describe("arena_reward.py against the TypeScript core, on a real run", () => {
     expect(records.some(({ rec }) => rec.mistake_book.added.length > 0)).toBe(true);
     expect(new Set(records.flatMap(({ rec }) => rec.codes.flatMap((c) => c.suites.map((s) => s.reward)))).size).toBeGreaterThan(2);
     expect(r.book).toEqual(snapshot.mistake_book.tasks);
+    // ArenaMistakeBook (the reference MistakeBook's interface): the same tests shown, the same book, saved and loaded.
+    expect(r.class_shown).toEqual(records.map(({ rec }) => rec.mistake_book_tests));
+    expect(r.class_book).toEqual(snapshot.mistake_book.tasks);
+    expect(r.class_reloaded).toEqual(snapshot.mistake_book.tasks);
     // Canonical equality: Python's same_value on the values, canonical.ts on their canonical forms.
     r.normal.forEach(([a, b], k) => expect([k, sameValue(a, b)]).toEqual([k, r.equal[k]]));
     const trues = r.equal.filter(Boolean).length;

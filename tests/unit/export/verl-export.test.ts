@@ -97,9 +97,7 @@ describe("verl export: Parquet", () => {
     expect(viaHyparquet).toEqual(rows);
   });
 
-  it("the check functions run: the reference passes its own, in CPython", () => {
-    const python3 = spawnSync("python3", ["--version"]).status === 0;
-    if (!python3) return;
+  it.skipIf(spawnSync("python3", ["--version"]).status !== 0)("the check functions run: the reference passes its own, in CPython", () => {
     const { rows } = arrowRows(exported.files["val.parquet"]);
     // Trusted code only: the task's own reference solution against its own tests.
     const script = rows.map((r) => `${r.GT_code as string}\n${r.test as string}\ncheck(${(r.extra_info as { function_name: string }).function_name})\n`).join("\n") + "print('ok', " + rows.length + ")\n";
@@ -110,10 +108,8 @@ describe("verl export: Parquet", () => {
 });
 
 describe("verl export: config, files, errors", () => {
-  it("the YAML carries each mapped value at its reference key (read back by PyYAML)", () => {
+  it.skipIf(spawnSync("python3", ["-c", "import yaml"]).status !== 0)("the YAML carries each mapped value at its reference key (read back by PyYAML)", () => {
     const yaml = strFromU8(exported.files[VERL_CONFIG_FILE]);
-    const python3 = spawnSync("python3", ["-c", "import yaml"]).status === 0;
-    if (!python3) return;
     const res = spawnSync("python3", ["-c", "import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))"], { input: yaml, encoding: "utf8" });
     expect(res.stderr).toBe("");
     const doc = JSON.parse(res.stdout) as Record<string, unknown>;
