@@ -70,6 +70,8 @@ export interface AppDeps {
   /** A grader for Play; null when this build has none. */
   grader: (() => Promise<Grader>) | null;
   policies: PlayPolicies | null;
+  /** The config as the files a verl run of the reference needs, zipped (Settings > Export to verl; src/verl-download.ts); null when this build has none. */
+  verl: ((config: Config, preset: string | null) => Promise<{ blob: Blob; fileName: string }>) | null;
   /** Pretrain the base models here (Settings); null when this build cannot. */
   pretrain: PretrainHere | null;
   /** WebGPU probe before the trainer reports its backend. */

@@ -81,6 +81,7 @@ const deps: AppDeps = {
     : null,
   policies: db ? createPlayPolicies(db) : null,
   pretrain: createPretrainHere(),
+  verl: async (config, preset) => (await import("../verl-download.ts")).verlDownload(config, preset),
   probeGpu: () => probeWebGpu(navigator),
   url: new URL(location.href),
   replaceUrl: (url) => history.replaceState(null, "", url),

@@ -1,6 +1,6 @@
 /**
  * The app in real Chromium (built, served by vite preview): first visit, navigation and keys,
- * settings validation, share-link round trip, pretraining the base models in the page (same bytes
+ * settings validation, share-link round trip, the verl export's download, pretraining the base models in the page (same bytes
  * as Node wasm), a stored run in every view (from IndexedDB, graded for real in app-fixture.ts),
  * themes, safe mode. Screenshots of each main view go to
  * test-artifacts/screenshots/.
@@ -21,6 +21,12 @@ import { jointSequences } from "../../src/core/duel/pretrain-corpus.ts";
 import { BASE_CORPUS_FILE, parseCorpusFile, pretrainBase, pretrainOptions, type BaseManifest } from "../../src/core/duel/pretrain.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
 import { useNodeBackend } from "../../src/node/tf-backend.ts";
+import { tableFromIPC } from "apache-arrow";
+import { readParquet } from "parquet-wasm/node";
+import { strFromU8, unzipSync } from "fflate";
+import { arenaV2 } from "../../src/core/arena/arena-v2.ts";
+import { runTrainTasks } from "../../src/core/duel/task-order.ts";
+import { benchPlus, buildVerlExport } from "../../src/core/export/verl.ts";
 
 const SHOTS = "test-artifacts/screenshots";
 let browser: Browser;
@@ -187,6 +193,35 @@ describe("settings and sharing", () => {
     expect(errors2).toEqual([]);
     await context.close();
     await other.close();
+  });
+  it("Export to verl downloads the run's files as a zip: Parquet the reference reads, its YAML with this config, the reward module", async () => {
+    const context = await newContext();
+    const { page, errors } = await open(context, "/#/settings");
+    await page.fill("#cfg-alpha", "0.25");
+    await page.press("#cfg-alpha", "Enter");
+    await expect.poll(() => page.inputValue("#share-link")).toContain("alpha=0.25");
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("#verl-export")]);
+    expect(download.suggestedFilename()).toBe("verl-arena-v2-classroom-seed1.zip");
+    const path = "test-artifacts/verl-export.zip";
+    await download.saveAs(path);
+    const files = unzipSync(new Uint8Array(readFileSync(path)));
+    const dir = "verl-arena-v2-classroom-seed1";
+    expect(Object.keys(files).sort()).toEqual(["README.md", "arena_reward.py", "code_a1_arena.yaml", "export.json", "train.parquet", "val.parquet"].map((f) => `${dir}/${f}`));
+    // The same bytes as the Node export of this config (the browser's writer is the same library).
+    const config = presetConfig("classroom", { alpha: 0.25 });
+    const node = buildVerlExport({ file: arenaV2(), config, preset: "classroom", rewardModule: readFileSync("src/core/export/arena_reward.py", "utf8"),
+      plus: (await benchPlus(arenaV2(), JSON.parse(readFileSync("public/bench/arena-v2.json", "utf8")))) ?? undefined });
+    for (const f of Object.keys(node.files)) expect([f, Buffer.from(files[`${dir}/${f}`]).equals(Buffer.from(node.files[f]))]).toEqual([f, true]);
+    const train = tableFromIPC(readParquet(files[`${dir}/train.parquet`]).intoIPCStream());
+    expect(train.numRows).toBe(runTrainTasks(arenaV2(), config).length);
+    expect(strFromU8(files[`${dir}/code_a1_arena.yaml`])).toContain("    alpha: 0.25\n");
+    expect(await page.textContent("#verl-status")).toBe("Downloaded verl-arena-v2-classroom-seed1.zip.");
+    // What the reference cannot run is refused with the field named.
+    await page.selectOption("#cfg-mode", "golden-tests");
+    await page.click("#verl-export");
+    await expect.poll(() => page.textContent(".notices")).toMatch(/Export to verl: mode: the reference implementation trains code-a1 only/);
+    expect(errors).toEqual([]);
+    await context.close();
   });
   it("a bad link falls back to the defaults and names the field", async () => {
     const context = await newContext();

@@ -4,7 +4,7 @@
  * the keyboard shortcuts; and the base models (base-models.ts): their figures, pretraining them here.
  */
 import { PRESETS, PRESET_NAMES, configDiff, presetConfig, type Config, type ConfigKey, type PresetName } from "../../core/config/index.ts";
-import { h, replace } from "../dom.ts";
+import { download, h, replace } from "../dom.ts";
 import { applyFieldEdit, fieldText, fieldViews, type FieldView } from "../settings-form.ts";
 import { GROUP_TITLES } from "../../core/config/docs.ts";
 import { SHORTCUTS } from "../shortcuts.ts";
@@ -18,8 +18,9 @@ export function settingsView(root: HTMLElement, ctx: ViewContext): View {
   const displayPanel = h("section", { class: "panel", "aria-labelledby": "display-title" });
   const configPanel = h("section", { class: "panel", "aria-labelledby": "config-title" });
   const keysPanel = h("section", { class: "panel", "aria-labelledby": "keys-title" });
+  const verlPanel = h("section", { class: "panel", "aria-labelledby": "verl-title" });
   const basePanel = baseModelsPanel(ctx.deps.pretrain);
-  root.append(sharePanel, configPanel, basePanel.element, displayPanel, keysPanel);
+  root.append(sharePanel, configPanel, verlPanel, basePanel.element, displayPanel, keysPanel);
   /** Text being edited that does not validate yet, by field: kept across re-renders. */
   const drafts = new Map<ConfigKey, { text: string; error: string }>();
   let last: { config: Config; preset: PresetName | null; large: boolean; theme: string } | null = null;
@@ -128,6 +129,33 @@ export function settingsView(root: HTMLElement, ctx: ViewContext): View {
     );
   }
 
+  function renderVerl(s: Readonly<AppState>) {
+    const verl = ctx.deps.verl;
+    const status = h("span", { id: "verl-status", class: "muted", role: "status" });
+    replace(
+      verlPanel,
+      h("h2", { id: "verl-title" }, "Export to verl"),
+      h("p", {}, "The same experiment on real code LLMs: this configuration and the arena-v1 tasks as the files the reference implementation of Code-A1 runs from on verl and Ray (Parquet data, its YAML config, the arena's reward module, a README with the cluster commands). What maps to what, and what differs: docs/SCALING.md."),
+      verl
+        ? h("div", { class: "start-row" }, h("button", { id: "verl-export", onclick: async (e: Event) => {
+          const button = e.currentTarget as HTMLButtonElement;
+          button.disabled = true;
+          status.textContent = "Writing the files...";
+          try {
+            const { blob, fileName } = await verl(s.config, s.preset);
+            download(blob, fileName);
+            status.textContent = `Downloaded ${fileName}.`;
+          } catch (err) {
+            status.textContent = "";
+            actions.notify("error", `Export to verl: ${err instanceof Error ? err.message : String(err)}`);
+          } finally {
+            button.disabled = false;
+          }
+        } }, "Download for verl (.zip)"), status)
+        : h("p", { class: "muted" }, "This build has no verl export."),
+    );
+  }
+
   function renderDisplay(s: Readonly<AppState>) {
     replace(
       displayPanel,
@@ -157,6 +185,7 @@ export function settingsView(root: HTMLElement, ctx: ViewContext): View {
       last = now;
       renderShare(s);
       renderConfig(s);
+      renderVerl(s);
       renderDisplay(s);
     },
     destroy() {
