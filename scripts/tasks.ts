@@ -107,6 +107,7 @@ async function runImport(args: string[]): Promise<void> {
     fail(`cannot read ${input}: ${(e as Error).message}`);
   }
   const grader = await createNodeGrader();
+  let exit = 0;
   try {
     const t0 = Date.now();
     const { file, report } = await importArenaTasks(
@@ -126,7 +127,7 @@ async function runImport(args: string[]): Promise<void> {
     const trainable = report.filter((r) => r.status === "trainable");
     if (file.tasks.length === 0) {
       console.error(`tasks: none of the ${report.length} task(s) can be an arena task; nothing written`);
-      process.exitCode = 1;
+      exit = 1;
       return;
     }
     writeFileSync(out, JSON.stringify(file, null, 2) + "\n");
@@ -143,12 +144,14 @@ async function runImport(args: string[]): Promise<void> {
   } catch (e) {
     if (e instanceof ImportError) {
       console.error(`tasks: ${e.message}`);
-      process.exitCode = 1;
+      exit = 1;
       return;
     }
     throw e;
   } finally {
     await grader.close();
+    // Set explicitly: the grader's worker teardown must not turn a refused import into exit 0.
+    if (exit !== 0) process.exit(exit);
   }
 }
 

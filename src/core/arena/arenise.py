@@ -493,6 +493,8 @@ _METHOD_SWAPS = {"isupper": "islower", "islower": "isupper", "upper": "lower", "
 
 def _semantic_points(tree, returns):
     out = []
+    fn = next(n for n in tree.body if type(n) is ast.FunctionDef)
+    params = {a.arg for a in fn.args.args}
     for idx, node in enumerate(ast.walk(tree)):
         t = type(node)
         if t is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _METHOD_SWAPS:
@@ -505,9 +507,20 @@ def _semantic_points(tree, returns):
                 out.append((idx, "semantic:skip-first", _slice_from_one))
         if t in (ast.If,) and len(node.body) == 1 and type(node.body[0]) is ast.Return and not node.orelse:
             out.append((idx, "semantic:missing-guard", None))
+        if t is ast.Call:
+            for pos, arg in enumerate(node.args):
+                if type(arg) is ast.Name and arg.id in params:
+                    out.append((idx, "semantic:skip-first-item", _slice_arg(pos, ast.Slice(lower=ast.Constant(1)))))
+                    out.append((idx, "semantic:skip-last-item", _slice_arg(pos, ast.Slice(upper=ast.UnaryOp(op=ast.USub(), operand=ast.Constant(1))))))
         if t is ast.Return and returns == "int" and node.value is not None:
             out.append((idx, "semantic:return+1", _return_plus(1)))
     return out
+
+
+def _slice_arg(pos, sl):
+    def apply(node):
+        node.args[pos] = ast.Subscript(value=node.args[pos], slice=sl, ctx=ast.Load())
+    return apply
 
 
 def _swap_method(node):

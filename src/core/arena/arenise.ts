@@ -420,30 +420,42 @@ async function probeOriginal(runPython: RunPython, t: Task, inputs: PyLit[][], p
 }
 
 /**
- * A RunPython whose programs' top-level calls each stop after STEP_LIMIT traced Python lines with a
- * TimeoutError (caught by the program like any exception): a reference that loops on some drawn
- * input is treated as raising there, never hangs the import. The trace is removed afterwards.
+ * A RunPython for programs that `exec` a reference (referenceProgram in plus.ts, the probe here):
+ * `exec` is shadowed in the program's globals so that every function the reference defines is
+ * wrapped, and each outermost call stops after STEP_LIMIT traced Python lines with a TimeoutError,
+ * caught by the program like any exception. A reference that loops on some drawn input is treated
+ * as raising there and never hangs the import. (A trace function that raises is unset by Python,
+ * so the trace is installed afresh for each call and removed after it.)
  */
 export function guardRunPython(runPython: RunPython): RunPython {
   const guard = [
-    "import sys as __sys",
-    "__steps = [0]",
+    "import sys as __sys, builtins as __builtins",
+    "__steps = [0, 0]",
     "def __trace(frame, event, arg):",
-    "    if event == 'call' and frame.f_back is not None and frame.f_back.f_code.co_name == '<module>':",
-    "        __steps[0] = 0",
     "    __steps[0] += 1",
     `    if __steps[0] > ${STEP_LIMIT}:`,
     `        raise TimeoutError('over ${STEP_LIMIT} steps (looping?)')`,
     "    return __trace",
-    "__sys.settrace(__trace)",
+    "def __guarded(fn):",
+    "    def call(*args):",
+    "        if __steps[1] > 0:",
+    "            return fn(*args)",
+    "        __steps[0] = 0",
+    "        __steps[1] = 1",
+    "        __sys.settrace(__trace)",
+    "        try:",
+    "            return fn(*args)",
+    "        finally:",
+    "            __sys.settrace(None)",
+    "            __steps[1] = 0",
+    "    return call",
+    "def exec(src, ns):",
+    "    __builtins.exec(src, ns)",
+    "    for __k, __v in list(ns.items()):",
+    "        if callable(__v) and not __k.startswith('__'):",
+    "            ns[__k] = __guarded(__v)",
   ].join("\n");
-  return async (src) => {
-    try {
-      return await runPython(`${guard}\n${src}`);
-    } finally {
-      await runPython("import sys\nsys.settrace(None)\n''");
-    }
-  };
+  return (src) => runPython(`${guard}\n${src}`);
 }
 
 function typeFits(got: string, want: ArenaType): boolean {
@@ -503,7 +515,8 @@ export function bugText(operator: string, line: number): string {
     case "unary": return `sign or negation dropped${at}`;
     case "semantic": {
       if (rest.startsWith("wrong-predicate:")) return `wrong predicate: ${swap(rest.slice("wrong-predicate:".length))}${at}`;
-      if (rest === "skip-first") return `skips the first item${at}`;
+      if (rest === "skip-first" || rest === "skip-first-item") return `skips the first item${at}`;
+      if (rest === "skip-last-item") return `skips the last item${at}`;
       if (rest === "missing-guard") return `forgets a special case (empty input, none found)${at}`;
       if (rest === "return+1") return `off by one in the returned value${at}`;
       return `${rest}${at}`;
