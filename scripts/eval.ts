@@ -29,7 +29,7 @@ async function main(argv: string[]): Promise<void> {
   const { flags, positional } = parseArgs(argv, FLAGS, 1);
   const preset = flags.preset as string | undefined;
   if (!preset === !positional[0]) throw new CliError("give either a run file or --preset, not both and not neither");
-  const file = loadTaskFile(flags.tasks as string | undefined);
+  let file = loadTaskFile(flags.tasks as string | undefined);
   let config;
   let checkpoint;
   let label: string;
@@ -38,6 +38,8 @@ async function main(argv: string[]): Promise<void> {
     label = `base players of preset ${preset}`;
   } else {
     const snapshot = await readRunFile(positional[0]);
+    // A run on an imported set carries it: evaluated on that set unless --tasks names another.
+    if (snapshot.task_set && flags.tasks === undefined) file = snapshot.task_set;
     config = snapshot.config;
     checkpoint = lastCheckpoint(snapshot);
     label = `${positional[0]} at step ${checkpoint.step}`;

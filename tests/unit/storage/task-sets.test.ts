@@ -92,3 +92,18 @@ describe("bundles carry an imported task set", () => {
     expect(JSON.parse(strFromU8(files["manifest.json"])).format_version).toBe(1);
   });
 });
+
+describe("command-line runs on an imported set", () => {
+  it("a FileRunRepository's bundle carries an imported set, not a shipped one", async () => {
+    const { FileRunRepository } = await import("../../../src/node/node-host.ts");
+    const own = new FileRunRepository({ runId: "r1", out: null, file: imported });
+    await own.create(parseConfig({ seed: 2 }));
+    expect(own.store!.snapshot.task_set).toEqual(imported);
+    expect(own.store!.snapshot.run.task_set_hash).toBe(await taskSetHash(imported.tasks));
+    const snap = await importBundle(await exportBundle(own.store!.snapshot));
+    expect(snap.task_set).toEqual(imported); // hashed as a task list on the command line: accepted too
+    const shipped = new FileRunRepository({ runId: "r2", out: null, file: arenaV1() });
+    await shipped.create(parseConfig({ seed: 2 }));
+    expect(shipped.store!.snapshot.task_set).toBeUndefined();
+  });
+});
