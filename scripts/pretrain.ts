@@ -11,6 +11,8 @@
  *   --no-eval             skip the evaluation (the manifest's figures become null)
  *   --mutants             also build the equivalence-filtered mutants, for mut@k (slower)
  *   --codes-per-task N    code samples per task in the evaluation (default 8)
+ *   --tasks FILE          pretrain on this task file's train tasks (an imported set) instead of arena-v1;
+ *                         needs --out elsewhere than public/checkpoints; the vocabulary stays the shipped one
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,6 +34,7 @@ import { createNodeGrader } from "../src/node/grader.ts";
 import { createNodeRunPython, mutateSource } from "../src/node/python-runner.ts";
 import { useNodeBackend } from "../src/node/tf-backend.ts";
 import { CliError, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
+import { loadTaskFile } from "../src/node/run-files.ts";
 
 const POLICIES: BasePolicyName[] = ["code", "test"];
 
@@ -45,6 +48,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "no-eval": { kind: "bool", help: "skip the evaluation (the manifest's figures become null)" },
   mutants: { kind: "bool", help: "also build mutants, to report mut@k (slower)" },
   "codes-per-task": { kind: "int", min: 1, help: "code samples per task in the evaluation (default 8)" },
+  tasks: { kind: "string", help: "task file whose train tasks make the corpus (an imported set; default arena-v1); needs --out" },
 };
 const USAGE = usage("pretrain", "[flags]", FLAGS);
 
@@ -56,7 +60,12 @@ function pretrainArgs(argv: string[]) {
   const seed = /^-?[0-9]+$/.test(seedRaw) ? Number(seedRaw) : seedRaw;
   const policies = ((flags.policies as string | undefined) ?? "code,test").split(",") as BasePolicyName[];
   for (const p of policies) if (!POLICIES.includes(p)) throw new CliError(`--policies takes code and/or test, got ${JSON.stringify(p)}`);
+  const tasks = flags.tasks as string | undefined;
+  if (tasks !== undefined && (flags.out === undefined || flags.out === "public/checkpoints")) {
+    throw new CliError("--tasks needs --out DIR other than public/checkpoints (the shipped base models are arena-v1's)");
+  }
   return {
+    tasks,
     size: size as ModelSize,
     seed,
     steps: flags.steps as number | undefined,
@@ -101,8 +110,9 @@ async function main(): Promise<void> {
   }
   const opts = pretrainArgs(process.argv.slice(2));
   const started = performance.now();
-  const file = arenaV1();
-  const vocab = taskVocabulary(file);
+  const file = opts.tasks ? loadTaskFile(opts.tasks) : arenaV1();
+  // The shipped vocabulary whatever the set: checkpoints stay loadable by the app (new words read as unk).
+  const vocab = taskVocabulary(arenaV1());
   const backend = await useNodeBackend("wasm");
   if (backend.backend !== "wasm") console.warn(`pretrain: ${backend.reason}; checkpoints are reproducible per backend only`);
   const runPython = createNodeRunPython();
