@@ -161,10 +161,11 @@ function reportLine(r: TaskReport): string {
   const renames = Object.entries(r.renames ?? {}).map(([a, b]) => `${a}->${b}`).join(" ");
   const pre = (r.preconditions ?? []).map((p) => `${p.expr} (excludes ${p.excluded}/${p.drawn} drawn inputs; the reference raises on e.g. ${p.example})`);
   return [
-    `trainable ${r.id} (line ${r.line}): renamed ${renames || "nothing"}; same outputs on ${r.checkedInputs} inputs;`,
+    `trainable ${r.id} (line ${r.line}): renamed ${renames || "nothing"}`,
+    `same outputs on ${r.checkedInputs} inputs`,
     `${r.variants} buggy variants of ${r.mutants} mutants${r.weakGolden ? ", weak golden" : ""}`,
-    ...(pre.length > 0 ? [`; preconditions: ${pre.join("; ")}`] : []),
-  ].join(" ");
+    ...(pre.length > 0 ? [`preconditions: ${pre.join("; ")}`] : []),
+  ].join("; ");
 }
 
 const [command, ...args] = process.argv.slice(2);
