@@ -9,6 +9,7 @@ import { createNodeGrader } from "../src/node/grader.ts";
 import { evalTasks, evaluateCheckpoint, lastCheckpoint, metricsJson, metricsTable } from "../src/node/evaluate-run.ts";
 import { loadOrPrepareBench, readRunFile, runTaskFile } from "../src/node/run-files.ts";
 import { BundleError } from "../src/core/bundle.ts";
+import type { TaskFile } from "../src/core/arena/task.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
   preset: { kind: "string", help: "evaluate this preset's base players instead of a run file" },
@@ -29,6 +30,7 @@ async function main(argv: string[]): Promise<void> {
   const { flags, positional } = parseArgs(argv, FLAGS, 1);
   const preset = flags.preset as string | undefined;
   if (!preset === !positional[0]) throw new CliError("give either a run file or --preset, not both and not neither");
+  let bundled: TaskFile | null = null;
   let config;
   let checkpoint;
   let label: string;
@@ -37,12 +39,14 @@ async function main(argv: string[]): Promise<void> {
     label = `base players of preset ${preset}`;
   } else {
     const snapshot = await readRunFile(positional[0]);
+    // A run on an imported set carries it: evaluated on that set unless --tasks names another.
+    if (snapshot.task_set && flags.tasks === undefined) bundled = snapshot.task_set;
     config = snapshot.config;
     checkpoint = lastCheckpoint(snapshot);
     label = `${positional[0]} at step ${checkpoint.step}`;
   }
-  // A run is evaluated on the set it trained on (its config's task_set) unless --tasks says otherwise.
-  const { file } = runTaskFile(flags.tasks as string | undefined, config);
+  // A run is evaluated on the set it trained on (the one it carries, else its config's task_set) unless --tasks says otherwise.
+  const file = bundled ?? runTaskFile(flags.tasks as string | undefined, config).file;
   const log = (s: string) => process.stderr.write(s + "\n");
   log(`eval: ${label}`);
   const grader = await createNodeGrader();

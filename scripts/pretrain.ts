@@ -11,6 +11,8 @@
  *   --no-eval             skip the evaluation (the manifest's figures become null)
  *   --mutants             also build the equivalence-filtered mutants, for mut@k (slower)
  *   --codes-per-task N    code samples per task in the evaluation (default 8)
+ *   --tasks FILE          pretrain on this task file's train tasks (an imported set) instead of arena-v1;
+ *                         needs --out elsewhere than public/checkpoints; the vocabulary stays the shipped one
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,6 +35,7 @@ import { createNodeGrader } from "../src/node/grader.ts";
 import { createNodeRunPython, mutateSource } from "../src/node/python-runner.ts";
 import { useNodeBackend } from "../src/node/tf-backend.ts";
 import { CliError, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
+import { loadTaskFile } from "../src/node/run-files.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
   size: { kind: "string", help: "model size: tiny | small (default tiny)" },
@@ -43,6 +46,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "no-eval": { kind: "bool", help: "skip the evaluation (the manifest's figures become null)" },
   mutants: { kind: "bool", help: "also build mutants, to report mut@k (slower)" },
   "codes-per-task": { kind: "int", min: 1, help: "code samples per task in the evaluation (default 8)" },
+  tasks: { kind: "string", help: "task file whose train tasks make the corpus (an imported set; default arena-v2); needs --out" },
 };
 const USAGE = usage("pretrain", "[flags]", FLAGS);
 
@@ -52,7 +56,12 @@ function pretrainArgs(argv: string[]) {
   if (size !== "tiny" && size !== "small") throw new CliError(`--size must be tiny or small, got ${JSON.stringify(size)}`);
   const seedRaw = (flags.seed as string | undefined) ?? "1";
   const seed = /^-?[0-9]+$/.test(seedRaw) ? Number(seedRaw) : seedRaw;
+  const tasks = flags.tasks as string | undefined;
+  if (tasks !== undefined && tasks !== "arena-v2" && (flags.out === undefined || flags.out === "public/checkpoints")) {
+    throw new CliError("--tasks needs --out DIR other than public/checkpoints (the shipped base model is arena-v2's)");
+  }
   return {
+    tasks,
     size: size as ModelSize,
     seed,
     steps: flags.steps as number | undefined,
@@ -97,7 +106,8 @@ async function main(): Promise<void> {
   }
   const opts = pretrainArgs(process.argv.slice(2));
   const started = performance.now();
-  const file = arenaV2();
+  const file = opts.tasks ? loadTaskFile(opts.tasks) : arenaV2();
+  // The shipped vocabulary whatever the set: checkpoints stay loadable by the app (new words read as unk).
   const vocab = arenaVocabulary();
   const backend = await useNodeBackend("wasm");
   if (backend.backend !== "wasm") console.warn(`pretrain: ${backend.reason}; checkpoints are reproducible per backend only`);

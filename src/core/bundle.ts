@@ -11,6 +11,8 @@
  *   duels.json            [{step, records: DuelRecord[]}] (the last steps kept)
  *   checkpoints.json      [{step, kept, policies: {name: path}, mistake_book, rng_state, loop_state}]
  *   checkpoints/<step>-<policy>.bin   serialised weights
+ *   task-set.json         optional (format_version 2): the task file the run trained on, for a run on a
+ *                         task set the app does not ship (an imported one); it must hash to task_set_hash
  */
 import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from "fflate";
 import type { Config } from "./config/fields.ts";
@@ -19,9 +21,11 @@ import { validateMistakeBook, type MistakeBook } from "./loop/mistake-book.ts";
 import { EVAL_METRIC_KEYS, RUN_STATUSES, STEP_METRIC_KEYS, type DuelRecord, type RunStatus, type StepMetrics } from "./loop/types.ts";
 import { setOwn } from "./own.ts";
 import type { RngState } from "./rng.ts";
+import { validateTaskFile, type TaskFile } from "./arena/task.ts";
 
 export const BUNDLE_FORMAT = "code-a1-arena/run";
-export const BUNDLE_VERSION = 1;
+/** Newest format read; version 1 (no task set) is still written when a bundle carries none. */
+export const BUNDLE_VERSION = 2;
 export const BUNDLE_EXTENSION = ".a1run";
 
 /** A bundle cannot be read; the message says why and what to do. */
@@ -67,6 +71,8 @@ export interface RunSnapshot {
   mistake_book: MistakeBook;
   checkpoints: SnapshotCheckpoint[];
   duels: { step: number; records: DuelRecord[] }[];
+  /** The task set itself, when the run trained on one the app does not ship (an imported set). */
+  task_set?: TaskFile;
 }
 
 export interface ImportLimits {
@@ -82,6 +88,7 @@ export interface ImportLimits {
 
 const DEFAULT_LIMITS = { maxBundleBytes: 1 << 30, maxTotalBytes: 2 ** 31, maxJsonBytes: 256 << 20 };
 const JSON_FILES = ["config.json", "metrics.json", "mistake-book.json", "duels.json", "checkpoints.json"] as const;
+const TASK_SET_FILE = "task-set.json";
 const POLICY_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const BIN_PATH = /^checkpoints\/(0|[1-9][0-9]{0,8})-([a-z][a-z0-9_-]{0,31})\.bin$/;
 
@@ -122,10 +129,14 @@ export async function exportBundle(snapshot: RunSnapshot, exportedAt = new Date(
     return { step: cp.step, kept: cp.kept, policies, mistake_book: cp.mistake_book, rng_state: cp.rng_state, loop_state: cp.loop_state };
   });
   files["checkpoints.json"] = strToU8(JSON.stringify(checkpoints));
+  if (snapshot.task_set) {
+    if (!(await hashesTo(snapshot.task_set, snapshot.run.task_set_hash))) throw new RangeError("the run's task_set does not hash to its task_set_hash");
+    files[TASK_SET_FILE] = strToU8(JSON.stringify(snapshot.task_set));
+  }
   const listing = await Promise.all(Object.entries(files).map(async ([path, data]) => ({ path, bytes: data.length, sha256: await sha256Hex(data) })));
   const manifest = {
     format: BUNDLE_FORMAT,
-    format_version: BUNDLE_VERSION,
+    format_version: snapshot.task_set ? 2 : 1,
     exported_at: exportedAt,
     run: snapshot.run,
     seed: snapshot.config.seed,
@@ -175,7 +186,18 @@ export async function importBundle(bytes: Uint8Array, limits: ImportLimits = {})
   for (const path of listed) {
     if (path.endsWith(".bin") && !binUsed.has(path)) throw new BundleError(`${path} belongs to no checkpoint.`);
   }
-  return { run, config, metrics, mistake_book, checkpoints, duels };
+  const snapshot: RunSnapshot = { run, config, metrics, mistake_book, checkpoints, duels };
+  if (listed.has(TASK_SET_FILE)) {
+    const file = wrap(TASK_SET_FILE, () => validateTaskFile(parseJson(entries.get(TASK_SET_FILE)!, TASK_SET_FILE), { strict: false }));
+    if (!(await hashesTo(file, run.task_set_hash))) throw new BundleError(`${TASK_SET_FILE} is not the task set the run trained on (its hash differs from task_set_hash).`);
+    snapshot.task_set = file;
+  }
+  return snapshot;
+}
+
+/** Whether a task file is the one a run's task_set_hash names (hashed as a file or as its task list). */
+async function hashesTo(file: TaskFile, hash: string): Promise<boolean> {
+  return (await taskSetHash(file)) === hash || (await taskSetHash(file.tasks)) === hash;
 }
 
 /**
@@ -345,7 +367,7 @@ function validateCheckpoints(v: unknown, steps: number, entries: Map<string, Uin
 
 /** A file a bundle may hold besides its manifest. */
 function isBundleFile(path: string): boolean {
-  return (JSON_FILES as readonly string[]).includes(path) || BIN_PATH.test(path);
+  return (JSON_FILES as readonly string[]).includes(path) || path === TASK_SET_FILE || BIN_PATH.test(path);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -7,6 +7,8 @@
  */
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
 import type { TaskFile } from "../core/arena/task.ts";
+import { taskSetHash } from "../core/bundle.ts";
+import { builtinTaskSet } from "../core/arena/task-suite.ts";
 import type { Config } from "../core/config/index.ts";
 import { arenaVocabulary } from "../core/duel/contexts.ts";
 import { evalStepMetrics } from "../core/duel/evaluate.ts";
@@ -17,6 +19,12 @@ import type { Grader } from "../core/grader/types.ts";
 import { evaluateNodePlayers, type NodeEvalOptions } from "./evaluate-run.ts";
 import { nodeBaseCheckpoint, nodePlayer } from "./node-players.ts";
 import { FileRunStore, RunFileError } from "./run-files.ts";
+
+/** Whether a task file is one of the built-in sets (those need not travel in a bundle). */
+async function isShippedSet(file: TaskFile): Promise<boolean> {
+  const builtin = builtinTaskSet(file.name);
+  return builtin !== null && (await taskSetHash(builtin.tasks)) === (await taskSetHash(file.tasks));
+}
 
 /** A RunRepository over one FileRunStore: the one run a command line trains. */
 export class FileRunRepository implements RunRepository {
@@ -30,6 +38,7 @@ export class FileRunRepository implements RunRepository {
       name: `${config.mode} seed ${config.seed}`,
       config,
       taskSetHash,
+      ...((await isShippedSet(this.o.file)) ? {} : { taskSet: this.o.file }),
     });
     return this.o.runId;
   }

@@ -29,3 +29,8 @@ export function createNodeRunPython(): RunPython {
 export function mutateSource(): string {
   return readFileSync(new URL("../core/arena/mutate.py", import.meta.url), "utf8");
 }
+
+/** The source of src/core/arena/arenise.py, for importArenaTasks (src/core/arena/arenise.ts). */
+export function areniseSource(): string {
+  return readFileSync(new URL("../core/arena/arenise.py", import.meta.url), "utf8");
+}

@@ -102,7 +102,7 @@ export class FileRunStore implements RunStore {
 
   constructor(
     readonly path: string | null,
-    init: { id: string; name: string; config: Config; taskSetHash: string; initial?: SnapshotCheckpoint },
+    init: { id: string; name: string; config: Config; taskSetHash: string; initial?: SnapshotCheckpoint; taskSet?: TaskFile },
   ) {
     const t = Date.now();
     this.snapshot = {
@@ -112,6 +112,8 @@ export class FileRunStore implements RunStore {
       mistake_book: emptyMistakeBook(),
       checkpoints: init.initial ? [init.initial] : [],
       duels: [],
+      // A set the app does not ship travels in the bundle (it must hash to taskSetHash).
+      ...(init.taskSet ? { task_set: init.taskSet } : {}),
     };
   }
 

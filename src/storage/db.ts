@@ -9,6 +9,8 @@
  *   state at that step: everything needed to resume from it.
  * - mistakes [run, task, test]: the live Mistake Book, one record per entry.
  * - duels [run, step]: the last steps' duel records, for the UI.
+ * - task_sets [hash]: task sets the app does not ship (imported JSONL), with their import report;
+ *   a run names its set by task_set_hash, and bundles carry the set (task-sets.ts).
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from "idb";
 import type { Config } from "../core/config/fields.ts";
@@ -16,6 +18,7 @@ import type { MistakeBook, MistakeEntry } from "../core/loop/mistake-book.ts";
 import type { DuelRecord, RunStatus, StepMetrics } from "../core/loop/types.ts";
 import type { SnapshotRun } from "../core/bundle.ts";
 import type { RngState } from "../core/rng.ts";
+import type { TaskFile } from "../core/arena/task.ts";
 import { StorageBlockedError, toStorageError } from "./errors.ts";
 
 export const DB_NAME = "code-a1-arena";
@@ -55,12 +58,24 @@ export interface DuelsRecord {
   records: DuelRecord[];
 }
 
+export interface TaskSetRecord {
+  /** taskSetHash(file): what runs name it by. */
+  hash: string;
+  name: string;
+  file: TaskFile;
+  /** The import's per-task report (src/core/arena/arenise.ts TaskReport[]), when it was imported here. */
+  report: unknown[];
+  /** Epoch ms. */
+  stored: number;
+}
+
 export interface ArenaDB extends DBSchema {
   runs: { key: string; value: RunRecord; indexes: { "by-updated": number } };
   metrics: { key: [string, number]; value: MetricsRecord };
   checkpoints: { key: [string, number]; value: CheckpointRecord };
   mistakes: { key: [string, string, string]; value: MistakeRecord; indexes: { "by-run-task": [string, string] } };
   duels: { key: [string, number]; value: DuelsRecord };
+  task_sets: { key: string; value: TaskSetRecord };
 }
 
 export type ArenaDatabase = IDBPDatabase<ArenaDB>;
@@ -78,6 +93,10 @@ const MIGRATIONS: ((db: ArenaDatabase, tx: UpgradeTx) => void)[] = [
   // 1 -> 2: duel records for the UI.
   (db) => {
     db.createObjectStore("duels", { keyPath: ["run", "step"] });
+  },
+  // 2 -> 3: imported task sets, by hash.
+  (db) => {
+    db.createObjectStore("task_sets", { keyPath: "hash" });
   },
 ];
 

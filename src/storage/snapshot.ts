@@ -22,7 +22,12 @@ export async function snapshotRun(db: ArenaDatabase, runId: string): Promise<Run
     loop_state: c.loop_state,
   }));
   const duels = (await loadDuels(db, runId)).map((d) => ({ step: d.step, records: d.records }));
-  return { run, config, metrics: await loadMetrics(db, runId), mistake_book: await loadMistakeBook(db, runId), checkpoints, duels };
+  // A run on a stored (imported) task set carries the set, so the bundle re-runs anywhere.
+  const taskSet = await db.get("task_sets", run.task_set_hash);
+  return {
+    run, config, metrics: await loadMetrics(db, runId), mistake_book: await loadMistakeBook(db, runId), checkpoints, duels,
+    ...(taskSet ? { task_set: taskSet.file } : {}),
+  };
 }
 
 /** Own copy of the bytes (a bundle's entries may be views into one large buffer). */
@@ -33,7 +38,7 @@ const ownBuffer = (b: Uint8Array): ArrayBuffer => b.slice().buffer as ArrayBuffe
  * free variant of it when that id is taken. Imported runs are stored "paused".
  */
 export function storeSnapshot(db: ArenaDatabase, s: RunSnapshot): Promise<RunRecord> {
-  return inTransaction(db, ["runs", "metrics", "checkpoints", "mistakes", "duels"], "importing a run", async (tx) => {
+  return inTransaction(db, ["runs", "metrics", "checkpoints", "mistakes", "duels", "task_sets"], "importing a run", async (tx) => {
     const id = await freeRunId(tx, s.run.id);
     const record: RunRecord = { ...s.run, id, config: s.config, status: s.run.status === "running" ? "paused" : s.run.status };
     const ops = new Requests();
@@ -46,6 +51,10 @@ export function storeSnapshot(db: ArenaDatabase, s: RunSnapshot): Promise<RunRec
     for (const c of s.checkpoints) {
       const policies = Object.fromEntries(Object.entries(c.policies).map(([k, b]) => [k, ownBuffer(b)]));
       ops.add(tx.objectStore("checkpoints").add({ ...c, run: id, policies }));
+    }
+    // The bundled task set (checked against task_set_hash by importBundle), kept once per hash.
+    if (s.task_set && !(await tx.objectStore("task_sets").get(s.run.task_set_hash))) {
+      ops.add(tx.objectStore("task_sets").put({ hash: s.run.task_set_hash, name: s.task_set.name, file: s.task_set, report: [], stored: Date.now() }));
     }
     await ops.all();
     return record;

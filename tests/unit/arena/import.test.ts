@@ -1,5 +1,5 @@
 /** Bring your own tasks: MBPP / HumanEval JSONL import, type inference, all-or-nothing errors, real runs. */
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -154,12 +154,8 @@ describe("importJsonl", () => {
 
 describe("npm run tasks -- import", () => {
   const tsx = (args: string[]) => {
-    try {
-      return { code: 0, out: execFileSync("npx", ["tsx", "scripts/tasks.ts", ...args], { encoding: "utf8", stdio: "pipe" }), err: "" };
-    } catch (e) {
-      const x = e as { status: number; stdout: string; stderr: string };
-      return { code: x.status, out: x.stdout, err: x.stderr };
-    }
+    const r = spawnSync("npx", ["tsx", "scripts/tasks.ts", ...args], { encoding: "utf8" });
+    return { code: r.status, out: r.stdout, err: r.stderr };
   };
 
   it("writes a valid task file and prints one JSON summary line", () => {
@@ -167,9 +163,10 @@ describe("npm run tasks -- import", () => {
     writeFileSync(join(dir, "in.jsonl"), jsonl(mbppArena, mbppTuples));
     const r = tsx(["import", "mbpp", join(dir, "in.jsonl"), "--out", join(dir, "out.json"), "--split", "train"]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out.trim())).toEqual({ imported: 2, outside_arena: 1, out: join(dir, "out.json") });
-    const file = validateTaskFile(JSON.parse(readFileSync(join(dir, "out.json"), "utf8")), { strict: false });
-    expect(file.tasks.map((t) => [t.id, t.split])).toEqual([["mbpp-901", "train"], ["mbpp-902", "train"]]);
+    expect(JSON.parse(r.out.trim())).toMatchObject({ records: 2, trainable: 1, refused: 1, out: join(dir, "out.json") });
+    expect(r.err).toMatch(/refused mbpp-902 \(line 2\): type: parameter 'test_tup1', parameter 'test_tup2', the return value are not/);
+    const file = validateTaskFile(JSON.parse(readFileSync(join(dir, "out.json"), "utf8")));
+    expect(file.tasks.map((t) => [t.id, t.split])).toEqual([["mbpp-901", "train"]]);
   }, 60_000);
 
   it("writes nothing for a bad file and exits 1 naming line and field", () => {
@@ -186,7 +183,7 @@ describe("npm run tasks -- import", () => {
     writeFileSync(join(dir, "in.jsonl"), jsonl(mbppArena));
     const r = tsx(["import", "mbpp", join(dir, "in.jsonl"), "--out", join(dir, "out.json"), "--splt", "train"]);
     expect(r.code).toBe(2);
-    expect(r.err).toContain("unknown flag --splt; known: --out, --split, --name");
+    expect(r.err).toContain("unknown flag --splt; known: --out, --split, --name, --seed, --keep-outside, --report");
     expect(r.err).toContain("usage: npm run tasks -- import");
     expect(existsSync(join(dir, "out.json"))).toBe(false);
   }, 60_000);
