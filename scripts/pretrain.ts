@@ -143,11 +143,21 @@ async function main(): Promise<void> {
       finalLoss: result.losses[result.losses.length - 1],
       seconds: Math.round((performance.now() - t0) / 1000),
     };
-    console.log(`base model: ${result.info.numParams} parameters, ${entry.seconds} s, final loss ${entry.finalLoss.toFixed(3)}, wrote ${path} (${result.checkpoint.byteLength} bytes)`);
+    console.log(`base model: ${result.info.numParams} parameters, ${entry.seconds} s, final loss ${result.losses[result.losses.length - 1].toFixed(3)}, wrote ${path} (${result.checkpoint.byteLength} bytes)`);
   } else if (existsSync(path)) {
     const buf = readFileSync(path);
     await service.load(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-    entry = previous?.base ?? null;
+    // A checkpoint without a manifest entry (trained by a run that did not finish the script): the
+    // file's own facts and the recipe it claims; loss and time were not measured here.
+    entry = previous?.base?.sha256 === (await sha256Hex(new Uint8Array(buf))) ? previous.base : {
+      file: baseCheckpointFile(opts.size),
+      bytes: buf.byteLength,
+      sha256: await sha256Hex(new Uint8Array(buf)),
+      numParams: (await service.info()).numParams,
+      options: pretrainOptions({ ...BASE_RECIPE, size: opts.size, seed: opts.seed, ...(opts.steps ? { steps: opts.steps } : {}) }),
+      finalLoss: null,
+      seconds: null,
+    };
     console.log(`base model: loaded ${path}`);
   } else throw new CliError(`--skip-train: no checkpoint at ${path}`);
 

@@ -79,9 +79,10 @@ export interface BasePolicyEntry {
   sha256: string;
   numParams: number;
   options: PretrainOptions;
-  /** Mean completion loss of the last progress window. */
-  finalLoss: number;
-  seconds: number;
+  /** Mean completion loss of the last progress window; null when the manifest was written by --skip-train for a file trained elsewhere. */
+  finalLoss: number | null;
+  /** Pretraining time in seconds; null as finalLoss. */
+  seconds: number | null;
 }
 
 /** public/checkpoints/manifest.json: what the shipped base checkpoints are and how good. */

@@ -2,8 +2,8 @@ import { beforeAll, expect, it } from "vitest";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import { arenaConstraints, arenaVocabulary } from "../../../src/core/duel/contexts.ts";
 import type { RunCommit } from "../../../src/core/duel/run.ts";
-import { TrainerService, type RunRepository, type TrainerHost } from "../../../src/core/duel/trainer-service.ts";
-import { presetConfig, type Config } from "../../../src/core/config/index.ts";
+import { startPlayers, TrainerService, type RunRepository, type TrainerHost } from "../../../src/core/duel/trainer-service.ts";
+import { MODES, presetConfig, type Config } from "../../../src/core/config/index.ts";
 import type { TrainerEvent } from "../../../src/core/loop/events.ts";
 import { PolicyService } from "../../../src/core/policy/policy-service.ts";
 import { useNodeBackend } from "../../../src/node/tf-backend.ts";
@@ -88,3 +88,29 @@ it("starts from base checkpoints without a KL reference (freezing one), steps to
   for (const m of runs.get(runId)!.commits.map((c) => c.metrics)) expect(Number.isFinite(m.kl_test) && m.kl_test >= 0).toBe(true);
   expect(runs.get(runId)!.status).toBe("done");
 }, 600_000);
+
+it("every mode's players start from the one base checkpoint of their size (one model for both roles)", async () => {
+  const base = new ArrayBuffer(8);
+  const asked: string[] = [];
+  const inits: [string, unknown][] = [];
+  const host: Pick<TrainerHost, "vocab" | "player" | "baseCheckpoint"> = {
+    vocab,
+    baseCheckpoint: async (size) => {
+      asked.push(size);
+      return base;
+    },
+    player: async (role, init) => {
+      inits.push([role, "checkpoint" in init ? init.checkpoint : "fresh"]);
+      return { sample: async () => { throw new Error("unused"); }, update: async () => { throw new Error("unused"); }, save: async () => new ArrayBuffer(0) } as never;
+    },
+  };
+  for (const mode of MODES) {
+    asked.length = 0;
+    inits.length = 0;
+    const players = await startPlayers(host, presetConfig("classroom", { mode }), null);
+    expect(inits.every(([, c]) => c === base), mode).toBe(true);
+    expect(asked.every((s) => s === "tiny"), mode).toBe(true);
+    expect(players.origin, mode).toEqual({ code: "base tiny checkpoint", test: "base tiny checkpoint" });
+    expect(inits.map(([r]) => r), mode).toEqual(players.code === players.test ? ["code"] : ["code", "test"]);
+  }
+});
