@@ -7,6 +7,7 @@
  * src/node/tf-backend.ts in Node), so core stays free of them.
  */
 import * as tf from "@tensorflow/tfjs";
+import { installWasmCopyKernels } from "./wasm-copy.ts";
 import { installWasmBatchMatMul } from "./wasm-matmul.ts";
 import { type AdapterReport, type BackendDecision, type BackendPreference, type ProbeTiming, decideBackend, requestAdapterReport } from "./backend-choice.ts";
 
@@ -57,7 +58,10 @@ export async function selectBackend(order: readonly BackendName[]): Promise<Back
     let error: string | null = null;
     if (backend === "webgpu") error = await webgpuUnavailable();
     if (!error && !tf.findBackendFactory(backend)) error = `the ${backend} backend is not registered (its package was not imported)`;
-    if (!error && backend === "wasm") installWasmBatchMatMul(); // bit-identical to tfjs's, faster
+    if (!error && backend === "wasm") {
+      installWasmBatchMatMul(); // bit-identical to tfjs's, faster
+      installWasmCopyKernels(); // GatherV2 and SplitV as byte copies: the same bytes, faster
+    }
     if (!error) {
       try {
         if (!(await tf.setBackend(backend))) error = `tf.setBackend("${backend}") failed to initialise`;
@@ -112,6 +116,7 @@ export async function timeProbe(limitMs = Infinity): Promise<number | null> {
 /** Time the probe on wasm, then on webgpu with wasm's time as its limit. */
 async function probeTiming(): Promise<ProbeTiming> {
   installWasmBatchMatMul();
+  installWasmCopyKernels();
   await tf.setBackend("wasm");
   const wasmMs = (await timeProbe())!;
   if (!(await tf.setBackend("webgpu"))) return { webgpuMs: null, wasmMs };

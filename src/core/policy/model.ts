@@ -43,6 +43,12 @@ export interface ForwardInput {
   /** Only compute logits for the last position (prefill for sampling). */
   lastOnly?: boolean;
   /**
+   * (M) int32 row indices into the flattened (B*T) positions, in increasing order: the final
+   * LayerNorm, head and logits only at these positions (a training loss that counts only completion
+   * positions); logits are then (1, M, V). The gradient returns to exactly these rows (zeros elsewhere).
+   */
+  outputRows?: tf.Tensor1D;
+  /**
    * Under a gradient (tf.variableGrads): embeddings as oneHot x matMul and linears with the
    * wasm-friendly gradient. Otherwise gather and fused matMul + bias, fewer kernels per decoding
    * step, same values (a oneHot row times a matrix is that matrix row exactly).
@@ -220,14 +226,18 @@ export class GptModel {
       x = tf.add(x, dense(gelu(dense(h2, `h${l}.mlp.fc`)), `h${l}.mlp.proj`)); // via (B*T, 4C)
     }
     let rows = T;
-    if (input.lastOnly && T > 1) {
+    let outB = B;
+    if (input.outputRows) {
+      x = selectRows(x, input.outputRows);
+      [outB, rows] = [1, input.outputRows.shape[0]];
+    } else if (input.lastOnly && T > 1) {
       x = tf.reshape(tf.slice(tf.reshape(x, [B, T, C]), [0, T - 1, 0], [B, 1, C]), [B, C]);
       rows = 1;
     }
     const hf = layerNorm(x, this.p("lnf.g"), this.p("lnf.b"));
     const head = this.config.tiedHead ? tf.transpose(this.p("wte")) : this.p("head.w");
     const logits = training ? linear(hf, head) : tf.matMul(hf, head as tf.Tensor2D);
-    return { logits: tf.reshape(logits, [B, rows, V]), present };
+    return { logits: tf.reshape(logits, [outB, rows, V]), present };
   }
 
   dispose(): void {
@@ -261,6 +271,18 @@ const linearGrad = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: tf.Grad
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]);
 const linear = (x: tf.Tensor, w: tf.Tensor): tf.Tensor2D => linearGrad(x, w) as tf.Tensor2D;
+
+/**
+ * Rows `idx` of x (N, C), with a gradient that scatters back to those rows (zeros elsewhere): no
+ * unsorted segment sum, which the wasm backend lacks. The indices must be distinct.
+ */
+function selectRows(x: tf.Tensor2D, idx: tf.Tensor1D): tf.Tensor2D {
+  const op = tf.customGrad(((xs: tf.Tensor2D) => ({
+    value: tf.gather(xs, idx),
+    gradFunc: (dy: tf.Tensor2D) => tf.scatterND(tf.expandDims(idx, 1), dy, xs.shape),
+  })) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return op(x) as tf.Tensor2D;
+}
 
 /** LayerNorm over the last axis, eps 1e-5 (GPT-2). x: (N, C). */
 function layerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor): tf.Tensor2D {

@@ -1,0 +1,127 @@
+/**
+ * Data-movement kernels for tfjs's wasm backend that copy rows as bytes on the backend's heap:
+ * GatherV2 (batchDims 0) and SplitV. tfjs-backend-wasm 4.22 computes every gathered or sliced
+ * element's address one by one (Gather, Slice): about 4.7 ms to gather 2032 rows of 64 floats, which
+ * `Uint8Array.copyWithin` does in a few microseconds per row. The outputs are the inputs' bytes,
+ * so they are bit-identical to tfjs's kernels by construction (tests/unit/policy/wasm-copy.test.ts
+ * checks it anyway, with the index errors). Anything unusual (batchDims, a dtype other than float32
+ * or int32, a backend without the internals used here) goes to tfjs's kernel.
+ */
+import * as tf from "@tensorflow/tfjs";
+
+/** tfjs env flag: false sends every GatherV2 and SplitV to tfjs's kernels (the benchmark's "before"). */
+export const WASM_COPY_FLAG = "A1_WASM_COPY_KERNELS";
+
+interface WasmBackendInternals {
+  dataIdMap: { get(dataId: object): { memoryOffset: number | null } | undefined };
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
+}
+
+type KernelArgs = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap };
+type KernelFunc = (args: KernelArgs) => tf.TensorInfo | tf.TensorInfo[];
+const size = (shape: readonly number[]) => shape.reduce((x, y) => x * y, 1);
+
+/** The backend's heap, or null where its internals are not what this file expects. */
+function heapOf(backend: unknown): { b: WasmBackendInternals; memory: WebAssembly.Memory } | null {
+  const b = backend as Partial<WasmBackendInternals>;
+  const memory = b.wasm?.asm?.memory ?? b.wasm?.wasmMemory;
+  if (!(memory instanceof WebAssembly.Memory) || typeof b.makeOutput !== "function" || !b.dataIdMap) return null;
+  return { b: b as WasmBackendInternals, memory };
+}
+
+const offsetOf = (b: WasmBackendInternals, t: tf.TensorInfo) => b.dataIdMap.get(t.dataId)?.memoryOffset ?? null;
+
+function gather(args: KernelArgs): tf.TensorInfo | null {
+  const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
+  const { axis, batchDims } = (args.attrs ?? {}) as { axis: number; batchDims: number };
+  if ((batchDims ?? 0) !== 0 || (x.dtype !== "float32" && x.dtype !== "int32") || indices.dtype !== "int32") return null;
+  const h = heapOf(args.backend);
+  if (!h) return null;
+  const ax = tf.util.parseAxisParam(axis, x.shape)[0];
+  const outer = size(x.shape.slice(0, ax));
+  const dim = x.shape[ax];
+  const slice = size(x.shape.slice(ax + 1));
+  const n = size(indices.shape);
+  const xOff = offsetOf(h.b, x);
+  const iOff = offsetOf(h.b, indices);
+  if (xOff == null || iOff == null || outer * dim * slice === 0) return null;
+  const idx = new Int32Array(h.memory.buffer, iOff, n).slice();
+  for (const i of idx) if (!(i >= 0 && i <= dim - 1)) throw new Error(`GatherV2: the index value ${i} is not in [0, ${dim - 1}]`);
+  const out = h.b.makeOutput([...x.shape.slice(0, ax), ...indices.shape, ...x.shape.slice(ax + 1)], x.dtype);
+  if (outer * n * slice === 0) return out;
+  const outOff = offsetOf(h.b, out)!;
+  const heap = new Uint8Array(h.memory.buffer); // after makeOutput, which may grow the memory
+  const row = slice * 4;
+  for (let o = 0; o < outer; o++) {
+    const src = xOff + o * dim * row;
+    const dst = outOff + o * n * row;
+    for (let j = 0; j < n; j++) heap.copyWithin(dst + j * row, src + idx[j] * row, src + (idx[j] + 1) * row);
+  }
+  return out;
+}
+
+function splitV(args: KernelArgs): tf.TensorInfo[] | null {
+  const { x } = args.inputs as { x: tf.TensorInfo };
+  const { numOrSizeSplits, axis } = (args.attrs ?? {}) as { numOrSizeSplits: number | number[]; axis: number };
+  if (x.dtype !== "float32" && x.dtype !== "int32") return null;
+  const h = heapOf(args.backend);
+  if (!h) return null;
+  const xOff = offsetOf(h.b, x);
+  if (xOff == null || size(x.shape) === 0) return null;
+  const ax = tf.util.parseAxisParam(axis, x.shape)[0];
+  const sizes = tf.backend_util.prepareSplitSize(x as tf.Tensor, numOrSizeSplits, ax);
+  const outer = size(x.shape.slice(0, ax));
+  const inner = size(x.shape.slice(ax + 1)) * 4;
+  const rowIn = x.shape[ax] * inner;
+  const outs = sizes.map((s) => h.b.makeOutput(x.shape.map((d, i) => (i === ax ? s : d)), x.dtype));
+  const heap = new Uint8Array(h.memory.buffer);
+  let start = 0;
+  outs.forEach((out, k) => {
+    const run = sizes[k] * inner;
+    const outOff = offsetOf(h.b, out)!;
+    if (run > 0) for (let o = 0; o < outer; o++) heap.copyWithin(outOff + o * run, xOff + o * rowIn + start, xOff + o * rowIn + start + run);
+    start += run;
+  });
+  return outs;
+}
+
+/** Calls that took each path since start (tests check the copy path really ran). */
+export const wasmCopyCounts = { copy: 0, tfjs: 0 };
+
+let installed = false;
+
+/** Put the copy kernels over the wasm backend's GatherV2 and SplitV (once; a no-op without the wasm backend's kernels). */
+export function installWasmCopyKernels(): void {
+  if (installed) return;
+  const originals = { GatherV2: tf.getKernel("GatherV2", "wasm"), SplitV: tf.getKernel("SplitV", "wasm") };
+  if (!originals.GatherV2 || !originals.SplitV) return;
+  installed = true;
+  if (!isRegistered(WASM_COPY_FLAG)) tf.env().registerFlag(WASM_COPY_FLAG, () => true);
+  const ours: Record<string, (args: KernelArgs) => tf.TensorInfo | tf.TensorInfo[] | null> = { GatherV2: gather, SplitV: splitV };
+  for (const [name, original] of Object.entries(originals)) {
+    const tfjsKernel = original!.kernelFunc as unknown as KernelFunc;
+    tf.unregisterKernel(name, "wasm");
+    tf.registerKernel({
+      ...original!,
+      kernelFunc: ((args: KernelArgs) => {
+        const out = tf.env().getBool(WASM_COPY_FLAG) ? ours[name](args) : null;
+        if (out) {
+          wasmCopyCounts.copy++;
+          return out;
+        }
+        wasmCopyCounts.tfjs++;
+        return tfjsKernel(args);
+      }) as unknown as tf.KernelFunc,
+    });
+  }
+}
+
+function isRegistered(flag: string): boolean {
+  try {
+    tf.env().get(flag);
+    return true;
+  } catch {
+    return false;
+  }
+}
