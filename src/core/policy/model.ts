@@ -14,6 +14,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { Rng } from "../rng.ts";
 import { countParams, type ModelConfig, validateModelConfig } from "./config.ts";
+import { decodeAttentionAvailable, decodeScores, decodeValues } from "./wasm-decode-attention.ts";
 
 /** Keys and values of one block for the positions seen so far: each (B, H, S, D). */
 export interface LayerCache {
@@ -203,23 +204,34 @@ export class GptModel {
       // wasm's batched matMul has no fast path and costs about 10x more on (256, 1, 16) x (256, 16, 72).
       // Not on webgpu, whose sum spends a 64-thread workgroup on each 16-term dot product: on
       // SwiftShader that is 15-20x slower than matMul for the scores and 2x for the values.
+      // Decoding on wasm: the same sums in two fused kernels around the softmax (wasm-decode-attention.ts).
+      const fused = T === 1 && !training && decodeAttentionAvailable(D);
       const mulSum = T === 1 && tf.getBackend() !== "webgpu";
       const qh = tf.reshape(q, [B * heads, T, D]);
-      const scores = segments.map((g, i) => {
-        const k = tf.reshape(g.k, [B * heads, sizes[i], D]);
-        return mulSum ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
-      });
-      let att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
-      att = tf.add(tf.mul(att, 1 / Math.sqrt(D)), input.attnBias);
-      const probs = tf.reshape(tf.softmax(att, -1), [B * heads, T, S]);
-      // (B*H, T, S_i) @ (B*H, S_i, D) summed over segments -> (B, H, T, D) -> (B*T, C)
-      const parts = segments.length === 1 ? [probs] : tf.split(probs, sizes, 2);
-      const y = parts
-        .map((p, i) => {
-          const v = tf.reshape(segments[i].v, [B * heads, sizes[i], D]);
-          return mulSum ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
-        })
-        .reduce((a, b) => tf.add(a, b));
+      const flat = (t: tf.Tensor4D, n: number) => tf.reshape(t, [B * heads, n, D]) as tf.Tensor3D;
+      let att: tf.Tensor;
+      if (fused) att = decodeScores(qh as tf.Tensor3D, segments.map((g, i) => flat(g.k, sizes[i])), input.attnBias, heads, 1 / Math.sqrt(D));
+      else {
+        const scores = segments.map((g, i) => {
+          const k = flat(g.k, sizes[i]);
+          return mulSum ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
+        });
+        att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
+        att = tf.add(tf.mul(att, 1 / Math.sqrt(D)), input.attnBias);
+      }
+      let y: tf.Tensor;
+      if (fused) y = decodeValues(tf.softmax(att, -1) as tf.Tensor4D, segments.map((g, i) => flat(g.v, sizes[i])));
+      else {
+        const probs = tf.reshape(tf.softmax(att, -1), [B * heads, T, S]);
+        // (B*H, T, S_i) @ (B*H, S_i, D) summed over segments -> (B, H, T, D) -> (B*T, C)
+        const parts = segments.length === 1 ? [probs] : tf.split(probs, sizes, 2);
+        y = parts
+          .map((p, i) => {
+            const v = flat(segments[i].v, sizes[i]);
+            return mulSum ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
+          })
+          .reduce((a, b) => tf.add(a, b));
+      }
       x = tf.add(x, dense(mergeHeads(y), `h${l}.attn.proj`));
       // MLP: pre-LN, C -> 4C -> C with GELU.
       const h2 = layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`));

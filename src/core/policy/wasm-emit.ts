@@ -93,6 +93,9 @@ export class Code {
   eqz(): this {
     return this.emit(0x45);
   }
+  divU(): this {
+    return this.emit(0x6e);
+  }
   select(): this {
     return this.emit(0x1b);
   }
