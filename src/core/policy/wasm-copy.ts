@@ -1,13 +1,14 @@
 /**
  * Data-movement kernels for tfjs's wasm backend that copy rows as bytes on the backend's heap:
  * GatherV2 (batchDims 0) and SplitV. tfjs-backend-wasm 4.22 computes every gathered or sliced
- * element's address one by one (Gather, Slice): about 4.7 ms to gather 2032 rows of 64 floats, which
- * `Uint8Array.copyWithin` does in a few microseconds per row. The outputs are the inputs' bytes,
+ * element's address one by one (Gather, Slice): about 4.7 ms to gather 2032 rows of 64 floats. Here
+ * an emitted wasm loop runs one `memory.copy` per row (wasm-emit.ts). The outputs are the inputs' bytes,
  * so they are bit-identical to tfjs's kernels by construction (tests/unit/policy/wasm-copy.test.ts
  * checks it anyway, with the index errors). Anything unusual (batchDims, a dtype other than float32
  * or int32, a backend without the internals used here) goes to tfjs's kernel.
  */
 import * as tf from "@tensorflow/tfjs";
+import { Code, emitModule, I32, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false sends every GatherV2 and SplitV to tfjs's kernels (the benchmark's "before"). */
 export const WASM_COPY_FLAG = "A1_WASM_COPY_KERNELS";
@@ -23,11 +24,71 @@ type KernelFunc = (args: KernelArgs) => tf.TensorInfo | tf.TensorInfo[];
 const size = (shape: readonly number[]) => shape.reduce((x, y) => x * y, 1);
 
 /** The backend's heap, or null where its internals are not what this file expects. */
-function heapOf(backend: unknown): { b: WasmBackendInternals; memory: WebAssembly.Memory } | null {
+function heapOf(backend: unknown): { b: WasmBackendInternals; memory: WebAssembly.Memory; k: CopyExports } | null {
   const b = backend as Partial<WasmBackendInternals>;
   const memory = b.wasm?.asm?.memory ?? b.wasm?.wasmMemory;
   if (!(memory instanceof WebAssembly.Memory) || typeof b.makeOutput !== "function" || !b.dataIdMap) return null;
-  return { b: b as WasmBackendInternals, memory };
+  const k = copierFor(memory);
+  return k ? { b: b as WasmBackendInternals, memory, k } : null;
+}
+
+interface CopyExports {
+  /** for r < rows: copy `bytes` from src + r * srcStride to dst + r * dstStride */
+  copyRows(src: number, srcStride: number, dst: number, dstStride: number, rows: number, bytes: number): void;
+  /** for o < outer, j < n: copy row idx[j] of block o of src (blocks of srcBlock bytes) to row j of block o of dst (blocks of n rows) */
+  gatherRows(src: number, srcBlock: number, idx: number, n: number, dst: number, outer: number, row: number): void;
+}
+
+function copyRowsFunction(): FuncDef {
+  const [src, srcStride, dst, dstStride, rows, bytes] = [0, 1, 2, 3, 4, 5];
+  const c = new Code();
+  c.block().loop();
+  c.get(rows).eqz().brIf(1);
+  c.get(dst).get(src).get(bytes).memoryCopy();
+  c.get(src).get(srcStride).add().set(src);
+  c.get(dst).get(dstStride).add().set(dst);
+  c.get(rows).i32(1).sub().set(rows);
+  c.br(0).end().end();
+  return { name: "copyRows", params: new Array(6).fill(I32), locals: [], body: c };
+}
+
+function gatherRowsFunction(): FuncDef {
+  const [src, srcBlock, idx, n, dst, outer, row] = [0, 1, 2, 3, 4, 5, 6];
+  const [j, ip] = [7, 8];
+  const c = new Code();
+  c.block().loop();
+  c.get(outer).eqz().brIf(1);
+  c.get(n).set(j);
+  c.get(idx).set(ip);
+  c.block().loop();
+  c.get(j).eqz().brIf(1);
+  // dst <- src + idx[j] * row; dst += row
+  c.get(dst).get(src).get(ip).i32Load().get(row).mul().add().get(row).memoryCopy();
+  c.get(dst).get(row).add().set(dst);
+  c.get(ip).i32(4).add().set(ip);
+  c.get(j).i32(1).sub().set(j);
+  c.br(0).end().end();
+  c.get(src).get(srcBlock).add().set(src);
+  c.get(outer).i32(1).sub().set(outer);
+  c.br(0).end().end();
+  return { name: "gatherRows", params: new Array(7).fill(I32), locals: [I32, I32], body: c };
+}
+
+const instances = new WeakMap<WebAssembly.Memory, CopyExports | null>();
+
+function copierFor(memory: WebAssembly.Memory): CopyExports | null {
+  let k = instances.get(memory);
+  if (k === undefined) {
+    try {
+      const shared = typeof SharedArrayBuffer !== "undefined" && memory.buffer instanceof SharedArrayBuffer;
+      const bytes = emitModule([copyRowsFunction(), gatherRowsFunction()], { shared });
+      k = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports as unknown as CopyExports;
+    } catch {
+      k = null; // an engine without bulk memory, or a memory we cannot import
+    }
+    instances.set(memory, k);
+  }
+  return k;
 }
 
 const offsetOf = (b: WasmBackendInternals, t: tf.TensorInfo) => b.dataIdMap.get(t.dataId)?.memoryOffset ?? null;
@@ -46,18 +107,10 @@ function gather(args: KernelArgs): tf.TensorInfo | null {
   const xOff = offsetOf(h.b, x);
   const iOff = offsetOf(h.b, indices);
   if (xOff == null || iOff == null || outer * dim * slice === 0) return null;
-  const idx = new Int32Array(h.memory.buffer, iOff, n).slice();
-  for (const i of idx) if (!(i >= 0 && i <= dim - 1)) throw new Error(`GatherV2: the index value ${i} is not in [0, ${dim - 1}]`);
+  for (const i of new Int32Array(h.memory.buffer, iOff, n)) if (!(i >= 0 && i <= dim - 1)) throw new Error(`GatherV2: the index value ${i} is not in [0, ${dim - 1}]`);
   const out = h.b.makeOutput([...x.shape.slice(0, ax), ...indices.shape, ...x.shape.slice(ax + 1)], x.dtype);
   if (outer * n * slice === 0) return out;
-  const outOff = offsetOf(h.b, out)!;
-  const heap = new Uint8Array(h.memory.buffer); // after makeOutput, which may grow the memory
-  const row = slice * 4;
-  for (let o = 0; o < outer; o++) {
-    const src = xOff + o * dim * row;
-    const dst = outOff + o * n * row;
-    for (let j = 0; j < n; j++) heap.copyWithin(dst + j * row, src + idx[j] * row, src + (idx[j] + 1) * row);
-  }
+  h.k.gatherRows(xOff, dim * slice * 4, iOff, n, offsetOf(h.b, out)!, outer, slice * 4);
   return out;
 }
 
@@ -75,12 +128,10 @@ function splitV(args: KernelArgs): tf.TensorInfo[] | null {
   const inner = size(x.shape.slice(ax + 1)) * 4;
   const rowIn = x.shape[ax] * inner;
   const outs = sizes.map((s) => h.b.makeOutput(x.shape.map((d, i) => (i === ax ? s : d)), x.dtype));
-  const heap = new Uint8Array(h.memory.buffer);
   let start = 0;
   outs.forEach((out, k) => {
     const run = sizes[k] * inner;
-    const outOff = offsetOf(h.b, out)!;
-    if (run > 0) for (let o = 0; o < outer; o++) heap.copyWithin(outOff + o * run, xOff + o * rowIn + start, xOff + o * rowIn + start + run);
+    if (run > 0) h.k.copyRows(xOff + start, rowIn, offsetOf(h.b, out)!, run, outer, run);
     start += run;
   });
   return outs;

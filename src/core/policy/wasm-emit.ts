@@ -134,7 +134,13 @@ export class Code {
   f32x4Mul(): this {
     return this.emit(0xfd, ...uleb(0xe6));
   }
-  // --- bulk memory: memory.fill(dest, value, size) ---
+  i32Load(offset = 0): this {
+    return this.emit(0x28, 2, ...uleb(offset));
+  }
+  // --- bulk memory: memory.copy(dest, src, size) and memory.fill(dest, value, size) ---
+  memoryCopy(): this {
+    return this.emit(0xfc, ...uleb(10), 0x00, 0x00);
+  }
   memoryFill(): this {
     return this.emit(0xfc, ...uleb(11), 0x00);
   }
