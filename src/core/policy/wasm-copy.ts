@@ -1,6 +1,6 @@
 /**
  * Data-movement kernels for tfjs's wasm backend that copy rows as bytes on the backend's heap:
- * GatherV2 (batchDims 0) and SplitV. tfjs-backend-wasm 4.22 computes every gathered or sliced
+ * GatherV2 (batchDims 0) and SplitV; and Identity / same-dtype Cast, which share instead of copying. tfjs-backend-wasm 4.22 computes every gathered or sliced
  * element's address one by one (Gather, Slice): about 4.7 ms to gather 2032 rows of 64 floats. Here
  * an emitted wasm loop runs one `memory.copy` per row (wasm-emit.ts). The outputs are the inputs' bytes,
  * so they are bit-identical to tfjs's kernels by construction (tests/unit/policy/wasm-copy.test.ts
@@ -10,10 +10,11 @@
 import * as tf from "@tensorflow/tfjs";
 import { Code, emitModule, I32, type FuncDef } from "./wasm-emit.ts";
 
-/** tfjs env flag: false sends every GatherV2 and SplitV to tfjs's kernels (the benchmark's "before"). */
+/** tfjs env flag: false sends every GatherV2, SplitV, Identity and Cast to tfjs's kernels (the benchmark's "before"). */
 export const WASM_COPY_FLAG = "A1_WASM_COPY_KERNELS";
 
 interface WasmBackendInternals {
+  incRef(dataId: object): void;
   dataIdMap: { get(dataId: object): { memoryOffset: number | null } | undefined };
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
@@ -137,19 +138,34 @@ function splitV(args: KernelArgs): tf.TensorInfo[] | null {
   return outs;
 }
 
+/**
+ * Identity, and Cast to the same dtype, share the input's data (one more reference, as tfjs's Reshape
+ * does on every backend and Identity does on cpu and webgl) instead of copying it: the gradient code
+ * of many ops clones or casts every tensor it passes on (about 1,500 copies per tiny update). Safe
+ * because no kernel writes into an existing tensor's memory (outputs are always fresh).
+ */
+function share(args: KernelArgs): tf.TensorInfo | null {
+  const { x } = args.inputs as { x: tf.TensorInfo };
+  const dtype = (args.attrs as { dtype?: tf.DataType } | undefined)?.dtype ?? x.dtype;
+  const b = args.backend as Partial<WasmBackendInternals>;
+  if (x.dtype === "string" || dtype !== x.dtype || typeof b.incRef !== "function" || !b.dataIdMap?.get(x.dataId)) return null;
+  b.incRef(x.dataId);
+  return { dataId: x.dataId, shape: x.shape.slice(), dtype: x.dtype };
+}
+
 /** Calls that took each path since start (tests check the copy path really ran). */
 export const wasmCopyCounts = { copy: 0, tfjs: 0 };
 
 let installed = false;
 
-/** Put the copy kernels over the wasm backend's GatherV2 and SplitV (once; a no-op without the wasm backend's kernels). */
+/** Put the copy kernels over the wasm backend's GatherV2, SplitV, Identity and Cast (once; a no-op without the wasm backend's kernels). */
 export function installWasmCopyKernels(): void {
   if (installed) return;
-  const originals = { GatherV2: tf.getKernel("GatherV2", "wasm"), SplitV: tf.getKernel("SplitV", "wasm") };
-  if (!originals.GatherV2 || !originals.SplitV) return;
+  const originals = { GatherV2: tf.getKernel("GatherV2", "wasm"), SplitV: tf.getKernel("SplitV", "wasm"), Identity: tf.getKernel("Identity", "wasm"), Cast: tf.getKernel("Cast", "wasm") };
+  if (Object.values(originals).some((k) => !k)) return;
   installed = true;
   if (!isRegistered(WASM_COPY_FLAG)) tf.env().registerFlag(WASM_COPY_FLAG, () => true);
-  const ours: Record<string, (args: KernelArgs) => tf.TensorInfo | tf.TensorInfo[] | null> = { GatherV2: gather, SplitV: splitV };
+  const ours: Record<string, (args: KernelArgs) => tf.TensorInfo | tf.TensorInfo[] | null> = { GatherV2: gather, SplitV: splitV, Identity: share, Cast: share };
   for (const [name, original] of Object.entries(originals)) {
     const tfjsKernel = original!.kernelFunc as unknown as KernelFunc;
     tf.unregisterKernel(name, "wasm");

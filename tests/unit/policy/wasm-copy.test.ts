@@ -71,6 +71,22 @@ describe("wasm copy kernels", () => {
     }
   });
 
+  it("Identity and same-dtype Cast share the data; the sharer outlives its source; memory is freed with the last", () => {
+    const bytes0 = tf.memory().numBytes;
+    const x = tf.tensor2d([1, -0, 3.5, NaN], [2, 2]);
+    const y = x.clone();
+    const z = tf.cast(y, "float32");
+    const w = tf.cast(x, "int32"); // another dtype: a real conversion
+    x.dispose();
+    expect(Array.from(y.dataSync())).toEqual([1, -0, 3.5, NaN]);
+    expect(Object.is(z.dataSync()[1], -0)).toBe(true);
+    expect(Array.from(w.dataSync())).toEqual([1, 0, 3, 0]);
+    y.dispose();
+    expect(Array.from(z.dataSync())).toEqual([1, -0, 3.5, NaN]);
+    tf.dispose([z, w]);
+    expect(tf.memory().numBytes).toBe(bytes0);
+  });
+
   it("an index out of range fails with tfjs's message", () => {
     const x = tf.tensor2d([1, 2, 3, 4], [2, 2]);
     for (const bad of [2, -1]) expect(() => tf.gather(x, tf.tensor1d([0, bad], "int32"))).toThrow(`GatherV2: the index value ${bad} is not in [0, 1]`);
