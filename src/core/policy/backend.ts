@@ -20,6 +20,8 @@ export interface BackendChoice {
   tried: { backend: BackendName; error: string }[];
   /** The WebGPU adapter's name when the backend is webgpu, for the badge ("SwiftShader", a GPU's name). */
   adapter?: string | null;
+  /** XNNPACK threads of the wasm backend (1: single-threaded build), set by PolicyService.init. */
+  wasmThreads?: number;
 }
 
 export class NoBackendError extends Error {

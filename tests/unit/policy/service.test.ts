@@ -22,6 +22,15 @@ describe("selectBackend", () => {
 describe("PolicyService (the worker's API, in-thread)", () => {
   const spec = { kind: "toy", params: { vocab: 16, minLength: 1, maxLength: 4 } };
 
+  it("reports the wasm backend's threads; rejects a bad or (in Node) a multi-threaded wasmThreads", async () => {
+    const service = new PolicyService();
+    expect((await service.init(["wasm"])).wasmThreads).toBe(1);
+    expect((await service.init(["wasm"], { wasmThreads: 1 })).wasmThreads).toBe(1);
+    for (const bad of [0, 1.5, -2]) await expect(service.init(["wasm"], { wasmThreads: bad })).rejects.toThrow(`wasmThreads must be a positive integer, got ${bad}`);
+    await expect(service.init(["wasm"], { wasmThreads: 2 })).rejects.toThrow("tfjs has no multi-threaded wasm build in Node");
+    expect(tf.getBackend()).toBe("wasm");
+  });
+
   it("refuses to work before init/create, with what to do", async () => {
     const service = new PolicyService();
     await expect(service.create({ size: "tiny", vocab: 16, seed: 1 })).rejects.toThrow(/call init\(\)/);
