@@ -9,6 +9,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { installWasmCopyKernels } from "./wasm-copy.ts";
 import { installWasmBatchMatMul } from "./wasm-matmul.ts";
+import { installWasmColumnSum } from "./wasm-sum.ts";
 import { type AdapterReport, type BackendDecision, type BackendPreference, type ProbeTiming, decideBackend, requestAdapterReport } from "./backend-choice.ts";
 
 export type BackendName = "webgpu" | "wasm" | "cpu";
@@ -63,6 +64,7 @@ export async function selectBackend(order: readonly BackendName[]): Promise<Back
     if (!error && backend === "wasm") {
       installWasmBatchMatMul(); // bit-identical to tfjs's, faster
       installWasmCopyKernels(); // GatherV2 and SplitV as byte copies: the same bytes, faster
+      installWasmColumnSum(); // sums over leading axes in tfjs's order, without its transpose
     }
     if (!error) {
       try {
@@ -119,6 +121,7 @@ export async function timeProbe(limitMs = Infinity): Promise<number | null> {
 async function probeTiming(): Promise<ProbeTiming> {
   installWasmBatchMatMul();
   installWasmCopyKernels();
+  installWasmColumnSum();
   await tf.setBackend("wasm");
   const wasmMs = (await timeProbe())!;
   if (!(await tf.setBackend("webgpu"))) return { webgpuMs: null, wasmMs };
