@@ -14,7 +14,8 @@
  * Node wasm runs three times per size, side by side: `wasm-tfjs` (tfjs's own kernels), `wasm-simd-only`
  * (the SIMD BatchMatMul of src/core/policy/wasm-matmul.ts alone) and `wasm` (also the byte-copy
  * GatherV2 / SplitV and sharing Identity of wasm-copy.ts, the head at scored positions only, the fused
- * decoding attention of wasm-decode-attention.ts and the column Sum of wasm-sum.ts; all bit-identical).
+ * decoding attention of wasm-decode-attention.ts, the column Sum of wasm-sum.ts and the embedding
+ * lookup of wasm-embedding.ts; all bit-identical).
  * `<size>_wasm_vs_wasm_tfjs_sample_ratio` (tok/s: above 1, wasm is faster) and `_update_ratio` (ms:
  * below 1, faster), the same `_vs_wasm_simd_only_`, and `_sample_cpu_ratio`, `_update_cpu_ratio` the
  * same per CPU second (steadier when other jobs share the cores). Then `<size>_wasm_grouped_sample_tok_per_s`
@@ -38,6 +39,7 @@ import { SIMD_MATMUL_FLAG } from "../../src/core/policy/wasm-matmul.ts";
 import { WASM_COPY_FLAG } from "../../src/core/policy/wasm-copy.ts";
 import { DECODE_ATTENTION_FLAG } from "../../src/core/policy/wasm-decode-attention.ts";
 import { WASM_SUM_FLAG } from "../../src/core/policy/wasm-sum.ts";
+import { WASM_EMBEDDING_FLAG } from "../../src/core/policy/wasm-embedding.ts";
 import { SCORED_HEAD_FLAG } from "../../src/core/policy/policy.ts";
 import { benchPolicyOptions, benchRow, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
@@ -55,14 +57,14 @@ type WasmVariant = "wasm" | "wasm-tfjs" | "wasm-simd-only";
 /**
  * The speed changes of src/core/policy that each wasm variant turns on (all bit-identical): the SIMD
  * BatchMatMul (wasm-matmul.ts), the byte-copy GatherV2 / SplitV (wasm-copy.ts), the head at scored
- * positions only (policy.ts), the fused decoding attention (wasm-decode-attention.ts) and the column
- * Sum (wasm-sum.ts). `wasm-tfjs` is tfjs as it comes; `wasm-simd-only` is the SIMD BatchMatMul
+ * positions only (policy.ts), the fused decoding attention (wasm-decode-attention.ts), the column
+ * Sum (wasm-sum.ts) and the embedding lookup under a gradient (wasm-embedding.ts). `wasm-tfjs` is tfjs as it comes; `wasm-simd-only` is the SIMD BatchMatMul
  * alone (the code before the copy kernels and the scored head).
  */
 const VARIANT_FLAGS: Record<WasmVariant, Record<string, boolean>> = {
-  "wasm-tfjs": { [SIMD_MATMUL_FLAG]: false, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false },
-  "wasm-simd-only": { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false },
-  wasm: { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: true, [SCORED_HEAD_FLAG]: true, [DECODE_ATTENTION_FLAG]: true, [WASM_SUM_FLAG]: true },
+  "wasm-tfjs": { [SIMD_MATMUL_FLAG]: false, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false, [WASM_EMBEDDING_FLAG]: false },
+  "wasm-simd-only": { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false, [WASM_EMBEDDING_FLAG]: false },
+  wasm: { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: true, [SCORED_HEAD_FLAG]: true, [DECODE_ATTENTION_FLAG]: true, [WASM_SUM_FLAG]: true, [WASM_EMBEDDING_FLAG]: true },
 };
 const ALL_BACKENDS: BenchBackend[] = ["cpu", "wasm", "webgpu", "chromium-wasm"];
 /** The arena's vocabulary is a few hundred words; 256 stands in for it until it is fixed. */

@@ -15,6 +15,7 @@ import * as tf from "@tensorflow/tfjs";
 import { Rng } from "../rng.ts";
 import { countParams, type ModelConfig, validateModelConfig } from "./config.ts";
 import { decodeAttentionAvailable, decodeScores, decodeValues } from "./wasm-decode-attention.ts";
+import { embeddingKernelAvailable, embedRows } from "./wasm-embedding.ts";
 
 /** Keys and values of one block for the positions seen so far: each (B, H, S, D). */
 export interface LayerCache {
@@ -176,8 +177,13 @@ export class GptModel {
       training
         ? (tf.add(linear(x, this.p(`${name}.w`)), this.p(`${name}.b`)) as tf.Tensor2D)
         : (tf.fused.matMul({ a: x, b: this.p(`${name}.w`) as tf.Tensor2D, bias: this.p(`${name}.b`) }) as tf.Tensor2D);
-    const embed = (ids: tf.Tensor2D, table: string, n: number): tf.Tensor2D =>
-      training ? linear(tf.oneHot(tf.reshape(ids, [B * T]), n), this.p(table)) : (tf.gather(this.p(table), tf.reshape(ids, [B * T])) as tf.Tensor2D);
+    // Under a gradient on wasm: the one-hot product's exact bits without it (wasm-embedding.ts).
+    const embedKernel = training && embeddingKernelAvailable();
+    const embed = (ids: tf.Tensor2D, table: string, n: number): tf.Tensor2D => {
+      const flat = tf.reshape(ids, [B * T]) as tf.Tensor1D;
+      if (embedKernel) return embedRows(this.p(table) as tf.Tensor2D, flat);
+      return training ? linear(tf.oneHot(flat, n), this.p(table)) : (tf.gather(this.p(table), flat) as tf.Tensor2D);
+    };
     // (B*T, V) @ (V, C) + (B*T, P) @ (P, C) -> (B*T, C)
     let x: tf.Tensor2D = tf.add(embed(input.tokens, "wte", V), embed(input.positions, "wpe", P));
     // (B*T, C) <-> (B, H, T, D); with T = 1 the transpose is a reshape.
