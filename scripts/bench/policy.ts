@@ -21,9 +21,11 @@
  * same per CPU second (steadier when other jobs share the cores). Then `<size>_wasm_grouped_sample_tok_per_s`
  * and `_grouped_full_batch_sample_tok_per_s`: sampling as a duel step does (16 prompts x 4 rows that
  * end apart), with each prompt prefilled once and finished rows dropped, and without (same rollout).
- * chromium-wasm runs twice side by side: tfjs's single-threaded SIMD build (the app's), then its
- * multi-threaded SIMD build with one XNNPACK thread per core (`<size>_chromium_wasm_threads_*`, the
- * thread count, and `_vs_1_sample_ratio` / `_vs_1_update_ratio` against one thread).
+ * chromium-wasm runs three times side by side: as the app does (tfjs's single-threaded SIMD build, every
+ * speed-up on); with the speed-ups off (`<size>_chromium_wasm_tfjs_*`, and `<size>_chromium_wasm_vs_tfjs_
+ * sample_ratio` / `_update_ratio`); and on tfjs's multi-threaded SIMD build asking one XNNPACK thread
+ * per core (`<size>_chromium_wasm_threads_*`, `_count` the threads it runs, `_vs_1_sample_ratio` /
+ * `_vs_1_update_ratio` against one thread).
  * PyTorch: when $TORCH_PYTHON (default /usr/bin/python3, Debian's python3-torch) imports torch, each
  * size run on Node wasm is then built in PyTorch from the same initial weights (torch-gpt.ts,
  * torch_gpt.py). Its logits must match tfjs's within 1e-4, else the run fails (exit 1, a note); then
@@ -138,6 +140,7 @@ async function browserBench(
   timeoutS: number,
   say: (text: string) => void,
   wasmThreads?: number,
+  wasmSpeedups?: boolean,
 ): Promise<PolicyBenchResult> {
   const browser = await launchBrowser();
   const started = Date.now();
@@ -160,7 +163,7 @@ async function browserBench(
       if (Date.now() - started >= HEARTBEAT_MS) sayNow(`: ${last}`); // quiet for quick measurements
     });
     await page.goto(origin);
-    const opts = JSON.stringify({ backend, size, vocab: VOCAB, reps, ...(wasmThreads ? { wasmThreads } : {}) });
+    const opts = JSON.stringify({ backend, size, vocab: VOCAB, reps, ...(wasmThreads ? { wasmThreads } : {}), ...(wasmSpeedups !== undefined ? { wasmSpeedups } : {}) });
     const run = callHarness<PolicyBenchResult>(page, `m.benchPolicy(${opts})`);
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`timed out after ${timeoutS} s (last: ${last})`)), timeoutS * 1000);
@@ -310,7 +313,20 @@ export async function main(argv: string[]): Promise<void> {
             record(size, backend, null, (e as Error).message.split("\n")[0]);
           }
           if (backend !== "chromium-wasm") continue;
-          // Side by side: tfjs's multi-threaded SIMD build, one XNNPACK thread per core.
+          const ratio = (x: number | null | undefined, y: number | null | undefined) => (x && y ? Math.round((x / y) * 100) / 100 : null);
+          const one = { s: figures[`${size}_chromium-wasm_sample_tok_per_s`], u: figures[`${size}_chromium-wasm_update_ms`] };
+          // Side by side: the speed-ups off (tfjs's own kernels), then tfjs's multi-threaded SIMD build.
+          try {
+            const r = await browserBench(origin, "wasm", size, args.reps, timeoutS, say, 1, false);
+            const key = `${size}_chromium_wasm_tfjs`;
+            figures[`${key}_sample_tok_per_s`] = Math.round(r.sampleTokPerS);
+            figures[`${key}_update_ms`] = Math.round(r.updateMs);
+            figures[`${size}_chromium_wasm_vs_tfjs_sample_ratio`] = ratio(one.s, r.sampleTokPerS);
+            figures[`${size}_chromium_wasm_vs_tfjs_update_ratio`] = ratio(one.u, r.updateMs);
+            log(`${benchRow(size, "chromium-wasm-tfjs", r)}   (speed-ups / tfjs's kernels: ${figures[`${size}_chromium_wasm_vs_tfjs_sample_ratio`]}x tok/s, ${figures[`${size}_chromium_wasm_vs_tfjs_update_ratio`]}x ms)`);
+          } catch (e) {
+            notes.push(`${size} chromium-wasm with tfjs's kernels: ${(e as Error).message.split("\n")[0]}`);
+          }
           const threads = availableParallelism();
           const key = `${size}_chromium_wasm_threads`;
           try {
@@ -318,10 +334,9 @@ export async function main(argv: string[]): Promise<void> {
             figures[`${key}_sample_tok_per_s`] = Math.round(r.sampleTokPerS);
             figures[`${key}_update_ms`] = Math.round(r.updateMs);
             figures[`${key}_count`] = r.wasmThreads ?? null;
-            const one = { s: figures[`${size}_chromium-wasm_sample_tok_per_s`], u: figures[`${size}_chromium-wasm_update_ms`] };
-            figures[`${key}_vs_1_sample_ratio`] = one.s ? Math.round((r.sampleTokPerS / one.s) * 100) / 100 : null;
-            figures[`${key}_vs_1_update_ratio`] = one.u ? Math.round((r.updateMs / one.u) * 100) / 100 : null;
-            log(`${benchRow(size, `chromium-wasm, ${r.wasmThreads} threads`, r)}   (/ 1 thread: ${figures[`${key}_vs_1_sample_ratio`]}x tok/s, ${figures[`${key}_vs_1_update_ratio`]}x ms)`);
+            figures[`${key}_vs_1_sample_ratio`] = ratio(r.sampleTokPerS, one.s);
+            figures[`${key}_vs_1_update_ratio`] = ratio(r.updateMs, one.u);
+            log(`${benchRow(size, `chromium-wasm, threaded build (${threads} asked, ${r.wasmThreads} running)`, r)}   (/ 1 thread: ${figures[`${key}_vs_1_sample_ratio`]}x tok/s, ${figures[`${key}_vs_1_update_ratio`]}x ms)`);
           } catch (e) {
             notes.push(`${size} chromium-wasm with ${threads} threads: ${(e as Error).message.split("\n")[0]}`);
           }

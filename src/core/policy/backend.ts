@@ -7,9 +7,11 @@
  * src/node/tf-backend.ts in Node), so core stays free of them.
  */
 import * as tf from "@tensorflow/tfjs";
-import { installWasmCopyKernels } from "./wasm-copy.ts";
-import { installWasmBatchMatMul } from "./wasm-matmul.ts";
-import { installWasmColumnSum } from "./wasm-sum.ts";
+import { installWasmCopyKernels, WASM_COPY_FLAG } from "./wasm-copy.ts";
+import { DECODE_ATTENTION_FLAG } from "./wasm-decode-attention.ts";
+import { WASM_EMBEDDING_FLAG } from "./wasm-embedding.ts";
+import { installWasmBatchMatMul, SIMD_MATMUL_FLAG } from "./wasm-matmul.ts";
+import { installWasmColumnSum, WASM_SUM_FLAG } from "./wasm-sum.ts";
 import { type AdapterReport, type BackendDecision, type BackendPreference, type ProbeTiming, decideBackend, requestAdapterReport } from "./backend-choice.ts";
 
 export type BackendName = "webgpu" | "wasm" | "cpu";
@@ -156,3 +158,10 @@ export async function chooseBackend(preference: BackendPreference, env?: Paramet
   const reason = started.backend === decision.order[0] ? decision.reason : `${started.reason} (decided first: ${decision.reason})`;
   return { ...started, reason, adapter: started.backend === "webgpu" ? decision.adapter : null };
 }
+
+/**
+ * The tfjs env flags of the wasm backend's speed-ups (all bit-identical, all on by default): the SIMD
+ * BatchMatMul, the copy kernels, the column Sum, the decoding attention, the embedding gradient; and
+ * policy.ts's head at scored positions (A1_SCORED_POSITIONS_HEAD, set by its own module).
+ */
+export const WASM_SPEEDUP_FLAGS = [SIMD_MATMUL_FLAG, WASM_COPY_FLAG, WASM_SUM_FLAG, DECODE_ATTENTION_FLAG, WASM_EMBEDDING_FLAG] as const;

@@ -25,6 +25,8 @@ export interface PolicyBenchOptions {
   warmup?: boolean;
   /** PolicyService.init's wasmThreads (tfjs's threaded wasm build, in a cross-origin isolated page). */
   wasmThreads?: number;
+  /** PolicyService.init's wasmSpeedups (false: tfjs's own kernels). */
+  wasmSpeedups?: boolean;
 }
 
 export interface PolicyBenchResult {
@@ -72,7 +74,7 @@ export async function runPolicyBench(
   cpuClock?: () => number,
   onProgress?: (text: string) => void,
 ): Promise<PolicyBenchResult> {
-  const choice = await host.init([o.backend], o.wasmThreads !== undefined ? { wasmThreads: o.wasmThreads } : undefined);
+  const choice = await host.init([o.backend], { ...(o.wasmThreads !== undefined ? { wasmThreads: o.wasmThreads } : {}), ...(o.wasmSpeedups !== undefined ? { wasmSpeedups: o.wasmSpeedups } : {}) });
   await host.create(benchPolicyOptions(o.size, o.vocab));
   const w = benchWorkload(o.vocab);
   let rngState: RngState = [1, 2, 3, 4];

@@ -11,10 +11,10 @@ import type { TokenConstraint } from "../decoding.ts";
 import * as tf from "@tensorflow/tfjs";
 import { getThreadsCount, setThreadsCount } from "@tensorflow/tfjs-backend-wasm";
 import { Rng, type RngState } from "../rng.ts";
-import { type BackendChoice, type BackendName, chooseBackend, selectBackend } from "./backend.ts";
+import { type BackendChoice, type BackendName, chooseBackend, selectBackend, WASM_SPEEDUP_FLAGS } from "./backend.ts";
 import type { BackendPreference } from "./backend-choice.ts";
 import type { GrpoSample } from "./batch.ts";
-import { type CreatePolicyOptions, Policy, type UpdateMetrics } from "./policy.ts";
+import { type CreatePolicyOptions, Policy, SCORED_HEAD_FLAG, type UpdateMetrics } from "./policy.ts";
 import type { Rollout } from "./sampler.ts";
 import { ToyConstraint } from "./toy-constraint.ts";
 import type { TrainConfig } from "./train-config.ts";
@@ -66,6 +66,20 @@ export interface InitOptions {
    * threaded build in Node.
    */
   wasmThreads?: number;
+  /**
+   * false: the wasm backend's speed-ups off (tfjs's own kernels, the head at every position); true:
+   * on (their default). For side-by-side measurements: results are the same bits either way.
+   */
+  wasmSpeedups?: boolean;
+}
+
+function flagExists(flag: string): boolean {
+  try {
+    tf.env().get(flag);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -99,6 +113,10 @@ export class PolicyService {
       setThreadsCount(n);
     }
     const picked = typeof choice === "string" ? await chooseBackend(choice) : await selectBackend(choice);
+    if (picked.backend === "wasm" && opts.wasmSpeedups !== undefined) {
+      // The flags exist once their kernels are installed (selectBackend).
+      for (const flag of [...WASM_SPEEDUP_FLAGS, SCORED_HEAD_FLAG]) if (flagExists(flag)) tf.env().set(flag, opts.wasmSpeedups);
+    }
     this.backendChoice = picked.backend === "wasm" ? { ...picked, wasmThreads: wasmThreadsNow() } : picked;
     return this.backendChoice;
   }
