@@ -1,11 +1,12 @@
 /**
- * Data-movement kernels for tfjs's wasm backend that copy rows as bytes on the backend's heap:
- * GatherV2 (batchDims 0) and SplitV; and Identity / same-dtype Cast, which share instead of copying. tfjs-backend-wasm 4.22 computes every gathered or sliced
- * element's address one by one (Gather, Slice): about 4.7 ms to gather 2032 rows of 64 floats. Here
- * an emitted wasm loop runs one `memory.copy` per row (wasm-emit.ts). The outputs are the inputs' bytes,
- * so they are bit-identical to tfjs's kernels by construction (tests/unit/policy/wasm-copy.test.ts
- * checks it anyway, with the index errors). Anything unusual (batchDims, a dtype other than float32
- * or int32, a backend without the internals used here) goes to tfjs's kernel.
+ * Data-movement kernels for tfjs's wasm backend. GatherV2 (batchDims 0) and SplitV copy rows as
+ * bytes on the backend's heap: tfjs-backend-wasm 4.22 computes every gathered or sliced element's
+ * address one by one (Gather, Slice), about 4.7 ms to gather 2032 rows of 64 floats; here an emitted
+ * wasm loop runs one `memory.copy` per row (wasm-emit.ts). Identity and same-dtype Cast share their
+ * input's data instead of copying it (see `share`). The outputs are the inputs' bytes, so they are
+ * bit-identical to tfjs's kernels by construction (tests/unit/policy/wasm-copy.test.ts checks it
+ * anyway, with the index errors). Anything unusual (batchDims, a dtype other than float32 or int32,
+ * a backend without the internals used here) goes to tfjs's kernel.
  */
 import * as tf from "@tensorflow/tfjs";
 import { Code, emitModule, I32, type FuncDef } from "./wasm-emit.ts";

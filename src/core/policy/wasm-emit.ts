@@ -1,8 +1,9 @@
 /**
  * A small WebAssembly binary emitter: enough of the format (types, one imported memory, functions,
  * exports) and of the instruction set (i32 control flow and arithmetic, f32 and f32x4 loads, stores,
- * adds and multiplies) to write the BatchMatMul kernel of wasm-matmul.ts as TypeScript that unrolls
- * its register tiles. The bytes are built when the module loads: no build step, no binary in the repo.
+ * adds and multiplies, memory.copy and memory.fill) to write the wasm backend's kernels as TypeScript
+ * that unrolls their register tiles: wasm-matmul.ts, wasm-decode-attention.ts, wasm-copy.ts,
+ * wasm-sum.ts, wasm-embedding.ts. The bytes are built at run time: no build step, no binary in the repo.
  * Opcodes: WebAssembly Core Specification 2.0, section 5 (binary format), with the SIMD (0xFD) and
  * bulk-memory (0xFC) prefixes.
  */
