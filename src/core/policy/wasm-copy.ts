@@ -1,5 +1,5 @@
 /**
- * Data-movement kernels for tfjs's wasm backend. GatherV2 (batchDims 0) and SplitV copy rows as
+ * Data-movement kernels for tfjs's wasm backend. GatherV2 (batchDims 0), SplitV and Concat copy rows as
  * bytes on the backend's heap: tfjs-backend-wasm 4.22 computes every gathered or sliced element's
  * address one by one (Gather, Slice), about 4.7 ms to gather 2032 rows of 64 floats; here an emitted
  * wasm loop runs one `memory.copy` per row (wasm-emit.ts). Identity and same-dtype Cast share their
@@ -11,7 +11,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { Code, emitModule, I32, type FuncDef } from "./wasm-emit.ts";
 
-/** tfjs env flag: false sends every GatherV2, SplitV, Identity and Cast to tfjs's kernels (the benchmark's "before"). */
+/** tfjs env flag: false sends every GatherV2, SplitV, Concat, Identity and Cast to tfjs's kernels (the benchmark's "before"). */
 export const WASM_COPY_FLAG = "A1_WASM_COPY_KERNELS";
 
 interface WasmBackendInternals {
@@ -139,6 +139,36 @@ function splitV(args: KernelArgs): tf.TensorInfo[] | null {
   return outs;
 }
 
+/** Concat along any axis: per input, one memory.copy per outer row (tfjs: one typed-array `set` each, from JS). */
+function concat(args: KernelArgs): tf.TensorInfo | null {
+  const inputs = args.inputs as unknown as tf.TensorInfo[];
+  const { axis } = (args.attrs ?? {}) as { axis: number };
+  if (!Array.isArray(inputs) || inputs.length < 2) return null;
+  const dtype = inputs[0].dtype;
+  if ((dtype !== "float32" && dtype !== "int32") || inputs.some((t) => t.dtype !== dtype)) return null;
+  const h = heapOf(args.backend);
+  if (!h) return null;
+  const ax = tf.util.parseAxisParam(axis, inputs[0].shape)[0];
+  const shapes = inputs.map((t) => t.shape);
+  tf.backend_util.assertParamsConsistent(shapes, ax);
+  const live = inputs.filter((t) => size(t.shape) > 0);
+  if (live.length < 2) return null; // tfjs returns the one non-empty input itself
+  const outShape = tf.backend_util.computeOutShape(shapes, ax);
+  const offsets = live.map((t) => offsetOf(h.b, t));
+  if (offsets.some((o) => o == null)) return null;
+  const outer = size(outShape.slice(0, ax));
+  const inner = live.map((t) => size(t.shape.slice(ax)) * 4);
+  const rowOut = inner.reduce((a, b) => a + b, 0);
+  const out = h.b.makeOutput(outShape, dtype);
+  const outOff = offsetOf(h.b, out)!;
+  let start = 0;
+  live.forEach((t, i) => {
+    h.k.copyRows(offsets[i]!, inner[i], outOff + start, rowOut, outer, inner[i]);
+    start += inner[i];
+  });
+  return out;
+}
+
 /**
  * Identity, and Cast to the same dtype, share the input's data (one more reference, as tfjs's Reshape
  * does on every backend and Identity does on cpu and webgl) instead of copying it: the gradient code
@@ -159,14 +189,20 @@ export const wasmCopyCounts = { copy: 0, tfjs: 0 };
 
 let installed = false;
 
-/** Put the copy kernels over the wasm backend's GatherV2, SplitV, Identity and Cast (once; a no-op without the wasm backend's kernels). */
+/** Put the copy kernels over the wasm backend's GatherV2, SplitV, Concat, Identity and Cast (once; a no-op without the wasm backend's kernels). */
 export function installWasmCopyKernels(): void {
   if (installed) return;
-  const originals = { GatherV2: tf.getKernel("GatherV2", "wasm"), SplitV: tf.getKernel("SplitV", "wasm"), Identity: tf.getKernel("Identity", "wasm"), Cast: tf.getKernel("Cast", "wasm") };
+  const originals = {
+    GatherV2: tf.getKernel("GatherV2", "wasm"),
+    SplitV: tf.getKernel("SplitV", "wasm"),
+    Concat: tf.getKernel("Concat", "wasm"),
+    Identity: tf.getKernel("Identity", "wasm"),
+    Cast: tf.getKernel("Cast", "wasm"),
+  };
   if (Object.values(originals).some((k) => !k)) return;
   installed = true;
   if (!isRegistered(WASM_COPY_FLAG)) tf.env().registerFlag(WASM_COPY_FLAG, () => true);
-  const ours: Record<string, (args: KernelArgs) => tf.TensorInfo | tf.TensorInfo[] | null> = { GatherV2: gather, SplitV: splitV, Identity: share, Cast: share };
+  const ours: Record<string, (args: KernelArgs) => tf.TensorInfo | tf.TensorInfo[] | null> = { GatherV2: gather, SplitV: splitV, Concat: concat, Identity: share, Cast: share };
   for (const [name, original] of Object.entries(originals)) {
     const tfjsKernel = original!.kernelFunc as unknown as KernelFunc;
     tf.unregisterKernel(name, "wasm");

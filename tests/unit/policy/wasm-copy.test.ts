@@ -1,7 +1,8 @@
 /**
- * The byte-copy GatherV2 and SplitV of wasm-copy.ts against tfjs's own wasm kernels, bit for bit:
- * gathers along every axis (repeated and unsorted indices, int32 and float32, signed zeros), splits
- * into equal and uneven parts along every axis; out-of-range indices fail as tfjs's do.
+ * The byte-copy GatherV2, SplitV and Concat of wasm-copy.ts against tfjs's own wasm kernels, bit for
+ * bit: gathers along every axis (repeated and unsorted indices, int32 and float32, signed zeros),
+ * splits into equal and uneven parts and concatenations (with an empty part) along every axis;
+ * out-of-range indices fail as tfjs's do; Identity and Cast share data safely.
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -85,6 +86,23 @@ describe("wasm copy kernels", () => {
     expect(Array.from(z.dataSync())).toEqual([1, -0, 3.5, NaN]);
     tf.dispose([z, w]);
     expect(tf.memory().numBytes).toBe(bytes0);
+  });
+
+  it("Concat equals tfjs's kernel along every axis, with empty parts and int32", () => {
+    const before = wasmCopyCounts.copy;
+    for (const shape of [[5], [3, 4], [2, 3, 5], [64, 4, 3, 16]]) {
+      for (let axis = 0; axis < shape.length; axis++) {
+        const part = (n: number) => tf.tensor(values(shape.map((d, i) => (i === axis ? n : d)).reduce((a, b) => a * b, 1)), shape.map((d, i) => (i === axis ? n : d)));
+        const parts = [part(shape[axis]), part(1), part(0), part(2)];
+        const r = both(() => tf.concat(parts, axis));
+        expect(r.on).toEqual(r.off);
+        const ints = parts.map((p) => tf.cast(tf.mul(p, 1000), "int32"));
+        const ri = both(() => tf.concat(ints, axis));
+        expect(ri.on).toEqual(ri.off);
+        tf.dispose([...parts, ...ints]);
+      }
+    }
+    expect(wasmCopyCounts.copy).toBeGreaterThan(before);
   });
 
   it("an index out of range fails with tfjs's message", () => {
