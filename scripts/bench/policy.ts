@@ -11,13 +11,21 @@
  * work plus shader compilation), and a note names the adapter: here SwiftShader, WebGPU on the CPU.
  * Node rows add `<size>_<backend>_sample_tok_per_cpu_s` and `_update_cpu_ms`: the same work per CPU
  * second of the process, the figure to compare when the 2 shared cores are busy with other jobs.
- * Node wasm runs twice per size, side by side: first as `wasm-tfjs` (tfjs's own BatchMatMul kernel,
- * the "before"), then as `wasm` (the SIMD kernel of src/core/policy/wasm-matmul.ts, bit-identical);
- * `<size>_wasm_vs_wasm_tfjs_sample_ratio` (tok/s: above 1, the SIMD kernel is faster) and
- * `_update_ratio` (ms: below 1, faster) compare them, and `_sample_cpu_ratio`, `_update_cpu_ratio` the
+ * Node wasm runs three times per size, side by side: `wasm-tfjs` (tfjs's own kernels), `wasm-simd-only`
+ * (the SIMD BatchMatMul of src/core/policy/wasm-matmul.ts alone) and `wasm` (also the byte-copy
+ * GatherV2 / SplitV and sharing Identity of wasm-copy.ts, the head at scored positions only, the fused
+ * decoding attention of wasm-decode-attention.ts, the column Sum of wasm-sum.ts and the embedding
+ * lookup of wasm-embedding.ts; all bit-identical).
+ * `<size>_wasm_vs_wasm_tfjs_sample_ratio` (tok/s: above 1, wasm is faster) and `_update_ratio` (ms:
+ * below 1, faster), the same `_vs_wasm_simd_only_`, and `_sample_cpu_ratio`, `_update_cpu_ratio` the
  * same per CPU second (steadier when other jobs share the cores). Then `<size>_wasm_grouped_sample_tok_per_s`
  * and `_grouped_full_batch_sample_tok_per_s`: sampling as a duel step does (16 prompts x 4 rows that
  * end apart), with each prompt prefilled once and finished rows dropped, and without (same rollout).
+ * chromium-wasm runs three times side by side: as the app does (tfjs's single-threaded SIMD build, every
+ * speed-up on); with the speed-ups off (`<size>_chromium_wasm_tfjs_*`, and `<size>_chromium_wasm_vs_tfjs_
+ * sample_ratio` / `_update_ratio`); and on tfjs's multi-threaded SIMD build asking one XNNPACK thread
+ * per core (`<size>_chromium_wasm_threads_*`, `_count` the threads it runs, `_vs_1_sample_ratio` /
+ * `_vs_1_update_ratio` against one thread).
  * PyTorch: when $TORCH_PYTHON (default /usr/bin/python3, Debian's python3-torch) imports torch, each
  * size run on Node wasm is then built in PyTorch from the same initial weights (torch-gpt.ts,
  * torch_gpt.py). Its logits must match tfjs's within 1e-4, else the run fails (exit 1, a note); then
@@ -30,6 +38,11 @@
 import * as tf from "@tensorflow/tfjs";
 import { type BackendName } from "../../src/core/policy/backend.ts";
 import { SIMD_MATMUL_FLAG } from "../../src/core/policy/wasm-matmul.ts";
+import { WASM_COPY_FLAG } from "../../src/core/policy/wasm-copy.ts";
+import { DECODE_ATTENTION_FLAG } from "../../src/core/policy/wasm-decode-attention.ts";
+import { WASM_SUM_FLAG } from "../../src/core/policy/wasm-sum.ts";
+import { WASM_EMBEDDING_FLAG } from "../../src/core/policy/wasm-embedding.ts";
+import { SCORED_HEAD_FLAG } from "../../src/core/policy/policy.ts";
 import { benchPolicyOptions, benchRow, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
@@ -41,7 +54,20 @@ import { launchBrowser } from "../../tests/e2e/browser.ts";
 import { callHarness, startPolicyDevServer } from "../../tests/e2e/policy-page.ts";
 import { BENCH_PROGRESS } from "../../tests/e2e/policy-harness.ts";
 
-type BenchBackend = "cpu" | "wasm" | "wasm-tfjs" | "webgpu" | "chromium-wasm";
+type BenchBackend = "cpu" | "wasm" | "wasm-tfjs" | "wasm-simd-only" | "webgpu" | "chromium-wasm";
+type WasmVariant = "wasm" | "wasm-tfjs" | "wasm-simd-only";
+/**
+ * The speed changes of src/core/policy that each wasm variant turns on (all bit-identical): the SIMD
+ * BatchMatMul (wasm-matmul.ts), the byte-copy GatherV2 / SplitV (wasm-copy.ts), the head at scored
+ * positions only (policy.ts), the fused decoding attention (wasm-decode-attention.ts), the column
+ * Sum (wasm-sum.ts) and the embedding lookup under a gradient (wasm-embedding.ts). `wasm-tfjs` is tfjs as it comes; `wasm-simd-only` is the SIMD BatchMatMul
+ * alone (the code before the copy kernels and the scored head).
+ */
+const VARIANT_FLAGS: Record<WasmVariant, Record<string, boolean>> = {
+  "wasm-tfjs": { [SIMD_MATMUL_FLAG]: false, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false, [WASM_EMBEDDING_FLAG]: false },
+  "wasm-simd-only": { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false, [WASM_EMBEDDING_FLAG]: false },
+  wasm: { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: true, [SCORED_HEAD_FLAG]: true, [DECODE_ATTENTION_FLAG]: true, [WASM_SUM_FLAG]: true, [WASM_EMBEDDING_FLAG]: true },
+};
 const ALL_BACKENDS: BenchBackend[] = ["cpu", "wasm", "webgpu", "chromium-wasm"];
 /** The arena's vocabulary is a few hundred words; 256 stands in for it until it is fixed. */
 const VOCAB = 256;
@@ -81,12 +107,12 @@ function benchArgs(argv: string[]): Args {
   return { json: flags.json === true, sizes, backends, reps: (flags.reps as number | undefined) ?? 3 };
 }
 
-/** `wasm-tfjs` is wasm with tfjs's own BatchMatMul (the SIMD kernel switched off by its env flag). */
-async function nodeBench(bench: "cpu" | "wasm" | "wasm-tfjs", size: ModelSize, reps: number): Promise<PolicyBenchResult> {
+/** A wasm variant runs with its VARIANT_FLAGS (switched by tfjs env flags), then every flag goes back on. */
+async function nodeBench(bench: "cpu" | WasmVariant, size: ModelSize, reps: number): Promise<PolicyBenchResult> {
   const backend = bench === "cpu" ? "cpu" : "wasm";
   const choice = await useNodeBackend(backend);
   if (choice.backend !== backend) throw new Error(`Node backend ${backend} unavailable: ${choice.reason}`);
-  tf.env().set(SIMD_MATMUL_FLAG, bench !== "wasm-tfjs");
+  for (const [flag, on] of Object.entries(VARIANT_FLAGS[bench === "cpu" ? "wasm" : bench])) tf.env().set(flag, on);
   const service = new PolicyService();
   try {
     // The pure-JS cpu backend is slow (minutes for small): one timed repetition, no warm-up (no shaders).
@@ -97,7 +123,7 @@ async function nodeBench(bench: "cpu" | "wasm" | "wasm-tfjs", size: ModelSize, r
     return await runPolicyBench(service, backend === "cpu" ? { backend, size, vocab: VOCAB, reps: 1, warmup: false } : { backend, size, vocab: VOCAB, reps }, cpuMs);
   } finally {
     service.dispose();
-    tf.env().set(SIMD_MATMUL_FLAG, true);
+    for (const flag of Object.keys(VARIANT_FLAGS.wasm)) tf.env().set(flag, true);
   }
 }
 
@@ -113,6 +139,8 @@ async function browserBench(
   reps: number,
   timeoutS: number,
   say: (text: string) => void,
+  wasmThreads?: number,
+  wasmSpeedups?: boolean,
 ): Promise<PolicyBenchResult> {
   const browser = await launchBrowser();
   const started = Date.now();
@@ -135,7 +163,7 @@ async function browserBench(
       if (Date.now() - started >= HEARTBEAT_MS) sayNow(`: ${last}`); // quiet for quick measurements
     });
     await page.goto(origin);
-    const opts = JSON.stringify({ backend, size, vocab: VOCAB, reps });
+    const opts = JSON.stringify({ backend, size, vocab: VOCAB, reps, ...(wasmThreads ? { wasmThreads } : {}), ...(wasmSpeedups !== undefined ? { wasmSpeedups } : {}) });
     const run = callHarness<PolicyBenchResult>(page, `m.benchPolicy(${opts})`);
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`timed out after ${timeoutS} s (last: ${last})`)), timeoutS * 1000);
@@ -214,31 +242,30 @@ export async function main(argv: string[]): Promise<void> {
     if (!args.backends.includes(backend)) return;
     for (const size of args.sizes) {
       if (backend === "wasm") {
-        let result: PolicyBenchResult | null = null;
-        // The "before", side by side: the same workload on tfjs's own BatchMatMul kernel.
-        let before: PolicyBenchResult | null = null;
-        try {
-          before = await nodeBench("wasm-tfjs", size, args.reps);
-          record(size, "wasm-tfjs", before);
-        } catch (e) {
-          record(size, "wasm-tfjs", null, (e as Error).message);
+        // The "before"s, side by side: tfjs's own kernels, then the SIMD BatchMatMul alone; then everything on.
+        const results: Partial<Record<WasmVariant, PolicyBenchResult>> = {};
+        for (const variant of ["wasm-tfjs", "wasm-simd-only", "wasm"] as const) {
+          try {
+            results[variant] = await nodeBench(variant, size, args.reps);
+            record(size, variant, results[variant]);
+          } catch (e) {
+            record(size, variant, null, (e as Error).message);
+          }
         }
-        try {
-          result = await nodeBench("wasm", size, args.reps);
-          record(size, "wasm", result);
-        } catch (e) {
-          record(size, "wasm", null, (e as Error).message);
-        }
+        const result = results.wasm ?? null;
         const ratio = (x: number | undefined, y: number | undefined) => (x && y ? Math.round((x / y) * 100) / 100 : null);
-        const key = `${size}_wasm_vs_wasm_tfjs`;
-        figures[`${key}_sample_ratio`] = ratio(result?.sampleTokPerS, before?.sampleTokPerS);
-        figures[`${key}_update_ratio`] = ratio(result?.updateMs, before?.updateMs);
-        figures[`${key}_sample_cpu_ratio`] = ratio(result?.sampleTokPerCpuS, before?.sampleTokPerCpuS);
-        figures[`${key}_update_cpu_ratio`] = ratio(result?.updateCpuMs, before?.updateCpuMs);
-        log(
-          `${size.padEnd(5)} SIMD BatchMatMul / tfjs's: sampling ${figures[`${key}_sample_ratio`]}x tok/s, update ${figures[`${key}_update_ratio`]}x ms` +
-            `   (per CPU time: ${figures[`${key}_sample_cpu_ratio`]}x, ${figures[`${key}_update_cpu_ratio`]}x)`,
-        );
+        for (const [before, label] of [["wasm-tfjs", "tfjs's kernels"], ["wasm-simd-only", "SIMD BatchMatMul alone"]] as const) {
+          const key = `${size}_wasm_vs_${before.replaceAll("-", "_")}`;
+          const b = results[before];
+          figures[`${key}_sample_ratio`] = ratio(result?.sampleTokPerS, b?.sampleTokPerS);
+          figures[`${key}_update_ratio`] = ratio(result?.updateMs, b?.updateMs);
+          figures[`${key}_sample_cpu_ratio`] = ratio(result?.sampleTokPerCpuS, b?.sampleTokPerCpuS);
+          figures[`${key}_update_cpu_ratio`] = ratio(result?.updateCpuMs, b?.updateCpuMs);
+          log(
+            `${size.padEnd(5)} wasm / ${label}: sampling ${figures[`${key}_sample_ratio`]}x tok/s, update ${figures[`${key}_update_ratio`]}x ms` +
+              `   (per CPU time: ${figures[`${key}_sample_cpu_ratio`]}x, ${figures[`${key}_update_cpu_ratio`]}x)`,
+          );
+        }
         await recordTorch(size, result); // side by side with its wasm run
         try {
           await useNodeBackend("wasm");
@@ -281,9 +308,37 @@ export async function main(argv: string[]): Promise<void> {
           try {
             // SwiftShader WebGPU is slow: one timed repetition after the warm-up.
             const reps = backend === "webgpu" ? 1 : args.reps;
-            record(size, backend, await browserBench(origin, backend === "webgpu" ? "webgpu" : "wasm", size, reps, timeoutS, say));
+            record(size, backend, await browserBench(origin, backend === "webgpu" ? "webgpu" : "wasm", size, reps, timeoutS, say, backend === "webgpu" ? undefined : 1));
           } catch (e) {
             record(size, backend, null, (e as Error).message.split("\n")[0]);
+          }
+          if (backend !== "chromium-wasm") continue;
+          const ratio = (x: number | null | undefined, y: number | null | undefined) => (x && y ? Math.round((x / y) * 100) / 100 : null);
+          const one = { s: figures[`${size}_chromium-wasm_sample_tok_per_s`], u: figures[`${size}_chromium-wasm_update_ms`] };
+          // Side by side: the speed-ups off (tfjs's own kernels), then tfjs's multi-threaded SIMD build.
+          try {
+            const r = await browserBench(origin, "wasm", size, args.reps, timeoutS, say, 1, false);
+            const key = `${size}_chromium_wasm_tfjs`;
+            figures[`${key}_sample_tok_per_s`] = Math.round(r.sampleTokPerS);
+            figures[`${key}_update_ms`] = Math.round(r.updateMs);
+            figures[`${size}_chromium_wasm_vs_tfjs_sample_ratio`] = ratio(one.s, r.sampleTokPerS);
+            figures[`${size}_chromium_wasm_vs_tfjs_update_ratio`] = ratio(one.u, r.updateMs);
+            log(`${benchRow(size, "chromium-wasm-tfjs", r)}   (speed-ups / tfjs's kernels: ${figures[`${size}_chromium_wasm_vs_tfjs_sample_ratio`]}x tok/s, ${figures[`${size}_chromium_wasm_vs_tfjs_update_ratio`]}x ms)`);
+          } catch (e) {
+            notes.push(`${size} chromium-wasm with tfjs's kernels: ${(e as Error).message.split("\n")[0]}`);
+          }
+          const threads = availableParallelism();
+          const key = `${size}_chromium_wasm_threads`;
+          try {
+            const r = await browserBench(origin, "wasm", size, args.reps, timeoutS, say, threads);
+            figures[`${key}_sample_tok_per_s`] = Math.round(r.sampleTokPerS);
+            figures[`${key}_update_ms`] = Math.round(r.updateMs);
+            figures[`${key}_count`] = r.wasmThreads ?? null;
+            figures[`${key}_vs_1_sample_ratio`] = ratio(r.sampleTokPerS, one.s);
+            figures[`${key}_vs_1_update_ratio`] = ratio(r.updateMs, one.u);
+            log(`${benchRow(size, `chromium-wasm, threaded build (${threads} asked, ${r.wasmThreads} running)`, r)}   (/ 1 thread: ${figures[`${key}_vs_1_sample_ratio`]}x tok/s, ${figures[`${key}_vs_1_update_ratio`]}x ms)`);
+          } catch (e) {
+            notes.push(`${size} chromium-wasm with ${threads} threads: ${(e as Error).message.split("\n")[0]}`);
           }
         }
       }

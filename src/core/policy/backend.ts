@@ -7,7 +7,11 @@
  * src/node/tf-backend.ts in Node), so core stays free of them.
  */
 import * as tf from "@tensorflow/tfjs";
-import { installWasmBatchMatMul } from "./wasm-matmul.ts";
+import { installWasmCopyKernels, WASM_COPY_FLAG } from "./wasm-copy.ts";
+import { DECODE_ATTENTION_FLAG } from "./wasm-decode-attention.ts";
+import { WASM_EMBEDDING_FLAG } from "./wasm-embedding.ts";
+import { installWasmBatchMatMul, SIMD_MATMUL_FLAG } from "./wasm-matmul.ts";
+import { installWasmColumnSum, WASM_SUM_FLAG } from "./wasm-sum.ts";
 import { type AdapterReport, type BackendDecision, type BackendPreference, type ProbeTiming, decideBackend, requestAdapterReport } from "./backend-choice.ts";
 
 export type BackendName = "webgpu" | "wasm" | "cpu";
@@ -19,6 +23,8 @@ export interface BackendChoice {
   tried: { backend: BackendName; error: string }[];
   /** The WebGPU adapter's name when the backend is webgpu, for the badge ("SwiftShader", a GPU's name). */
   adapter?: string | null;
+  /** XNNPACK threads of the wasm backend (1: single-threaded build), set by PolicyService.init. */
+  wasmThreads?: number;
 }
 
 export class NoBackendError extends Error {
@@ -57,7 +63,11 @@ export async function selectBackend(order: readonly BackendName[]): Promise<Back
     let error: string | null = null;
     if (backend === "webgpu") error = await webgpuUnavailable();
     if (!error && !tf.findBackendFactory(backend)) error = `the ${backend} backend is not registered (its package was not imported)`;
-    if (!error && backend === "wasm") installWasmBatchMatMul(); // bit-identical to tfjs's, faster
+    if (!error && backend === "wasm") {
+      installWasmBatchMatMul(); // bit-identical to tfjs's, faster
+      installWasmCopyKernels(); // GatherV2 and SplitV as byte copies: the same bytes, faster
+      installWasmColumnSum(); // sums over leading axes in tfjs's order, without its transpose
+    }
     if (!error) {
       try {
         if (!(await tf.setBackend(backend))) error = `tf.setBackend("${backend}") failed to initialise`;
@@ -112,6 +122,8 @@ export async function timeProbe(limitMs = Infinity): Promise<number | null> {
 /** Time the probe on wasm, then on webgpu with wasm's time as its limit. */
 async function probeTiming(): Promise<ProbeTiming> {
   installWasmBatchMatMul();
+  installWasmCopyKernels();
+  installWasmColumnSum();
   await tf.setBackend("wasm");
   const wasmMs = (await timeProbe())!;
   if (!(await tf.setBackend("webgpu"))) return { webgpuMs: null, wasmMs };
@@ -146,3 +158,10 @@ export async function chooseBackend(preference: BackendPreference, env?: Paramet
   const reason = started.backend === decision.order[0] ? decision.reason : `${started.reason} (decided first: ${decision.reason})`;
   return { ...started, reason, adapter: started.backend === "webgpu" ? decision.adapter : null };
 }
+
+/**
+ * The tfjs env flags of the wasm backend's speed-ups (all bit-identical, all on by default): the SIMD
+ * BatchMatMul, the copy kernels, the column Sum, the decoding attention, the embedding gradient; and
+ * policy.ts's head at scored positions (A1_SCORED_POSITIONS_HEAD, set by its own module).
+ */
+export const WASM_SPEEDUP_FLAGS = [SIMD_MATMUL_FLAG, WASM_COPY_FLAG, WASM_SUM_FLAG, DECODE_ATTENTION_FLAG, WASM_EMBEDDING_FLAG] as const;

@@ -117,3 +117,38 @@ export function grpoRows(samples: readonly GrpoSample[], vocab: number) {
     return { sequence: [...s.prompt, ...s.completion], completionStart: s.prompt.length, logProbs: s.logProbs, masks: s.masks, advantage: s.advantage };
   });
 }
+
+/** A batch's scored positions only: what the loss reads where the head runs at those positions alone. */
+export interface ScoredPositions {
+  M: number;
+  /** (M) flat indices n * T + t of the positions whose loss-mask bit is set, in increasing order. */
+  rows: Int32Array;
+  targets: Int32Array; // (M)
+  oldLogp: Float32Array; // (M)
+  /** (M) each position's sequence advantage. */
+  advantages: Float32Array;
+  /** (M, V) the allowed sets as in HostBatch.maskBias; null when it has none. */
+  maskBias: Float32Array | null;
+}
+
+/** The positions of `b` with a loss-mask bit, and their targets, old log-probs, advantages and allowed sets. */
+export function scoredPositions(b: HostBatch, vocab: number): ScoredPositions {
+  const rows: number[] = [];
+  for (let i = 0; i < b.N * b.T; i++) if (b.lossMask[i] !== 0) rows.push(i);
+  const M = rows.length;
+  const out: ScoredPositions = {
+    M,
+    rows: Int32Array.from(rows),
+    targets: new Int32Array(M),
+    oldLogp: new Float32Array(M),
+    advantages: new Float32Array(M),
+    maskBias: b.maskBias ? new Float32Array(M * vocab) : null,
+  };
+  rows.forEach((i, m) => {
+    out.targets[m] = b.targets[i];
+    out.oldLogp[m] = b.oldLogp[i];
+    out.advantages[m] = b.advantages[Math.floor(i / b.T)];
+    out.maskBias?.set(b.maskBias!.subarray(i * vocab, (i + 1) * vocab), m * vocab);
+  });
+  return out;
+}

@@ -23,10 +23,16 @@ export interface PolicyBenchOptions {
   reps: number;
   /** One untimed repetition first (shader compilation, kernel caches); default true. */
   warmup?: boolean;
+  /** PolicyService.init's wasmThreads (tfjs's threaded wasm build, in a cross-origin isolated page). */
+  wasmThreads?: number;
+  /** PolicyService.init's wasmSpeedups (false: tfjs's own kernels). */
+  wasmSpeedups?: boolean;
 }
 
 export interface PolicyBenchResult {
   backend: string;
+  /** The wasm backend's XNNPACK threads, when on wasm. */
+  wasmThreads?: number;
   sampleTokPerS: number;
   updateMs: number;
   /** The same per CPU second of this process, when a cpu clock was given: what an idle core would do. */
@@ -68,7 +74,7 @@ export async function runPolicyBench(
   cpuClock?: () => number,
   onProgress?: (text: string) => void,
 ): Promise<PolicyBenchResult> {
-  const choice = await host.init([o.backend]);
+  const choice = await host.init([o.backend], { ...(o.wasmThreads !== undefined ? { wasmThreads: o.wasmThreads } : {}), ...(o.wasmSpeedups !== undefined ? { wasmSpeedups: o.wasmSpeedups } : {}) });
   await host.create(benchPolicyOptions(o.size, o.vocab));
   const w = benchWorkload(o.vocab);
   let rngState: RngState = [1, 2, 3, 4];
@@ -110,6 +116,7 @@ export async function runPolicyBench(
     }
   }
   const result: PolicyBenchResult = { backend: choice.backend, sampleTokPerS: median(rates), updateMs: median(updateMs) };
+  if (choice.wasmThreads !== undefined) result.wasmThreads = choice.wasmThreads;
   if (cpuClock) Object.assign(result, { sampleTokPerCpuS: median(cpuRates), updateCpuMs: median(cpuUpdateMs) });
   if (warmupS !== undefined) result.warmupS = warmupS;
   return result;

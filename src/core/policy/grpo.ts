@@ -52,8 +52,8 @@ export interface GrpoLossInput {
   oldLogp: tf.Tensor2D;
   /** (N, T) log pi_ref of the same tokens, or null when klCoef = 0. */
   refLogp: tf.Tensor2D | null;
-  /** (N) one advantage per sequence, broadcast over its tokens. */
-  advantages: tf.Tensor1D;
+  /** (N) one advantage per sequence, broadcast over its tokens; or (N, T), one per token. */
+  advantages: tf.Tensor1D | tf.Tensor2D;
   /** (N, T) 1 for generated tokens that count, 0 for prompt and padding. */
   mask: tf.Tensor2D;
   /** (N, T) entropy of pi_theta at each position, for the metric only (optional). */
@@ -93,7 +93,7 @@ export function grpoLoss(input: GrpoLossInput, cfg: GrpoLossConfig): GrpoLossOut
   const { logp, oldLogp, refLogp, mask } = input;
   const tokens = input.tokenCount !== undefined ? tf.scalar(Math.max(1, input.tokenCount)) : tf.maximum(tf.sum(mask), 1);
   const tokenMean = (x: tf.Tensor) => tf.div(tf.sum(tf.mul(x, mask)), tokens) as tf.Scalar;
-  const adv = tf.expandDims(input.advantages, 1); // (N, 1)
+  const adv = input.advantages.rank === 1 ? tf.expandDims(input.advantages, 1) : input.advantages; // (N, 1) or (N, T)
   const ratio = tf.exp(tf.sub(logp, oldLogp));
   const l1 = tf.neg(tf.mul(adv, ratio));
   const l2 = tf.neg(tf.mul(adv, tf.clipByValue(ratio, 1 - cfg.clipLow, 1 + cfg.clipHigh)));

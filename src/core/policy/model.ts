@@ -14,6 +14,8 @@
 import * as tf from "@tensorflow/tfjs";
 import { Rng } from "../rng.ts";
 import { countParams, type ModelConfig, validateModelConfig } from "./config.ts";
+import { decodeAttentionAvailable, decodeScores, decodeValues } from "./wasm-decode-attention.ts";
+import { embeddingKernelAvailable, embedRows } from "./wasm-embedding.ts";
 
 /** Keys and values of one block for the positions seen so far: each (B, H, S, D). */
 export interface LayerCache {
@@ -42,6 +44,12 @@ export interface ForwardInput {
   growLast?: boolean;
   /** Only compute logits for the last position (prefill for sampling). */
   lastOnly?: boolean;
+  /**
+   * (M) int32 row indices into the flattened (B*T) positions, in increasing order: the final
+   * LayerNorm, head and logits only at these positions (a training loss that counts only completion
+   * positions); logits are then (1, M, V). The gradient returns to exactly these rows (zeros elsewhere).
+   */
+  outputRows?: tf.Tensor1D;
   /**
    * Under a gradient (tf.variableGrads): embeddings as oneHot x matMul and linears with the
    * wasm-friendly gradient. Otherwise gather and fused matMul + bias, fewer kernels per decoding
@@ -169,8 +177,13 @@ export class GptModel {
       training
         ? (tf.add(linear(x, this.p(`${name}.w`)), this.p(`${name}.b`)) as tf.Tensor2D)
         : (tf.fused.matMul({ a: x, b: this.p(`${name}.w`) as tf.Tensor2D, bias: this.p(`${name}.b`) }) as tf.Tensor2D);
-    const embed = (ids: tf.Tensor2D, table: string, n: number): tf.Tensor2D =>
-      training ? linear(tf.oneHot(tf.reshape(ids, [B * T]), n), this.p(table)) : (tf.gather(this.p(table), tf.reshape(ids, [B * T])) as tf.Tensor2D);
+    // Under a gradient on wasm: the one-hot product's exact bits without it (wasm-embedding.ts).
+    const embedKernel = training && embeddingKernelAvailable();
+    const embed = (ids: tf.Tensor2D, table: string, n: number): tf.Tensor2D => {
+      const flat = tf.reshape(ids, [B * T]) as tf.Tensor1D;
+      if (embedKernel) return embedRows(this.p(table) as tf.Tensor2D, flat);
+      return training ? linear(tf.oneHot(flat, n), this.p(table)) : (tf.gather(this.p(table), flat) as tf.Tensor2D);
+    };
     // (B*T, V) @ (V, C) + (B*T, P) @ (P, C) -> (B*T, C)
     let x: tf.Tensor2D = tf.add(embed(input.tokens, "wte", V), embed(input.positions, "wpe", P));
     // (B*T, C) <-> (B, H, T, D); with T = 1 the transpose is a reshape.
@@ -197,37 +210,52 @@ export class GptModel {
       // wasm's batched matMul has no fast path and costs about 10x more on (256, 1, 16) x (256, 16, 72).
       // Not on webgpu, whose sum spends a 64-thread workgroup on each 16-term dot product: on
       // SwiftShader that is 15-20x slower than matMul for the scores and 2x for the values.
+      // Decoding on wasm: the same sums in two fused kernels around the softmax (wasm-decode-attention.ts).
+      const fused = T === 1 && !training && decodeAttentionAvailable(D);
       const mulSum = T === 1 && tf.getBackend() !== "webgpu";
       const qh = tf.reshape(q, [B * heads, T, D]);
-      const scores = segments.map((g, i) => {
-        const k = tf.reshape(g.k, [B * heads, sizes[i], D]);
-        return mulSum ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
-      });
-      let att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
-      att = tf.add(tf.mul(att, 1 / Math.sqrt(D)), input.attnBias);
-      const probs = tf.reshape(tf.softmax(att, -1), [B * heads, T, S]);
-      // (B*H, T, S_i) @ (B*H, S_i, D) summed over segments -> (B, H, T, D) -> (B*T, C)
-      const parts = segments.length === 1 ? [probs] : tf.split(probs, sizes, 2);
-      const y = parts
-        .map((p, i) => {
-          const v = tf.reshape(segments[i].v, [B * heads, sizes[i], D]);
-          return mulSum ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
-        })
-        .reduce((a, b) => tf.add(a, b));
+      const flat = (t: tf.Tensor4D, n: number) => tf.reshape(t, [B * heads, n, D]) as tf.Tensor3D;
+      let att: tf.Tensor;
+      if (fused) att = decodeScores(qh as tf.Tensor3D, segments.map((g, i) => flat(g.k, sizes[i])), input.attnBias, heads, 1 / Math.sqrt(D));
+      else {
+        const scores = segments.map((g, i) => {
+          const k = flat(g.k, sizes[i]);
+          return mulSum ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
+        });
+        att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
+        att = tf.add(tf.mul(att, 1 / Math.sqrt(D)), input.attnBias);
+      }
+      let y: tf.Tensor;
+      if (fused) y = decodeValues(tf.softmax(att, -1) as tf.Tensor4D, segments.map((g, i) => flat(g.v, sizes[i])));
+      else {
+        const probs = tf.reshape(tf.softmax(att, -1), [B * heads, T, S]);
+        // (B*H, T, S_i) @ (B*H, S_i, D) summed over segments -> (B, H, T, D) -> (B*T, C)
+        const parts = segments.length === 1 ? [probs] : tf.split(probs, sizes, 2);
+        y = parts
+          .map((p, i) => {
+            const v = flat(segments[i].v, sizes[i]);
+            return mulSum ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
+          })
+          .reduce((a, b) => tf.add(a, b));
+      }
       x = tf.add(x, dense(mergeHeads(y), `h${l}.attn.proj`));
       // MLP: pre-LN, C -> 4C -> C with GELU.
       const h2 = layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`));
       x = tf.add(x, dense(gelu(dense(h2, `h${l}.mlp.fc`)), `h${l}.mlp.proj`)); // via (B*T, 4C)
     }
     let rows = T;
-    if (input.lastOnly && T > 1) {
+    let outB = B;
+    if (input.outputRows) {
+      x = selectRows(x, input.outputRows);
+      [outB, rows] = [1, input.outputRows.shape[0]];
+    } else if (input.lastOnly && T > 1) {
       x = tf.reshape(tf.slice(tf.reshape(x, [B, T, C]), [0, T - 1, 0], [B, 1, C]), [B, C]);
       rows = 1;
     }
     const hf = layerNorm(x, this.p("lnf.g"), this.p("lnf.b"));
     const head = this.config.tiedHead ? tf.transpose(this.p("wte")) : this.p("head.w");
     const logits = training ? linear(hf, head) : tf.matMul(hf, head as tf.Tensor2D);
-    return { logits: tf.reshape(logits, [B, rows, V]), present };
+    return { logits: tf.reshape(logits, [outB, rows, V]), present };
   }
 
   dispose(): void {
@@ -261,6 +289,18 @@ const linearGrad = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: tf.Grad
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]);
 const linear = (x: tf.Tensor, w: tf.Tensor): tf.Tensor2D => linearGrad(x, w) as tf.Tensor2D;
+
+/**
+ * Rows `idx` of x (N, C), with a gradient that scatters back to those rows (zeros elsewhere): no
+ * unsorted segment sum, which the wasm backend lacks. The indices must be distinct.
+ */
+function selectRows(x: tf.Tensor2D, idx: tf.Tensor1D): tf.Tensor2D {
+  const op = tf.customGrad(((xs: tf.Tensor2D) => ({
+    value: tf.gather(xs, idx),
+    gradFunc: (dy: tf.Tensor2D) => tf.scatterND(tf.expandDims(idx, 1), dy, xs.shape),
+  })) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return op(x) as tf.Tensor2D;
+}
 
 /** LayerNorm over the last axis, eps 1e-5 (GPT-2). x: (N, C). */
 function layerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor): tf.Tensor2D {

@@ -8,11 +8,13 @@
  * back advanced, so a run's randomness stays reproducible whichever side samples.
  */
 import type { TokenConstraint } from "../decoding.ts";
+import * as tf from "@tensorflow/tfjs";
+import { getThreadsCount, setThreadsCount } from "@tensorflow/tfjs-backend-wasm";
 import { Rng, type RngState } from "../rng.ts";
-import { type BackendChoice, type BackendName, chooseBackend, selectBackend } from "./backend.ts";
+import { type BackendChoice, type BackendName, chooseBackend, selectBackend, WASM_SPEEDUP_FLAGS } from "./backend.ts";
 import type { BackendPreference } from "./backend-choice.ts";
 import type { GrpoSample } from "./batch.ts";
-import { type CreatePolicyOptions, Policy, type UpdateMetrics } from "./policy.ts";
+import { type CreatePolicyOptions, Policy, SCORED_HEAD_FLAG, type UpdateMetrics } from "./policy.ts";
 import type { Rollout } from "./sampler.ts";
 import { ToyConstraint } from "./toy-constraint.ts";
 import type { TrainConfig } from "./train-config.ts";
@@ -55,6 +57,40 @@ export class PolicyNotReadyError extends Error {
   override name = "PolicyNotReadyError";
 }
 
+export interface InitOptions {
+  /**
+   * Threads of tfjs's wasm backend. Above 1 asks for tfjs's multi-threaded SIMD build with that many
+   * XNNPACK threads (SharedArrayBuffer: a cross-origin isolated page); 1 for the single-threaded
+   * build. A measurement switch (npm run bench -- policy, chromium-wasm): the app's policy worker keeps
+   * the single-threaded build (the threaded one's pthread workers fail once bundled), and tfjs has no
+   * threaded build in Node.
+   */
+  wasmThreads?: number;
+  /**
+   * false: the wasm backend's speed-ups off (tfjs's own kernels, the head at every position); true:
+   * on (their default). For side-by-side measurements: results are the same bits either way.
+   */
+  wasmSpeedups?: boolean;
+}
+
+function flagExists(flag: string): boolean {
+  try {
+    tf.env().get(flag);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The wasm backend's XNNPACK threads, asked of the running module itself (tfjs's getThreadsCount
+ * reads a variable of the package copy it was imported from).
+ */
+function wasmThreadsNow(): number {
+  const own = (tf.backend() as unknown as { wasm?: { tfjs?: { getThreadsCount?: () => number } } }).wasm?.tfjs?.getThreadsCount;
+  return typeof own === "function" ? own() : getThreadsCount();
+}
+
 export class PolicyService {
   private policy: Policy | null = null;
   private backendChoice: BackendChoice | null = null;
@@ -68,8 +104,20 @@ export class PolicyService {
    * Pick the tfjs backend, once before create/load: by preference ("auto" never trains on a software
    * WebGPU adapter, see backend-choice.ts), or the first of an explicit order that starts.
    */
-  async init(choice: BackendPreference | BackendName[] = "auto"): Promise<BackendChoice> {
-    this.backendChoice = typeof choice === "string" ? await chooseBackend(choice) : await selectBackend(choice);
+  async init(choice: BackendPreference | BackendName[] = "auto", opts: InitOptions = {}): Promise<BackendChoice> {
+    if (opts.wasmThreads !== undefined) {
+      const n = opts.wasmThreads;
+      if (!Number.isInteger(n) || n < 1) throw new RangeError(`wasmThreads must be a positive integer, got ${n}`);
+      if (n > 1 && tf.env().getBool("IS_NODE")) throw new RangeError("wasmThreads > 1: tfjs has no multi-threaded wasm build in Node");
+      tf.env().set("WASM_HAS_MULTITHREAD_SUPPORT", n > 1);
+      setThreadsCount(n);
+    }
+    const picked = typeof choice === "string" ? await chooseBackend(choice) : await selectBackend(choice);
+    if (picked.backend === "wasm" && opts.wasmSpeedups !== undefined) {
+      // The flags exist once their kernels are installed (selectBackend).
+      for (const flag of [...WASM_SPEEDUP_FLAGS, SCORED_HEAD_FLAG]) if (flagExists(flag)) tf.env().set(flag, opts.wasmSpeedups);
+    }
+    this.backendChoice = picked.backend === "wasm" ? { ...picked, wasmThreads: wasmThreadsNow() } : picked;
     return this.backendChoice;
   }
 

@@ -12,11 +12,32 @@ import { Rng } from "../rng.ts";
 import { type ModelConfig, type ModelSize, modelConfig } from "./config.ts";
 import { attentionBias, GptModel } from "./model.ts";
 import { sampleBatch, type Rollout, type SampleOptions } from "./sampler.ts";
-import { type GrpoSample, type HostBatch, buildBatch, grpoRows } from "./batch.ts";
+import { type GrpoSample, type HostBatch, buildBatch, grpoRows, scoredPositions } from "./batch.ts";
 import { grpoLoss, tokenLogProbs } from "./grpo.ts";
 import { AdamW } from "./optimizer.ts";
 import { miniBatchRows, type TrainConfig, trainConfig } from "./train-config.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
+
+/**
+ * tfjs env flag (default true): on the wasm backend, training losses run the final LayerNorm, the head
+ * and the log-softmax only at the positions they score (completion tokens), not at every position.
+ * Bit-identical to the full head there: every reduction over positions that changes (the loss sums,
+ * the head's and the final LayerNorm's weight gradients) sums in sequence on wasm (Sum's loop,
+ * XNNPACK's k loop), and the dropped positions only added zeros (tests/unit/policy/scored-head.test.ts).
+ * Not on cpu (its matMul sums in 48-deep blocks, so dropping rows moves the block edges) nor on
+ * webgpu (tree reductions).
+ */
+export const SCORED_HEAD_FLAG = "A1_SCORED_POSITIONS_HEAD";
+if (!flagRegistered(SCORED_HEAD_FLAG)) tf.env().registerFlag(SCORED_HEAD_FLAG, () => true);
+
+function flagRegistered(flag: string): boolean {
+  try {
+    tf.env().get(flag);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface CreatePolicyOptions {
   /** Named size, or explicit shape fields on top of it (`model`). */
@@ -217,7 +238,7 @@ export class Policy {
     const out: Float32Array[] = [];
     for (let i = 0; i < rows.length; i++) {
       const batch = buildBatch([rows[i]], this.config.vocab, this.config.context);
-      const t = this.tensors(batch);
+      const t = this.tensors(batch, false);
       const logpT = tf.tidy(() => tokenLogProbs(this.logits(this.model, t), t.targets, samples[i].temperature, t.maskBias).logp);
       const logp = await logpT.data();
       logpT.dispose();
@@ -248,22 +269,42 @@ export class Policy {
     this.optimizer.dispose();
   }
 
-  private tensors(b: HostBatch) {
+  /**
+   * The batch as tensors. With `scoredOnly` (where SCORED_HEAD_FLAG applies) the per-position inputs
+   * of the loss hold only the scored positions, as (1, M), and `outputRows` names them.
+   */
+  private tensors(b: HostBatch, scoredOnly = tf.getBackend() === "wasm" && tf.env().getBool(SCORED_HEAD_FLAG)) {
     const V = this.config.vocab;
-    return {
+    const common = {
       tokens: tf.tensor2d(b.tokens, [b.N, b.T], "int32"),
-      targets: tf.tensor2d(b.targets, [b.N, b.T], "int32"),
       positions: tf.tensor2d(b.positions, [b.N, b.T], "int32"),
+      attnBias: attentionBias([0], b.T, b.T), // causal only (right padding), broadcast over rows
+    };
+    const s = scoredOnly ? scoredPositions(b, V) : null;
+    if (s && s.M > 0) {
+      return {
+        ...common,
+        outputRows: tf.tensor1d(s.rows, "int32") as tf.Tensor1D | null,
+        targets: tf.tensor2d(s.targets, [1, s.M], "int32"),
+        lossMask: tf.ones([1, s.M]) as tf.Tensor2D,
+        oldLogp: tf.tensor2d(s.oldLogp, [1, s.M]),
+        advantages: tf.tensor2d(s.advantages, [1, s.M]) as tf.Tensor1D | tf.Tensor2D,
+        maskBias: s.maskBias ? tf.tensor3d(s.maskBias, [1, s.M, V]) : null,
+      };
+    }
+    return {
+      ...common,
+      outputRows: null,
+      targets: tf.tensor2d(b.targets, [b.N, b.T], "int32"),
       lossMask: tf.tensor2d(b.lossMask, [b.N, b.T]),
       oldLogp: tf.tensor2d(b.oldLogp, [b.N, b.T]),
       advantages: tf.tensor1d(b.advantages),
       maskBias: b.maskBias ? tf.tensor3d(b.maskBias, [b.N, b.T, V]) : null,
-      attnBias: attentionBias([0], b.T, b.T), // causal only (right padding), broadcast over rows
     };
   }
 
   private logits(model: GptModel, t: ReturnType<Policy["tensors"]>, training = false): tf.Tensor3D {
-    return model.forward({ tokens: t.tokens, positions: t.positions, attnBias: t.attnBias, training }).logits;
+    return model.forward({ tokens: t.tokens, positions: t.positions, attnBias: t.attnBias, training, outputRows: t.outputRows ?? undefined }).logits;
   }
 
   private namedGrads(grads: tf.NamedTensorMap): tf.NamedTensorMap {

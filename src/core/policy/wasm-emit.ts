@@ -1,8 +1,9 @@
 /**
  * A small WebAssembly binary emitter: enough of the format (types, one imported memory, functions,
  * exports) and of the instruction set (i32 control flow and arithmetic, f32 and f32x4 loads, stores,
- * adds and multiplies) to write the BatchMatMul kernel of wasm-matmul.ts as TypeScript that unrolls
- * its register tiles. The bytes are built when the module loads: no build step, no binary in the repo.
+ * adds and multiplies, memory.copy and memory.fill) to write the wasm backend's kernels as TypeScript
+ * that unrolls their register tiles: wasm-matmul.ts, wasm-decode-attention.ts, wasm-copy.ts,
+ * wasm-sum.ts, wasm-embedding.ts. The bytes are built at run time: no build step, no binary in the repo.
  * Opcodes: WebAssembly Core Specification 2.0, section 5 (binary format), with the SIMD (0xFD) and
  * bulk-memory (0xFC) prefixes.
  */
@@ -93,6 +94,9 @@ export class Code {
   eqz(): this {
     return this.emit(0x45);
   }
+  divU(): this {
+    return this.emit(0x6e);
+  }
   select(): this {
     return this.emit(0x1b);
   }
@@ -131,7 +135,13 @@ export class Code {
   f32x4Mul(): this {
     return this.emit(0xfd, ...uleb(0xe6));
   }
-  // --- bulk memory: memory.fill(dest, value, size) ---
+  i32Load(offset = 0): this {
+    return this.emit(0x28, 2, ...uleb(offset));
+  }
+  // --- bulk memory: memory.copy(dest, src, size) and memory.fill(dest, value, size) ---
+  memoryCopy(): this {
+    return this.emit(0xfc, ...uleb(10), 0x00, 0x00);
+  }
   memoryFill(): this {
     return this.emit(0xfc, ...uleb(11), 0x00);
   }

@@ -1,6 +1,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { selectBackend } from "../../../src/core/policy/backend.ts";
+import { selectBackend, WASM_SPEEDUP_FLAGS } from "../../../src/core/policy/backend.ts";
+import { SCORED_HEAD_FLAG } from "../../../src/core/policy/policy.ts";
 import { learningRate } from "../../../src/core/policy/optimizer.ts";
 import { PolicyService } from "../../../src/core/policy/policy-service.ts";
 import { TRAIN_DEFAULTS, trainConfig } from "../../../src/core/policy/train-config.ts";
@@ -21,6 +22,23 @@ describe("selectBackend", () => {
 
 describe("PolicyService (the worker's API, in-thread)", () => {
   const spec = { kind: "toy", params: { vocab: 16, minLength: 1, maxLength: 4 } };
+
+  it("reports the wasm backend's threads; rejects a bad or (in Node) a multi-threaded wasmThreads", async () => {
+    const service = new PolicyService();
+    expect((await service.init(["wasm"])).wasmThreads).toBe(1);
+    expect((await service.init(["wasm"], { wasmThreads: 1 })).wasmThreads).toBe(1);
+    for (const bad of [0, 1.5, -2]) await expect(service.init(["wasm"], { wasmThreads: bad })).rejects.toThrow(`wasmThreads must be a positive integer, got ${bad}`);
+    await expect(service.init(["wasm"], { wasmThreads: 2 })).rejects.toThrow("tfjs has no multi-threaded wasm build in Node");
+    expect(tf.getBackend()).toBe("wasm");
+  });
+
+  it("wasmSpeedups switches every speed-up flag off and on again", async () => {
+    const service = new PolicyService();
+    await service.init(["wasm"], { wasmSpeedups: false });
+    for (const flag of [...WASM_SPEEDUP_FLAGS, SCORED_HEAD_FLAG]) expect(tf.env().getBool(flag)).toBe(false);
+    await service.init(["wasm"], { wasmSpeedups: true });
+    for (const flag of [...WASM_SPEEDUP_FLAGS, SCORED_HEAD_FLAG]) expect(tf.env().getBool(flag)).toBe(true);
+  });
 
   it("refuses to work before init/create, with what to do", async () => {
     const service = new PolicyService();
