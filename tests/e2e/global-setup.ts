@@ -1,6 +1,6 @@
-import { build, preview, type PreviewServer } from "vite";
 import type { TestProject } from "vitest/node";
-import { findChromium } from "./browser.ts";
+import { findChromium } from "../../src/node/chromium.ts";
+import { serveBuiltApp, type ServedApp } from "../../src/node/serve-app.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -8,18 +8,15 @@ declare module "vitest" {
   }
 }
 
-let server: PreviewServer | undefined;
+let app: ServedApp | undefined;
 
 /** Build the app once and serve it with `vite preview`, the way a user gets it. */
 export async function setup(project: TestProject): Promise<void> {
   findChromium(); // fail first, with instructions, when there is no browser
-  await build({ logLevel: "warn" });
-  server = await preview({ preview: { port: 0, host: "127.0.0.1" }, logLevel: "warn" });
-  const url = server.resolvedUrls?.local[0];
-  if (!url) throw new Error("vite preview did not report a URL");
-  project.provide("appUrl", url);
+  app = await serveBuiltApp();
+  project.provide("appUrl", app.url);
 }
 
 export async function teardown(): Promise<void> {
-  await server?.close();
+  await app?.close();
 }
