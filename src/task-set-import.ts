@@ -22,7 +22,7 @@ export const MAX_IMPORT_BYTES = 4 * 2 ** 20;
 
 function stored(r: TaskSetRecord): StoredTaskSet {
   const report = r.report as TaskReport[];
-  return { name: importedSetName(r.hash), hash: r.hash, title: r.name, tasks: r.file.tasks.length, report, stored: r.stored };
+  return { name: importedSetName(r.hash), hash: r.hash, title: r.name, tasks: r.file.tasks.length, report, stored: r.stored, file: r.file };
 }
 
 /** A set's name from its file's: lower-case letters, digits and dashes. */

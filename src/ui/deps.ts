@@ -4,7 +4,7 @@
  * failing. This is where the orchestrator, storage, bundles, grader and policies plug in.
  */
 import type { Config } from "../core/config/index.ts";
-import type { Task } from "../core/arena/task.ts";
+import type { Task, TaskFile } from "../core/arena/task.ts";
 import type { TrainerControl } from "../core/loop/events.ts";
 import type { MistakeBook } from "../core/loop/mistake-book.ts";
 import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
@@ -60,6 +60,11 @@ export interface PretrainHere {
   manifest(): Promise<BaseManifest | null>;
   /** rebuildBase on the shipped corpus; rejects with PretrainAbortedError when `signal` aborts. */
   run(opts: RebuildOptions): Promise<RebuiltBase>;
+  /**
+   * Pretrain on a task set's train tasks (an imported one), the corpus built with its code run in the
+   * grader's sandbox; null when this build has no grader.
+   */
+  runOnSet: ((set: TaskFile, opts: RebuildOptions) => Promise<RebuiltBase>) | null;
 }
 
 /** A task set stored in this browser (an import, or a bundle's). */
@@ -74,6 +79,7 @@ export interface StoredTaskSet {
   report: TaskReport[];
   /** Epoch ms. */
   stored: number;
+  file: TaskFile;
 }
 
 /** Importing JSONL task files (src/task-set-import.ts): references run only in the grader's sandbox. */

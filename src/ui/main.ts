@@ -87,7 +87,12 @@ const deps: AppDeps = {
         return graderLoader();
       })
     : null,
-  pretrain: createPretrainHere(),
+  pretrain: createPretrainHere(graderLoader
+    ? async () => {
+        await offline;
+        return graderLoader();
+      }
+    : null),
   verl: async (config, preset) => (await import("../verl-download.ts")).verlDownload(config, preset),
   probeGpu: () => probeWebGpu(navigator),
   url: new URL(location.href),

@@ -2,10 +2,11 @@
  * Your own tasks in the real app, in real Chromium: Settings > Task sets imports the 12 typical MBPP
  * tasks through the file input (references run in the grader's sandbox workers, parsing in its
  * tools worker), shows the per-task report, stores the set in IndexedDB, trains a 1-step run on it,
- * and the set is still there after a reload. A malformed file is refused naming each bad line, and
- * nothing is stored.
+ * pretrains a base model on its train tasks (Settings > Base models, 2 steps), and the set is still
+ * there after a reload. A malformed file, dropped on the drop zone, is refused naming each bad line,
+ * and nothing is stored.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
@@ -16,11 +17,7 @@ const SHOTS = "test-artifacts/screenshots";
 const FIXTURE = fileURLToPath(new URL("../fixtures/mbpp-typical-12.jsonl", import.meta.url));
 const tiny = presetConfig("classroom", { steps: 1, seed: 4, tasks_per_step: 1, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0, backend: "wasm" });
 
-/**
- * Page errors, less one that is not this test's: Settings > Base models reads `manifest.base.options`,
- * which the shipped public/checkpoints/manifest.json (format with `policies`) does not have.
- */
-const own = (errors: string[]) => errors.filter((e) => !/favicon/.test(e) && !/reading 'options'/.test(e));
+const own = (errors: string[]) => errors.filter((e) => !/favicon/.test(e));
 
 let browser: Browser;
 beforeAll(async () => {
@@ -67,7 +64,13 @@ describe("importing your own tasks in the app", () => {
       "{not json",
       JSON.stringify({ task_id: 3, text: "No code." , test_list: ["assert g(1) == 1"] }),
     ].join("\n") + "\n");
-    await page.setInputFiles("#taskset-file", bad);
+    // Dropped on the drop zone this time (the fixture below goes through the file input).
+    const text = readFileSync(bad, "utf8");
+    await page.evaluate((t) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([t], "malformed.jsonl", { type: "application/jsonl" }));
+      document.querySelector("#taskset-drop")!.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, text);
     await expect.poll(() => page.textContent("#taskset-problems"), { timeout: 60_000 }).toMatch(/nothing was imported or stored/);
     const items = await page.locator("#taskset-problems li").allTextContents();
     expect(items.length).toBeGreaterThanOrEqual(2);
@@ -114,6 +117,13 @@ describe("importing your own tasks in the app", () => {
     // It trained on an imported task: the duel's prompts are the imported set's.
     await page.click('nav a[href="#/duel"]');
     await expect.poll(() => page.textContent("body"), { timeout: 30_000 }).toMatch(/mbpp-90\d\d/);
+
+    // Settings > Base models pretrains on the set's train tasks (2 steps: the corpus is the point).
+    await page.click('nav a[href="#/settings"]');
+    await page.selectOption("#pretrain-corpus", name);
+    await page.fill("#pretrain-steps", "2");
+    await page.click("#pretrain-start");
+    await expect.poll(() => page.textContent("#pretrain-result"), { timeout: 300_000, interval: 2000 }).toMatch(new RegExp(`Base model: 2 steps on wasm, final loss \\d+\\.\\d+.*Download base-tiny-mbpp-typical-12\\.bin`));
 
     await page.reload();
     await page.waitForFunction(() => (window as unknown as { arena?: { ready: Promise<void> } }).arena?.ready.then(() => true));

@@ -148,6 +148,24 @@ function truthOf(step: StepResult, count: number): boolean[] {
   return Array.isArray(v) && v.length === count && v.every((b) => typeof b === "boolean") ? (v as boolean[]) : Array<boolean>(count).fill(false);
 }
 
+/**
+ * A task's reference (`task.reference`: the reference or a buggy variant) on candidate inputs in the
+ * sandbox, answered as referenceProgram (plus.ts) answers: where the task's preconditions fail,
+ * `{pre: false}` without running it.
+ */
+export function sandboxRunReference(grader: SupervisedGrader, options: SandboxRuntimeOptions = {}): (task: Task, candidates: PyLit[][]) => Promise<ReferenceAnswer[]> {
+  const opts = { callMs: options.callMs ?? 1000, maxTimeouts: options.maxTimeouts ?? 8 };
+  return async (tk, candidates) => {
+    const pre = tk.input_spec?.preconditions ?? [];
+    const module = probeModule(tk.reference, tk.entry_point, tk.params.map((p) => p.name), pre);
+    const steps = await runCalls(grader, module, candidates.map((a) => callSource(2, null, a)), opts);
+    return steps.map((s) => {
+      const a = answer(s);
+      return a.skipped ? { pre: false } : a.ok !== undefined ? { ok: a.ok } : { err: a.err! };
+    });
+  };
+}
+
 /** The import's runtime with every reference run in `grader`'s sandbox, and the parsing in `tools`. */
 export function sandboxRuntime(grader: SupervisedGrader, tools: AreniseTools, options: SandboxRuntimeOptions = {}): AreniseRuntime {
   const opts = { callMs: options.callMs ?? 1000, maxTimeouts: options.maxTimeouts ?? 8 };
@@ -167,18 +185,7 @@ export function sandboxRuntime(grader: SupervisedGrader, tools: AreniseTools, op
       };
     },
     plus(task: Task, seed: number) {
-      return buildPlusTests(task, () => Promise.reject(new Error("unused: runReference is given")), {
-        seed,
-        runReference: async (tk, candidates): Promise<ReferenceAnswer[]> => {
-          const pre = tk.input_spec?.preconditions ?? [];
-          const module = probeModule(tk.reference, tk.entry_point, tk.params.map((p) => p.name), pre);
-          const steps = await runCalls(grader, module, candidates.map((a) => callSource(2, null, a)), opts);
-          return steps.map((s) => {
-            const a = answer(s);
-            return a.skipped ? { pre: false } : a.ok !== undefined ? { ok: a.ok } : { err: a.err! };
-          });
-        },
-      });
+      return buildPlusTests(task, () => Promise.reject(new Error("unused: runReference is given")), { seed, runReference: sandboxRunReference(grader, opts) });
     },
   };
 }

@@ -21,7 +21,7 @@ export function settingsView(root: HTMLElement, ctx: ViewContext): View {
   const configPanel = h("section", { class: "panel", "aria-labelledby": "config-title" });
   const keysPanel = h("section", { class: "panel", "aria-labelledby": "keys-title" });
   const verlPanel = h("section", { class: "panel", "aria-labelledby": "verl-title" });
-  const basePanel = baseModelsPanel(ctx.deps.pretrain);
+  const basePanel = baseModelsPanel(ctx.deps.pretrain, ctx.deps.taskSets);
   let latest: Readonly<AppState> | null = null;
   const setsPanel = taskSetsPanel(ctx.deps.taskSets, (name) => {
     if (!latest) return;

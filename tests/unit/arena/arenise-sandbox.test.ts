@@ -1,13 +1,16 @@
 /**
  * The browser's import runtime in Node: every run of an imported reference through the real
  * grader sandbox (Pyodide child processes under Node's permission model), the parsing in a trusted
- * Pyodide. Same tasks as the command line's runtime on the fixture; hostile references only change
- * their own answers, loop without hanging the import, and cannot load what the sandbox refuses.
+ * Pyodide. At least 10 of the fixture's 12 tasks trainable; hostile references loop without hanging
+ * the import and cannot load what the sandbox refuses; a pretraining corpus built with the set's
+ * code in the sandbox is the one a trusted Pyodide builds.
  */
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { importArenaTasks, pythonRuntime, type AreniseResult } from "../../../src/core/arena/arenise.ts";
-import { sandboxRuntime } from "../../../src/core/arena/arenise-sandbox.ts";
+import { sandboxRunReference, sandboxRuntime } from "../../../src/core/arena/arenise-sandbox.ts";
+import { arenaVocabulary } from "../../../src/core/duel/contexts.ts";
+import { buildCorpus, corpusHash } from "../../../src/core/duel/pretrain-corpus.ts";
 import { createRoundTrip } from "../../../src/core/arena/task-round-trip.ts";
 import { validateTaskFile } from "../../../src/core/arena/task.ts";
 import { createNodeGrader } from "../../../src/node/grader.ts";
@@ -54,5 +57,14 @@ describe("importArenaTasks with references in the grader sandbox", () => {
     expect(report[0].preconditions!.map((p) => p.expr)).toEqual([expect.stringMatching(/^n (>= 1|!= 0)$/)]);
     expect(report[1]).toMatchObject({ status: "refused" });
     expect(report[1].reason).toMatch(/import|js/);
+  }, 300_000);
+
+  it("builds the same pretraining corpus with the set's code run in the sandbox as with a trusted Pyodide", async () => {
+    const file = { ...typical.file, tasks: typical.file.tasks.slice(0, 3) };
+    const vocab = arenaVocabulary();
+    const trusted = await buildCorpus(vocab, file, createNodeRunPython(), { seed: 0 });
+    const sandboxed = await buildCorpus(vocab, file, { runReference: sandboxRunReference(grader) }, { seed: 0 });
+    expect(sandboxed.test.length).toBeGreaterThan(0);
+    expect(await corpusHash(sandboxed)).toBe(await corpusHash(trusted));
   }, 300_000);
 });
