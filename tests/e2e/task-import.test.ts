@@ -82,7 +82,7 @@ describe("importing your own tasks in the app", () => {
     await page.close();
   }, 120_000);
 
-  it("imports the 12 typical MBPP tasks, shows the report, trains on the set, and keeps it after a reload", async () => {
+  it("imports the 12 typical MBPP tasks, shows the report, trains on the set, pretrains a base model on it, and keeps it after a reload", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors = watchErrors(page);
     await open(page, `/?${configToQuery(tiny)}#/settings`);
