@@ -10,6 +10,8 @@
 import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "./core/grader/supervisor.ts";
 import type { RunnerRole } from "./core/grader/runner.js";
 import type { RunnerInit, RunnerPortMessage, RunnerPortRequest } from "../workers/grader.worker.ts";
+import type { AreniseTools } from "./core/arena/arenise-sandbox.ts";
+import type { Mutant, Normalised } from "./core/arena/arenise.ts";
 
 export class SandboxStartError extends Error {
   override name = "SandboxStartError";
@@ -19,7 +21,7 @@ export function createBrowserGrader(options: SupervisorOptions = {}): Supervised
   return createSupervisedGrader(spawnWorkerRunner, options);
 }
 
-function startWorker(role: RunnerRole): { worker: Worker; port: MessagePort } {
+function startWorker(role: RunnerRole | "tools"): { worker: Worker; port: MessagePort } {
   const worker = new Worker(new URL("../workers/grader.worker.ts", import.meta.url), { type: "module", name: `grader-${role}` });
   // The worker talks only through this port, never through its global postMessage (stripped).
   const channel = new MessageChannel();
@@ -56,7 +58,7 @@ const spawnWorkerRunner: SpawnRunner = (role, onEvent, onExit) =>
           terminate: async () => exit("grader worker terminated"),
         });
       } else if (m.type === "failed" && !ready) exit(m.error);
-      else if (m.type !== "probe") onEvent(m);
+      else if (m.type !== "probe" && m.type !== "tool") onEvent(m);
     };
   });
 
@@ -75,4 +77,62 @@ export async function probeSandboxScope(): Promise<Record<string, string>> {
   } finally {
     worker.terminate();
   }
+}
+
+/** A call to the tools worker that takes longer than this ends it (a fresh one takes the next call). */
+const TOOL_TIMEOUT_MS = 60_000;
+
+/**
+ * arenise.py's parsing for the browser's import (src/core/arena/arenise-sandbox.ts AreniseTools):
+ * a grader worker in the `tools` role, locked down like every runner (no network, storage or
+ * messaging but its port), that parses references and never runs them. One call at a time; a call
+ * that fails or times out ends the worker.
+ */
+export function createBrowserAreniseTools(): AreniseTools & { close(): void } {
+  let live: Promise<{ worker: Worker; port: MessagePort }> | null = null;
+  let queue: Promise<unknown> = Promise.resolve();
+  let nextId = 1;
+  const stop = () => {
+    const was = live;
+    live = null;
+    void was?.then(({ worker, port }) => { worker.terminate(); port.close(); }, () => undefined);
+  };
+  const start = () =>
+    new Promise<{ worker: Worker; port: MessagePort }>((resolve, reject) => {
+      const { worker, port } = startWorker("tools");
+      worker.addEventListener("error", (e) => reject(new SandboxStartError(`the import's parser did not start: ${e.message}`)));
+      port.onmessage = (e: MessageEvent<string>) => {
+        const m = JSON.parse(e.data) as RunnerPortMessage;
+        if (m.type === "ready") resolve({ worker, port });
+        else if (m.type === "failed") reject(new SandboxStartError(`the import's parser did not start: ${m.error}`));
+      };
+    });
+  const call = (fn: "normalise" | "variants", args: unknown[]): Promise<string> => {
+    const next = queue.then(async () => {
+      live ??= start();
+      const { port } = await live.catch((e: unknown) => { live = null; throw e; });
+      const id = nextId++;
+      return new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => { stop(); reject(new Error(`parsing took over ${TOOL_TIMEOUT_MS / 1000} s`)); }, TOOL_TIMEOUT_MS);
+        port.onmessage = (e: MessageEvent<string>) => {
+          const m = JSON.parse(e.data) as RunnerPortMessage;
+          if (!("id" in m) || m.id !== id) return;
+          clearTimeout(timer);
+          if (m.type === "tool") resolve(m.result);
+          else {
+            stop();
+            reject(new Error(m.type === "failed" ? m.error : "the parser broke its protocol"));
+          }
+        };
+        port.postMessage({ type: "tool", id, fn, args: JSON.stringify(args) } satisfies RunnerPortRequest);
+      });
+    });
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  return {
+    normalise: async (src, entry, types) => JSON.parse(await call("normalise", [src, entry, types])) as Normalised,
+    variants: async (src, returns) => JSON.parse(await call("variants", [src, returns])) as Mutant[],
+    close: stop,
+  };
 }

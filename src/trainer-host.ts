@@ -1,6 +1,6 @@
 /**
  * The browser's TrainerHost: each policy in its own module worker (src/policy-client.ts), runs in
- * IndexedDB, base checkpoints fetched from the app's own /checkpoints/, and the grader given by the
+ * IndexedDB, task sets built in or imported (IndexedDB, config task_set `imported:HASH16`), base checkpoints fetched from the app's own /checkpoints/, and the grader given by the
  * caller (the sandbox worker's client). Used by workers/trainer.worker.ts; all sequencing is in
  * src/core/duel/trainer-service.ts.
  */
@@ -17,6 +17,7 @@ import { startPolicyWorker } from "./policy-client.ts";
 import { fetchAppFile, fetchBaseCheckpoint } from "./app-files.ts";
 import { openArenaDb } from "./storage/db.ts";
 import { indexedDbRepository } from "./storage/run-repository.ts";
+import { findImportedSet } from "./storage/task-sets.ts";
 
 const EVAL_SAMPLES = 2;
 
@@ -50,7 +51,16 @@ export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerH
     return b;
   };
   return {
-    taskSet: (config) => builtinTaskSet(config.task_set)!,
+    async taskSet(config) {
+      const builtin = builtinTaskSet(config.task_set);
+      if (builtin) return builtin;
+      const stored = await findImportedSet(db, config.task_set);
+      if (!stored) throw new Error(`the task set ${config.task_set} is not stored in this browser: import its JSONL in Settings > Task sets, or a run bundle that carries it`);
+      return stored.file;
+    },
+    // An imported set ships no bench (plus tests and surviving mutants, built in Node): its runs train
+    // and are scored by their duels, without the live evaluation.
+    evaluates: (config) => builtinTaskSet(config.task_set) !== null,
     vocab: arenaVocabulary(),
     grader,
     repo: indexedDbRepository(db),

@@ -1,7 +1,9 @@
 /**
  * A grader runner in the browser: a module Web Worker with Pyodide and the harness (all logic in
  * src/core/grader/runner.js). Started by src/grader-client.ts as a judge or a sandbox, and
- * terminated at will.
+ * terminated at will. A third role, `tools`, runs the import's trusted parsing (arenise.py's
+ * `normalise` and `variants` over a reference's TEXT, passed as a Python string, never run) under the
+ * same global-scope lockdown, without the harness: no program it is given ever executes.
  *
  * Order matters: (1) take the one MessagePort the page sends and keep it in this closure only;
  * (2) refuse to go on where code generation from strings is allowed (the worker's CSP is missing);
@@ -11,18 +13,23 @@
  */
 import { loadPyodide } from "pyodide";
 import HARNESS from "../src/core/grader/harness.py?raw";
+import ARENISE_PY from "../src/core/arena/arenise.py?raw";
+import MUTATE_PY from "../src/core/arena/mutate.py?raw";
 import { codeGenerationBlocked, encodeEvent, probeGlobalScope, RUNNER_ENV, startRunner, STRIPPED_GLOBALS, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../src/core/grader/runner.js";
 
 /** Page -> worker, once. */
 export interface RunnerInit {
   port: MessagePort;
-  role: RunnerRole;
+  role: RunnerRole | "tools";
 }
 
 /** Worker -> page on the port: runner events (and the probe's answer, in `report`) as JSON text. */
-export type RunnerPortMessage = RunnerEvent | { type: "probe"; report: string };
-/** Page -> worker on the port. */
-export type RunnerPortRequest = RunnerRequest | { type: "probe" };
+export type RunnerPortMessage = RunnerEvent | { type: "probe"; report: string } | { type: "tool"; id: number; result: string };
+/** Page -> worker on the port. `tool`: one of arenise.py's parsing functions on JSON arguments. */
+export type RunnerPortRequest = RunnerRequest | { type: "probe" } | { type: "tool"; id: number; fn: "normalise" | "variants"; args: string };
+
+/** The tools role's Python: arenise.py (with mutate.py) and a JSON entry point to its two parsers. */
+const TOOLS_PY = `${MUTATE_PY}\n${ARENISE_PY}\nimport json as _json\n_TOOLS = {"normalise": normalise, "variants": variants}\ndef _tool(fn, args):\n    return _json.dumps(_TOOLS[fn](*_json.loads(args)))\n`;
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 // Taken before any candidate runs (escaped JavaScript could replace them later).
@@ -43,10 +50,26 @@ scope.addEventListener(
         const pyodide = await loadPyodide({ indexURL: new URL("/pyodide/", scope.location.origin).href, env: { ...RUNNER_ENV } });
         const failed = [...early, ...stripGlobalScope(scope)];
         if (failed.length) throw new Error(`could not strip worker globals: ${failed.join(", ")}`);
+        if (role === "tools") {
+          const ns = pyodide.toPy({}) as unknown as { get(name: string): (fn: string, args: string) => string };
+          pyodide.runPython(TOOLS_PY, { globals: ns as never, filename: "arenise.py" });
+          const tool = ns.get("_tool");
+          port.onmessage = (e: MessageEvent<RunnerPortRequest>) => {
+            const m = e.data;
+            if (m.type !== "tool") return;
+            try {
+              emit({ type: "tool", id: m.id, result: tool(m.fn, m.args) });
+            } catch (err) {
+              emit({ type: "failed", id: m.id, error: String((err as Error)?.message ?? err).slice(-300) });
+            }
+          };
+          emit({ type: "ready", report: "tools" });
+          return;
+        }
         const runner = startRunner(pyodide, HARNESS, role);
         port.onmessage = (e: MessageEvent<RunnerPortRequest>) => {
           if (e.data.type === "probe") emit({ type: "probe", report: JSON.stringify(probeGlobalScope(scope)) });
-          else runner.handle(e.data, emit);
+          else if (e.data.type !== "tool") runner.handle(e.data, emit);
         };
         emit({ type: "ready", report: runner.report });
       } catch (e) {

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { exportBundle, importBundle, taskSetHash, type RunSnapshot, type SnapshotCheckpoint } from "../core/bundle.ts";
-import { TASK_SETS, type Config } from "../core/config/fields.ts";
+import { IMPORTED_TASK_SET, TASK_SETS, type Config } from "../core/config/fields.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
 import { prepareBench } from "../core/arena/mutants.ts";
 import type { Mutant } from "../core/arena/mutants.ts";
@@ -58,7 +58,12 @@ export function loadTaskFile(path = DEFAULT_TASKS_PATH, opts: ValidateOptions = 
  * config's task_set, so the bundle says what it trained on), else the config's task_set.
  */
 export function runTaskFile(tasksFlag: string | undefined, config: Config): { file: TaskFile; config: Config } {
-  if (tasksFlag === undefined) return { file: loadTaskFile(config.task_set), config };
+  if (tasksFlag === undefined) {
+    if (IMPORTED_TASK_SET.test(config.task_set)) {
+      throw new RunFileError(`task_set ${config.task_set} names a set imported in a browser: give its task file with --tasks FILE (a run's bundle carries it)`);
+    }
+    return { file: loadTaskFile(config.task_set), config };
+  }
   const file = loadTaskFile(tasksFlag);
   const named = (TASK_SETS as readonly string[]).includes(tasksFlag) ? { ...config, task_set: tasksFlag as Config["task_set"] } : config;
   return { file, config: named };

@@ -59,7 +59,7 @@ export interface DuelsRecord {
 }
 
 export interface TaskSetRecord {
-  /** taskSetHash(file): what runs name it by. */
+  /** taskSetHash(file.tasks): what runs on it record as task_set_hash. */
   hash: string;
   name: string;
   file: TaskFile;

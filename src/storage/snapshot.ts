@@ -2,7 +2,8 @@
  * Between IndexedDB and run bundles: read a whole run as a RunSnapshot (for export), and store an
  * imported snapshot as a NEW run, never overwriting one (a taken id gets a suffix).
  */
-import type { RunSnapshot } from "../core/bundle.ts";
+import { taskSetHash, type RunSnapshot } from "../core/bundle.ts";
+import { importedSetName } from "./task-sets.ts";
 import type { ArenaDatabase, RunRecord } from "./db.ts";
 import { RunNotFoundError } from "./errors.ts";
 import { freeRunId, loadDuels, loadMetrics, loadMistakeBook, runRange } from "./runs.ts";
@@ -37,10 +38,14 @@ const ownBuffer = (b: Uint8Array): ArrayBuffer => b.slice().buffer as ArrayBuffe
  * Store an imported run in one transaction. Returns the stored record; its id is the bundle's, or a
  * free variant of it when that id is taken. Imported runs are stored "paused".
  */
-export function storeSnapshot(db: ArenaDatabase, s: RunSnapshot): Promise<RunRecord> {
+export async function storeSnapshot(db: ArenaDatabase, s: RunSnapshot): Promise<RunRecord> {
+  // A bundled set is also kept under the hash of its task list (what a new run on it records), and
+  // the run's config names it, so a re-run trains on the bundled set.
+  const setHash = s.task_set ? await taskSetHash(s.task_set.tasks) : null;
+  const config = setHash ? { ...s.config, task_set: importedSetName(setHash) } : s.config;
   return inTransaction(db, ["runs", "metrics", "checkpoints", "mistakes", "duels", "task_sets"], "importing a run", async (tx) => {
     const id = await freeRunId(tx, s.run.id);
-    const record: RunRecord = { ...s.run, id, config: s.config, status: s.run.status === "running" ? "paused" : s.run.status };
+    const record: RunRecord = { ...s.run, id, config, status: s.run.status === "running" ? "paused" : s.run.status };
     const ops = new Requests();
     ops.add(tx.objectStore("runs").add(record));
     for (const m of s.metrics) ops.add(tx.objectStore("metrics").add({ run: id, step: m.step, metrics: m }));
@@ -53,8 +58,10 @@ export function storeSnapshot(db: ArenaDatabase, s: RunSnapshot): Promise<RunRec
       ops.add(tx.objectStore("checkpoints").add({ ...c, run: id, policies }));
     }
     // The bundled task set (checked against task_set_hash by importBundle), kept once per hash.
-    if (s.task_set && !(await tx.objectStore("task_sets").get(s.run.task_set_hash))) {
-      ops.add(tx.objectStore("task_sets").put({ hash: s.run.task_set_hash, name: s.task_set.name, file: s.task_set, report: [], stored: Date.now() }));
+    for (const hash of new Set(s.task_set ? [s.run.task_set_hash, setHash!] : [])) {
+      if (!(await tx.objectStore("task_sets").get(hash))) {
+        ops.add(tx.objectStore("task_sets").put({ hash, name: s.task_set!.name, file: s.task_set!, report: [], stored: Date.now() }));
+      }
     }
     await ops.all();
     return record;

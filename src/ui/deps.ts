@@ -4,13 +4,15 @@
  * failing. This is where the orchestrator, storage, bundles, grader and policies plug in.
  */
 import type { Config } from "../core/config/index.ts";
-import type { Task } from "../core/arena/task.ts";
+import type { Task, TaskFile } from "../core/arena/task.ts";
 import type { TrainerControl } from "../core/loop/events.ts";
 import type { MistakeBook } from "../core/loop/mistake-book.ts";
 import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
 import type { Grader } from "../core/grader/types.ts";
 import type { BaseManifest, RebuildOptions, RebuiltBase } from "../core/duel/pretrain.ts";
 import type { GpuProbe } from "./gpu-probe.ts";
+import type { TaskReport } from "../core/arena/arenise.ts";
+import type { ImportFormat } from "../core/arena/import.ts";
 
 export interface RunSummary {
   id: string;
@@ -58,6 +60,37 @@ export interface PretrainHere {
   manifest(): Promise<BaseManifest | null>;
   /** rebuildBase on the shipped corpus; rejects with PretrainAbortedError when `signal` aborts. */
   run(opts: RebuildOptions): Promise<RebuiltBase>;
+  /**
+   * Pretrain on a task set's train tasks (an imported one), the corpus built with its code run in the
+   * grader's sandbox; null when this build has no grader.
+   */
+  runOnSet: ((set: TaskFile, opts: RebuildOptions) => Promise<RebuiltBase>) | null;
+}
+
+/** A task set stored in this browser (an import, or a bundle's). */
+export interface StoredTaskSet {
+  /** What config.task_set names it by: `imported:HASH16`. */
+  name: string;
+  hash: string;
+  /** Its file's name. */
+  title: string;
+  tasks: number;
+  /** The import's per-task report; empty for a bundle's set. */
+  report: TaskReport[];
+  /** Epoch ms. */
+  stored: number;
+  file: TaskFile;
+}
+
+/** Importing JSONL task files (src/task-set-import.ts): references run only in the grader's sandbox. */
+export interface TaskSetsIO {
+  list(): Promise<StoredTaskSet[]>;
+  /**
+   * Import a JSONL; resolves with the per-task report and the stored set (null when no task is
+   * trainable: nothing stored). Rejects (ImportError naming each bad line) on a malformed file,
+   * storing nothing.
+   */
+  importFile(file: File, format: ImportFormat, onProgress: (p: { done: number; total: number; text: string }) => void): Promise<{ report: TaskReport[]; set: StoredTaskSet | null }>;
 }
 
 export interface AppDeps {
@@ -72,6 +105,8 @@ export interface AppDeps {
   policies: PlayPolicies | null;
   /** The config as the files a verl run of the reference needs, zipped (Settings > Export to verl; src/verl-download.ts); null when this build has none. */
   verl: ((config: Config, preset: string | null) => Promise<{ blob: Blob; fileName: string }>) | null;
+  /** Import task sets here (Settings > Task sets); null when this build has no grader or storage. */
+  taskSets: TaskSetsIO | null;
   /** Pretrain the base models here (Settings); null when this build cannot. */
   pretrain: PretrainHere | null;
   /** WebGPU probe before the trainer reports its backend. */

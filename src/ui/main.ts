@@ -21,6 +21,7 @@ import { indexedDbRunStore, sharedConnection } from "./run-store.ts";
 import { trainerFromWorker } from "./worker-clients.ts";
 import { createPlayPolicies } from "../play-policies.ts";
 import { createPretrainHere } from "../pretrain-here.ts";
+import { createTaskSets } from "../task-set-import.ts";
 
 type WorkerCtor = new () => Worker;
 type GraderClient = typeof import("../grader-client.ts");
@@ -80,7 +81,18 @@ const deps: AppDeps = {
       }
     : null,
   policies: db ? createPlayPolicies(db) : null,
-  pretrain: createPretrainHere(),
+  taskSets: db && graderLoader
+    ? createTaskSets(db, async () => {
+        await offline;
+        return graderLoader();
+      })
+    : null,
+  pretrain: createPretrainHere(graderLoader
+    ? async () => {
+        await offline;
+        return graderLoader();
+      }
+    : null),
   verl: async (config, preset) => (await import("../verl-download.ts")).verlDownload(config, preset),
   probeGpu: () => probeWebGpu(navigator),
   url: new URL(location.href),

@@ -23,7 +23,7 @@ import type { Grader } from "../grader/types.ts";
 import { Rng } from "../rng.ts";
 import { EVAL_TEST_MS, FIRST_PASS_LINES, runJobs } from "./metrics-evaluate.ts";
 import { passesAll } from "./metrics.ts";
-import { boundaryInputs, buildPlusTests, drawInput, type RunPython } from "./plus.ts";
+import { boundaryInputs, buildPlusTests, drawInput, type PlusTests, type RunPython } from "./plus.ts";
 import { importJsonl, type ImportFormat } from "./import.ts";
 import { formatArgs, formatLiteral, parseAssert, type PyLit } from "./task-literals.ts";
 import type { RoundTrip } from "./task-round-trip.ts";
@@ -31,12 +31,70 @@ import { LITERAL_BOUNDS, taskProblems, type InputSpec, type ParamSpec, type Spli
 import type { ArenaType } from "./types.ts";
 
 export interface AreniseDeps {
-  runPython: RunPython;
   grader: Grader;
   roundTrip: RoundTrip;
+  /**
+   * Where the Python runs. Absent: `pythonRuntime` over runPython (Node's command line, where the
+   * user's own file runs in the user's own Pyodide). The browser passes `sandboxRuntime`
+   * (arenise-sandbox.ts): references run only in the grader's sandbox.
+   */
+  runtime?: AreniseRuntime;
+  runPython?: RunPython;
   /** Source of arenise.py and of mutate.py (Node: read from disk; browser: `?raw` imports). */
-  arenisePy: string;
-  mutatePy: string;
+  arenisePy?: string;
+  mutatePy?: string;
+}
+
+/** What normalise() in arenise.py answers (JSON). */
+export type Normalised = { ok: true; code: string; renames: Record<string, string>; rewrites: string[] } | { ok: false; line: number; col: number; what: string };
+/** One mutant from variants() in arenise.py. */
+export interface Mutant {
+  operator: string;
+  line: number;
+  code: string;
+}
+
+/**
+ * The Python an import needs, in two kinds: trusted code that only parses the reference
+ * (normalise, variants: arenise.py and mutate.py over its text) and runs of the reference itself
+ * (probe, plus), which is the user's code.
+ */
+export interface AreniseRuntime {
+  normalise(src: string, entry: string, types: ArenaType[]): Promise<Normalised>;
+  variants(src: string, returns: ArenaType): Promise<Mutant[]>;
+  /** The ORIGINAL reference on every input, and each precondition candidate (over its own names) on each. */
+  probe(t: Task, inputs: PyLit[][], preconditions: string[]): Promise<ProbeResult>;
+  /** The task's plus tests (buildPlusTests), the renamed reference run on drawn inputs. */
+  plus(task: Task, seed: number): Promise<PlusTests>;
+}
+
+/** Raised by a runtime when a reference cannot run at all (it does not load): the task is refused with it. */
+export class ReferenceLoadError extends Error {
+  override name = "ReferenceLoadError";
+}
+
+/** The runtime of the command line: one Pyodide (or CPython) for everything, each reference call step-limited. */
+export function pythonRuntime(runPython: RunPython, arenisePy: string, mutatePy: string): AreniseRuntime {
+  return {
+    async normalise(src, entry, types) {
+      return JSON.parse(await runPython(
+        `${arenisePy}\nimport json as __json\n__json.dumps(normalise(${pyStr(src)}, ${pyStr(entry)}, __json.loads(${pyStr(JSON.stringify(types))})))`,
+      )) as Normalised;
+    },
+    async variants(src, returns) {
+      return JSON.parse(await runPython(
+        `${mutatePy}\n${arenisePy}\nimport json as __json\n__json.dumps(variants(${pyStr(src)}, ${pyStr(returns)}))`,
+      )) as Mutant[];
+    },
+    probe: (t, inputs, preconditions) => probeOriginal(runPython, t, inputs, preconditions),
+    plus: (task, seed) => buildPlusTests(task, guardRunPython(runPython), { seed }),
+  };
+}
+
+function runtimeOf(deps: AreniseDeps): AreniseRuntime {
+  if (deps.runtime) return deps.runtime;
+  if (!deps.runPython || deps.arenisePy === undefined || deps.mutatePy === undefined) throw new Error("importArenaTasks: give a runtime, or runPython with arenisePy and mutatePy");
+  return pythonRuntime(deps.runPython, deps.arenisePy, deps.mutatePy);
 }
 
 export interface AreniseOptions {
@@ -99,10 +157,11 @@ export async function importArenaTasks(text: string, format: ImportFormat, deps:
   const lines = recordLines(text);
   const tasks: Task[] = [];
   const report: TaskReport[] = [];
+  const runtime = runtimeOf(deps);
   for (const [i, t] of raw.tasks.entries()) {
     const line = lines[i];
     try {
-      const { task, note } = await arenise(t, deps, opts.seed ?? 0);
+      const { task, note } = await arenise(t, deps, runtime, opts.seed ?? 0);
       tasks.push(task);
       report.push({ id: t.id, line, status: "trainable", ...note });
     } catch (e) {
@@ -130,7 +189,7 @@ interface Note {
   weakGolden: boolean;
 }
 
-async function arenise(t: Task, deps: AreniseDeps, seed: number): Promise<{ task: Task; note: Note }> {
+async function arenise(t: Task, deps: AreniseDeps, rt: AreniseRuntime, seed: number): Promise<{ task: Task; note: Note }> {
   // 1. Types (from the tests' literals, import.ts).
   const other = t.params.filter((p) => p.type === "other").map((p) => p.name);
   if (other.length > 0 || t.returns === "other") {
@@ -143,9 +202,7 @@ async function arenise(t: Task, deps: AreniseDeps, seed: number): Promise<{ task
   const golden = parsed.slice(0, 4);
 
   // 2. Normalise by renaming, in Python's ast.
-  const norm = JSON.parse(await deps.runPython(
-    `${deps.arenisePy}\nimport json as __json\n__json.dumps(normalise(${pyStr(t.reference)}, ${pyStr(t.entry_point)}, __json.loads(${pyStr(JSON.stringify(types))})))`,
-  )) as { ok: true; code: string; renames: Record<string, string>; rewrites: string[] } | { ok: false; line: number; col: number; what: string };
+  const norm = await rt.normalise(t.reference, t.entry_point, types);
   if (!norm.ok) throw new Refused(`line ${norm.line}, column ${norm.col}: ${norm.what}`);
   const rename = (name: string) => norm.renames[name] ?? name;
   const params = t.params.map((p) => ({ name: rename(p.name), type: p.type as ArenaType }));
@@ -177,7 +234,7 @@ async function arenise(t: Task, deps: AreniseDeps, seed: number): Promise<{ task
   const rng = new Rng(seed).fork(`arenise:${t.id}`);
   const drawn = [...boundaryInputs(draft, rng), ...Array.from({ length: PROBE_DRAWS }, () => drawInput(draft, rng))];
   const candidates = preconditionCandidates(params.map((p, i) => ({ ...p, original: t.params[i].name })));
-  const probe = await probeOriginal(deps.runPython, t, [...golden.map((g) => g.args), ...drawn], candidates.map((c) => c.original));
+  const probe = await rt.probe(t, [...golden.map((g) => g.args), ...drawn], candidates.map((c) => c.original)).catch(refuseLoad);
   const goldenRuns = probe.results.slice(0, golden.length);
   goldenRuns.forEach((r, i) => {
     if (r.ok === undefined) throw new Refused(`tests: the reference raises on test ${i + 1}: ${r.err}`);
@@ -240,11 +297,9 @@ async function arenise(t: Task, deps: AreniseDeps, seed: number): Promise<{ task
 
   // 6. Buggy variants from mutants, kept when they fail a plus test.
   const task: Task = { ...draft, input_spec: spec, tags: ["imported", ...t.tags.filter((g) => g !== "imported")] };
-  const plus = await buildPlusTests(task, guardRunPython(deps.runPython), { seed });
+  const plus = await rt.plus(task, seed).catch(refuseLoad);
   if (plus.referenceErrors.length > 0) throw new Refused(`precondition: the reference raises on a plus input the preconditions allow: ${plus.referenceErrors[0]}`);
-  const muts = JSON.parse(await deps.runPython(
-    `${deps.mutatePy}\n${deps.arenisePy}\nimport json as __json\n__json.dumps(variants(${pyStr(task.reference)}, ${pyStr(task.returns)}))`,
-  )) as { operator: string; line: number; code: string }[];
+  const muts = await rt.variants(task.reference, sig.returns);
   const arena = muts.filter((m) => {
     try {
       return deps.roundTrip(m.code, sig) === m.code;
@@ -279,6 +334,10 @@ async function arenise(t: Task, deps: AreniseDeps, seed: number): Promise<{ task
       weakGolden,
     },
   };
+}
+
+function refuseLoad(e: unknown): never {
+  throw e instanceof ReferenceLoadError ? new Refused(`the reference does not run: ${e.message}`) : e;
 }
 
 function describeOther(t: Task): string {
@@ -365,7 +424,7 @@ export function preconditionCandidates(params: { name: string; original: string;
   return out;
 }
 
-interface ProbeResult {
+export interface ProbeResult {
   results: { ok?: string; type?: string; err?: string }[];
   /** truth[c][i]: candidate precondition c holds on input i (false when it raises). */
   truth: boolean[][];

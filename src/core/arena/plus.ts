@@ -22,7 +22,15 @@ export interface PlusOptions {
   seed?: number;
   /** Random inputs kept after filtering, on top of the boundary cases. Default 100. */
   count?: number;
+  /**
+   * Runs the reference on the candidates instead of runPython(referenceProgram(...)), with the same
+   * answer per candidate: the browser's import runs an imported reference in the grader's sandbox.
+   */
+  runReference?: (task: Task, candidates: PyLit[][]) => Promise<ReferenceAnswer[]>;
 }
+
+/** Per candidate input: the reference's repr, a failed precondition, or what it raised. */
+export type ReferenceAnswer = { ok: string } | { pre: false } | { err: string };
 
 export interface PlusTests {
   task: string;
@@ -316,7 +324,9 @@ export async function buildPlusTests(task: Task, runPython: RunPython, opts: Plu
     ? Array.from({ length: count * MAX_DRAWS }, () => drawInput(task, rng))
     : mutatedInputs(task, rng, count * MAX_DRAWS);
   const candidates = [...boundary, ...random];
-  const results = JSON.parse(await runPython(referenceProgram(task, candidates))) as { ok?: string; err?: string }[];
+  const results = (opts.runReference
+    ? await opts.runReference(task, candidates)
+    : JSON.parse(await runPython(referenceProgram(task, candidates)))) as { ok?: string; err?: string }[];
   const lines: string[] = [];
   const seen = new Set<string>();
   const referenceErrors: string[] = [];

@@ -21,7 +21,7 @@ function typeText(f: FieldSpec): string {
     case "bool":
       return "bool";
     case "enum":
-      return f.values.map((v) => `\`${v}\``).join(" | ");
+      return [...f.values, ...(f.pattern ? [f.pattern.text] : [])].map((v) => `\`${v}\``).join(" | ");
     case "int":
       return `int ${f.min}..${f.max}`;
     case "number":

@@ -14,6 +14,9 @@ export const BACKENDS = ["auto", "webgpu", "wasm", "cpu"] as const;
 export const TASK_ORDERS = ["epochs", "random"] as const;
 /** Built-in task sets (src/core/arena/task-suite.ts BUILTIN_TASK_SETS). */
 export const TASK_SETS = ["arena-v2", "arena-v1"] as const;
+/** A task set imported in the app and stored in IndexedDB: `imported:` + the first 16 hex digits of its hash. */
+export const IMPORTED_TASK_SET = /^imported:[0-9a-f]{16}$/;
+export type TaskSetName = (typeof TASK_SETS)[number] | `imported:${string}`;
 
 interface Doc {
   group: "run" | "sampling" | "rewards" | "optimisation" | "models" | "persistence";
@@ -49,6 +52,8 @@ interface EnumField extends Doc {
   kind: "enum";
   default: string;
   values: readonly string[];
+  /** Other values accepted besides `values`, and how the docs write them. */
+  pattern?: { re: RegExp; text: string };
 }
 export type FieldSpec = IntField | NumberField | BoolField | EnumField;
 
@@ -61,7 +66,8 @@ export const CONFIG_FIELDS = {
   },
   task_set: {
     kind: "enum", values: TASK_SETS, default: "arena-v2", group: "run",
-    effect: "The built-in task set a run trains and is evaluated on: `arena-v2` (1,055 generated tasks in splits that measure transfer: train, held-out compositional, held-out family) or `arena-v1` (63 hand-written tasks). On the command line `--tasks FILE` trains on a task file instead.",
+    pattern: { re: IMPORTED_TASK_SET, text: "imported:HASH16" },
+    effect: "The task set a run trains and is evaluated on: `arena-v2` (1,055 generated tasks in splits that measure transfer: train, held-out compositional, held-out family), `arena-v1` (63 hand-written tasks), or in the app `imported:HASH16`, a set imported in Settings > Task sets and stored in this browser (the first 16 hex digits of its hash; its live evaluation is skipped). On the command line `--tasks FILE` trains on a task file instead.",
     when: "`arena-v1` to compare with runs made before arena-v2 (stored runs without this field were arena-v1).",
   },
   seed: {
@@ -257,7 +263,9 @@ export const CONFIG_FIELDS = {
 } as const satisfies Record<string, FieldSpec>;
 
 type Fields = typeof CONFIG_FIELDS;
-type ValueOf<F> = F extends { kind: "enum"; values: readonly (infer V)[] }
+type ValueOf<F> = F extends { kind: "enum"; values: readonly (infer V)[]; pattern: object }
+  ? V | `imported:${string}`
+  : F extends { kind: "enum"; values: readonly (infer V)[] }
   ? V
   : F extends { kind: "bool" }
     ? boolean

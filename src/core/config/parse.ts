@@ -40,7 +40,8 @@ export function fieldProblem(spec: FieldSpec, value: unknown): string | null {
     case "bool":
       return typeof value === "boolean" ? null : `expected true or false, got ${show(value)}`;
     case "enum":
-      return typeof value === "string" && spec.values.includes(value) ? null : `expected one of ${spec.values.join(", ")}, got ${show(value)}`;
+      if (typeof value === "string" && (spec.values.includes(value) || spec.pattern?.re.test(value))) return null;
+      return `expected one of ${[...spec.values, ...(spec.pattern ? [spec.pattern.text] : [])].join(", ")}, got ${show(value)}`;
     case "int":
     case "number": {
       if (typeof value !== "number" || !Number.isFinite(value)) return `expected a finite number, got ${show(value)}`;

@@ -18,7 +18,7 @@ import { fitsConstraint, sampleUniform } from "../decoding.ts";
 import { mergeOptions, requireIntegers } from "../options.ts";
 import { Rng } from "../rng.ts";
 import { canonicalJson, sha256Hex } from "../bundle.ts";
-import { boundaryInputs, drawInput, mutateValue, referenceProgram, type RunPython } from "../arena/plus.ts";
+import { boundaryInputs, drawInput, mutateValue, referenceProgram, type ReferenceAnswer, type RunPython } from "../arena/plus.ts";
 import { formatArgs, formatLiteral, parseLiteral, type PyLit } from "../arena/task-literals.ts";
 import { taskSignature, type Task, type TaskFile } from "../arena/task.ts";
 import type { Signature } from "../arena/types.ts";
@@ -123,13 +123,21 @@ export function corpusOptions(overrides: Partial<CorpusOptions> & { seed: number
 }
 
 /**
+ * Runs a reference (or a buggy variant, as `task.reference`) on candidate inputs, answering as
+ * referenceProgram does: the browser runs an imported set's code in the grader's sandbox.
+ */
+export interface ReferenceRunner {
+  runReference(task: Task, candidates: PyLit[][]): Promise<ReferenceAnswer[]>;
+}
+
+/**
  * The corpus for `file`'s train split. Async only because the reference answers come from running
  * the references in Python (one `runPython` call per task).
  */
 export async function buildCorpus(
   vocab: Vocabulary,
   file: TaskFile,
-  runPython: RunPython,
+  runPython: RunPython | ReferenceRunner,
   overrides: Partial<CorpusOptions> & { seed: number | string },
 ): Promise<PretrainCorpus> {
   const options = corpusOptions(overrides);
@@ -197,7 +205,7 @@ async function taskSuites(
   vocab: Vocabulary,
   task: Task,
   programs: { kind: CodeKind; tokens: number[]; variant?: number }[],
-  runPython: RunPython,
+  runPython: RunPython | ReferenceRunner,
   o: CorpusOptions,
   rng: Rng,
 ): Promise<TestSequence[]> {
@@ -248,10 +256,12 @@ async function taskSuites(
  * for each variant the shortest lines do not separate from the reference, the shortest separating
  * line (unless `separatingLines` is 0).
  */
-async function answeredLines(vocab: Vocabulary, task: Task, runPython: RunPython, o: CorpusOptions, rng: Rng): Promise<SuiteLine[]> {
+async function answeredLines(vocab: Vocabulary, task: Task, runPython: RunPython | ReferenceRunner, o: CorpusOptions, rng: Rng): Promise<SuiteLine[]> {
   const sig = taskSignature(task);
   const candidates = [...boundaryInputs(task, rng), ...Array.from({ length: o.inputsPerTask * INPUT_DRAWS_PER_KEPT }, () => drawInput(task, rng))];
-  const run = async (reference: string) => JSON.parse(await runPython(referenceProgram({ ...task, reference }, candidates))) as { ok?: string; pre?: false }[];
+  const run = async (reference: string) => (typeof runPython === "function"
+    ? JSON.parse(await runPython(referenceProgram({ ...task, reference }, candidates)))
+    : await runPython.runReference({ ...task, reference }, candidates)) as { ok?: string; pre?: false }[];
   const results = await run(task.reference);
   const variants = await Promise.all(task.buggy_variants.map((v) => run(v.code)));
   const alphabet = Object.values(task.input_spec!.params).map((s) => s.alphabet ?? "").join("") || "abc";

@@ -52,8 +52,11 @@ export type HostedPlayer = RunPlayer & {
 export type PlayerInit = { checkpoint: ArrayBuffer; freezeReference: boolean } | { fresh: CreatePolicyOptions };
 
 export interface TrainerHost {
-  /** The task set a run of `config` trains on (the app: config.task_set; a command line: its --tasks file). */
-  taskSet(config: Config): TaskFile;
+  /**
+   * The task set a run of `config` trains on (the app: config.task_set, a built-in set or one stored
+   * in IndexedDB; a command line: its --tasks file).
+   */
+  taskSet(config: Config): TaskFile | Promise<TaskFile>;
   vocab: Vocabulary;
   grader: Grader;
   repo: RunRepository;
@@ -63,6 +66,8 @@ export interface TrainerHost {
   /** The shipped base checkpoint of a model size (one joint model: every role of every mode starts from it), or null. */
   baseCheckpoint(size: Config["code_model"]): Promise<ArrayBuffer | null>;
   evaluate?(players: { code: RunPlayer; test: RunPlayer }, config: Config, step: number): Promise<EvalMetrics>;
+  /** Whether `evaluate` can evaluate runs of `config` (default: always); the app has no bench for an imported set. */
+  evaluates?(config: Config): boolean;
   /** A checkpoint every step, so a reload resumes at the last step (default true; Node runs keep only the kept ones). */
   rollingCheckpoints?: boolean;
 }
@@ -132,7 +137,7 @@ export class TrainerService implements TrainerControl {
 
   async start(config: Config): Promise<string> {
     await this.halt();
-    const runId = await this.host.repo.create(config, await taskSetHash(this.host.taskSet(config).tasks));
+    const runId = await this.host.repo.create(config, await taskSetHash((await this.host.taskSet(config)).tasks));
     // Running from now, not from its first commit: a reload during the first step resumes it too.
     await this.host.repo.setStatus(runId, "running");
     const state: DuelState = { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() };
@@ -147,7 +152,7 @@ export class TrainerService implements TrainerControl {
    */
   async runToEnd(config: Config): Promise<{ runId: string; origin: StartedPlayers["origin"] }> {
     await this.halt();
-    const runId = await this.host.repo.create(config, await taskSetHash(this.host.taskSet(config).tasks));
+    const runId = await this.host.repo.create(config, await taskSetHash((await this.host.taskSet(config)).tasks));
     await this.prepare(runId, config, { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() }, null);
     const { loop, players } = this;
     try {
@@ -228,7 +233,7 @@ export class TrainerService implements TrainerControl {
     }
     this.emit({ type: "progress", phase: "load", done: 2, total: 2, text: "players ready" });
     if (!saved && host.repo.saveInitial) await host.repo.saveInitial(runId, await savePlayers(config, players), state);
-    const train_tasks = runTrainTasks(host.taskSet(config), config);
+    const train_tasks = runTrainTasks(await host.taskSet(config), config);
     this.runId = runId;
     this.loop = new RunLoop(
       {
@@ -238,7 +243,7 @@ export class TrainerService implements TrainerControl {
         code,
         test,
         store: host.repo,
-        evaluate: host.evaluate ? (step) => host.evaluate!({ code, test }, config, step) : undefined,
+        evaluate: host.evaluate && (host.evaluates?.(config) ?? true) ? (step) => host.evaluate!({ code, test }, config, step) : undefined,
         rollingCheckpoints: host.rollingCheckpoints,
         emit: (e) => this.emit(e),
       },

@@ -55,6 +55,14 @@ export interface SupervisorOptions {
 /** A Grader that also says how many sandbox runners it has started (spares included): 1 + kills. */
 export interface SupervisedGrader extends Grader {
   readonly spawns: number;
+  /**
+   * Runs one untrusted program as a candidate is run (sandbox, pristine interpreter, each step
+   * within its limit, a kill past it) and resolves with the raw result of each step: its load, then
+   * one per call, stopping after a timeout. For callers that need a program's values rather than
+   * verdicts: an imported task's reference, run on drawn inputs (src/core/arena/arenise-sandbox.ts).
+   * Queued with grade().
+   */
+  runUnit(unit: Omit<RunnerUnit, "literal">): Promise<UnitSteps>;
 }
 
 interface Live {
@@ -346,6 +354,15 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
     grade(request, onProgress) {
       if (closed) return Promise.reject(new GraderClosedError("grade() after close()"));
       const next = queue.then(() => run(request, onProgress));
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    runUnit(unit) {
+      if (closed) return Promise.reject(new GraderClosedError("runUnit() after close()"));
+      const next = queue.then(async () => {
+        if (unit.code.length > MAX_CODE_CHARS) return [["syntax", `code too long (${unit.code.length} characters, at most ${MAX_CODE_CHARS})`]] as UnitSteps;
+        return (await sandbox.unit({ ...unit, literal: false }, killGrace, () => undefined)).steps;
+      });
       queue = next.catch(() => undefined);
       return next;
     },

@@ -1,14 +1,14 @@
 /**
  * Settings > Base models: what the shipped base model is (manifest figures; one joint model every
  * player starts from) and pretraining it again in this browser from the shipped corpus
- * (src/pretrain-here.ts), with a progress bar, a stop button and the resulting checkpoint as a file. The job lives at module level, so leaving Settings
+ * (src/pretrain-here.ts), or from an imported task set's train tasks, with a progress bar, a stop button and the resulting checkpoint as a file. The job lives at module level, so leaving Settings
  * does not stop it or lose its result; a reload does (the page is its only holder).
  */
 import { PretrainAbortedError } from "../../core/duel/pretrain.ts";
 import type { BaseManifest, RebuiltBase } from "../../core/duel/pretrain.ts";
 import type { BySplit } from "../../core/arena/metrics.ts";
 import { h, replace } from "../dom.ts";
-import type { PretrainHere } from "../deps.ts";
+import type { PretrainHere, StoredTaskSet, TaskSetsIO } from "../deps.ts";
 
 interface Job {
   progress: { done: number; total: number; text: string } | null;
@@ -22,12 +22,12 @@ let job: Job | null = null;
 const listeners = new Set<() => void>();
 const changed = () => listeners.forEach((f) => f());
 
-function start(pretrain: PretrainHere, steps: number | null): void {
+function start(pretrain: PretrainHere, steps: number | null, set: StoredTaskSet | null): void {
   const current: Job = { progress: null, result: null, error: null, stop: { aborted: false }, running: true };
   job = current;
   changed();
-  pretrain
-    .run({ steps, signal: current.stop, onProgress: (p) => { current.progress = p; changed(); } })
+  const opts = { steps, signal: current.stop, onProgress: (p: { done: number; total: number; text: string }) => { current.progress = p; changed(); } };
+  (set && pretrain.runOnSet ? pretrain.runOnSet(set.file, opts) : pretrain.run(opts))
     .then(
       (r) => (current.result = r),
       (e: unknown) => (current.error = e instanceof PretrainAbortedError ? `Stopped: ${e.message}.` : `Pretraining failed: ${(e as Error).message}`),
@@ -61,21 +61,37 @@ function resultView(r: RebuiltBase): HTMLElement {
 }
 
 /** The panel; call `destroy` when the view goes. */
-export function baseModelsPanel(pretrain: PretrainHere | null): { element: HTMLElement; destroy(): void } {
+export function baseModelsPanel(pretrain: PretrainHere | null, taskSets: TaskSetsIO | null = null): { element: HTMLElement; destroy(): void } {
   const element = h("section", { class: "panel", "aria-labelledby": "base-title" });
   let manifest: BaseManifest | null | undefined;
+  let sets: StoredTaskSet[] = [];
+  const corpusSelect = h("select", { id: "pretrain-corpus" }) as HTMLSelectElement;
+  const listSets = () => {
+    if (!taskSets || !pretrain?.runOnSet) return;
+    taskSets.list().then((s) => {
+      sets = s;
+      const chosen = corpusSelect.value;
+      replace(corpusSelect, h("option", { value: "" }, "the shipped corpus (arena-v2)"),
+        sets.map((t) => h("option", { value: t.name, selected: t.name === chosen }, `${t.title}: ${t.tasks} imported tasks (${t.name})`)));
+      render();
+    }, () => undefined);
+  };
   const stepsInput = h("input", { id: "pretrain-steps", type: "text", inputmode: "numeric", placeholder: "recipe", size: 8, "aria-describedby": "pretrain-steps-doc" }) as HTMLInputElement;
   function render() {
     const j = job;
-    const recipe = manifest ? `${manifest.base.options.steps} steps` : "";
+    // A manifest without `base` (an older format) has no recipe to name.
+    const recipe = manifest?.base ? `${manifest.base.options.steps} steps` : "the shipped recipe";
     replace(
       element,
       h("h2", { id: "base-title" }, "Base models"),
       h("p", {}, "Every player of every mode starts from one small pretrained model shipped with the app (recipe and figures: ", h("code", {}, "docs/BASE-MODELS.md"), "). ",
-        "You can pretrain it again here, in a policy worker on tfjs wasm, from the corpus ", h("code", {}, "npm run pretrain"), " built: with the recipe's steps the result is the shipped file, byte for byte."),
+        "You can pretrain it again here, in a policy worker on tfjs wasm, from the corpus ", h("code", {}, "npm run pretrain"), " built: with the recipe's steps the result is the shipped file, byte for byte. ",
+        "Or from an imported task set's train tasks (Task sets above; its code runs in the grader's sandbox to build the corpus): that model memorises those tasks' references and tests, it does not get better at tasks it has not seen."),
       manifest ? figuresTable(manifest) : manifest === null ? h("p", { class: "muted" }, "This build ships no base models.") : h("p", { class: "muted" }, "Loading the manifest…"),
       pretrain && manifest
         ? h("div", { class: "start-row" },
+          sets.length ? h("label", { for: "pretrain-corpus" }, "Corpus") : null,
+          sets.length ? corpusSelect : null,
           h("label", { for: "pretrain-steps" }, "Steps"),
           stepsInput,
           h("span", { id: "pretrain-steps-doc", class: "muted" }, `empty: the recipe (${recipe}; about half an hour on a laptop core)`),
@@ -89,7 +105,7 @@ export function baseModelsPanel(pretrain: PretrainHere | null): { element: HTMLE
                 render();
                 return;
               }
-              start(pretrain, steps);
+              start(pretrain, steps, sets.find((t) => t.name === corpusSelect.value) ?? null);
             } }, "Pretrain here"))
         : null,
       j?.progress
@@ -103,6 +119,7 @@ export function baseModelsPanel(pretrain: PretrainHere | null): { element: HTMLE
   }
   listeners.add(render);
   render();
+  listSets();
   if (pretrain) {
     pretrain.manifest().then((m) => { manifest = m; render(); }, () => { manifest = null; render(); });
   } else manifest = null;

@@ -1,7 +1,8 @@
 /**
  * Settings & Share: every CONFIG_FIELDS entry with its documentation, validated as typed
  * (settings-form.ts), the preset, the share link (config + seed in the URL), display options and
- * the keyboard shortcuts; and the base models (base-models.ts): their figures, pretraining them here.
+ * the keyboard shortcuts; task sets imported here (task-sets.ts); and the base models
+ * (base-models.ts): their figures, pretraining them here.
  */
 import { PRESETS, PRESET_NAMES, configDiff, presetConfig, type Config, type ConfigKey, type PresetName } from "../../core/config/index.ts";
 import { download, h, replace } from "../dom.ts";
@@ -10,6 +11,7 @@ import { GROUP_TITLES } from "../../core/config/docs.ts";
 import { SHORTCUTS } from "../shortcuts.ts";
 import type { AppState, View, ViewContext } from "../app-types.ts";
 import { baseModelsPanel } from "./base-models.ts";
+import { taskSetsPanel } from "./task-sets.ts";
 
 export function settingsView(root: HTMLElement, ctx: ViewContext): View {
   const { actions } = ctx;
@@ -19,8 +21,15 @@ export function settingsView(root: HTMLElement, ctx: ViewContext): View {
   const configPanel = h("section", { class: "panel", "aria-labelledby": "config-title" });
   const keysPanel = h("section", { class: "panel", "aria-labelledby": "keys-title" });
   const verlPanel = h("section", { class: "panel", "aria-labelledby": "verl-title" });
-  const basePanel = baseModelsPanel(ctx.deps.pretrain);
-  root.append(sharePanel, configPanel, verlPanel, basePanel.element, displayPanel, keysPanel);
+  const basePanel = baseModelsPanel(ctx.deps.pretrain, ctx.deps.taskSets);
+  let latest: Readonly<AppState> | null = null;
+  const setsPanel = taskSetsPanel(ctx.deps.taskSets, (name) => {
+    if (!latest) return;
+    const r = applyFieldEdit(latest.config, "task_set", name);
+    if (r.ok) actions.setConfig(r.config, latest.preset);
+    else actions.notify("error", r.message);
+  });
+  root.append(sharePanel, setsPanel.element, configPanel, verlPanel, basePanel.element, displayPanel, keysPanel);
   /** Text being edited that does not validate yet, by field: kept across re-renders. */
   const drafts = new Map<ConfigKey, { text: string; error: string }>();
   let last: { config: Config; preset: PresetName | null; large: boolean; theme: string } | null = null;
@@ -43,7 +52,9 @@ export function settingsView(root: HTMLElement, ctx: ViewContext): View {
     const described = `${id}-doc${draft ? ` ${id}-err` : ""}`;
     const common = { id, name: f.key, "aria-describedby": described, "aria-invalid": draft ? "true" : undefined };
     if (f.kind === "enum" || f.kind === "bool") {
-      const options = f.kind === "bool" ? ["true", "false"] : f.options;
+      // A value the pattern admits (an imported task set) is offered too once chosen.
+      const current = fieldText(s.config[f.key]);
+      const options = f.kind === "bool" ? ["true", "false"] : f.options.includes(current) ? f.options : [...f.options, current];
       return h("select", { ...common, onchange: (e: Event) => edit(f.key, (e.target as HTMLSelectElement).value, s) }, options.map((o) => h("option", { value: o, selected: o === fieldText(s.config[f.key]) }, o)));
     }
     return h("input", {
@@ -180,6 +191,8 @@ export function settingsView(root: HTMLElement, ctx: ViewContext): View {
 
   return {
     update(s) {
+      latest = s;
+      setsPanel.update(s.config.task_set);
       const now = { config: s.config, preset: s.preset, large: s.prefs.largeType, theme: s.prefs.theme };
       if (last && last.config === now.config && last.preset === now.preset && last.large === now.large && last.theme === now.theme) return;
       last = now;
@@ -190,6 +203,7 @@ export function settingsView(root: HTMLElement, ctx: ViewContext): View {
     },
     destroy() {
       basePanel.destroy();
+      setsPanel.destroy();
       root.replaceChildren();
     },
   };

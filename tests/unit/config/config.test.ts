@@ -71,6 +71,15 @@ describe("config schema", () => {
     expect(errorOf(() => parseConfig([])).field).toBe("(root)");
   });
 
+  it("task_set names a built-in set or an imported one (imported:HASH16), in a config, a link and the form", () => {
+    expect(parseConfig({ task_set: "imported:0123456789abcdef" }).task_set).toBe("imported:0123456789abcdef");
+    expect(configFromQuery(configToQuery(parseConfig({ task_set: "imported:0123456789abcdef" }))).config.task_set).toBe("imported:0123456789abcdef");
+    expect(fieldFromText("task_set", " arena-v1 ")).toBe("arena-v1");
+    for (const bad of ["imported:0123", "imported:0123456789ABCDEF", "imported:0123456789abcdef0", "my-tasks.json"]) {
+      expect(() => parseConfig({ task_set: bad }), bad).toThrow(/task_set.*one of arena-v2, arena-v1, imported:HASH16/);
+    }
+  });
+
   it("a full config must have every field", () => {
     const { seed: _seed, ...partial } = DEFAULT_CONFIG;
     expect(errorOf(() => parseFullConfig(partial)).field).toBe("seed");

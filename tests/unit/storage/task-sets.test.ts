@@ -14,7 +14,7 @@ import { emptyMistakeBook } from "../../../src/core/loop/mistake-book.ts";
 import { openArenaDb, type ArenaDatabase } from "../../../src/storage/db.ts";
 import { createRun, pauseRun } from "../../../src/storage/runs.ts";
 import { snapshotRun, storeSnapshot } from "../../../src/storage/snapshot.ts";
-import { listTaskSets, loadTaskSet, saveTaskSet } from "../../../src/storage/task-sets.ts";
+import { findImportedSet, importedSetName, listTaskSets, loadTaskSet, saveTaskSet } from "../../../src/storage/task-sets.ts";
 import { bytes } from "./helpers.ts";
 
 // Stands for an imported set: two tasks under a name the app does not ship.
@@ -33,7 +33,8 @@ afterAll(() => {
 describe("task sets in IndexedDB", () => {
   it("stores a set once by its hash, with its report", async () => {
     const a = await saveTaskSet(db, imported, [{ id: "x", status: "trainable" }]);
-    expect(a.hash).toBe(await taskSetHash(imported));
+    // The hash a run on it records (the trainer hashes the task list it trains on).
+    expect(a.hash).toBe(await taskSetHash(imported.tasks));
     const again = await saveTaskSet(db, structuredClone(imported));
     expect(again.stored).toBe(a.stored);
     expect((await listTaskSets(db)).map((r) => r.hash)).toEqual([a.hash]);
@@ -68,6 +69,10 @@ describe("bundles carry an imported task set", () => {
     expect((await loadTaskSet(other, stored.task_set_hash))!.file).toEqual(imported);
     // Re-running the stored run finds the bundled set by the run's hash.
     expect((await snapshotRun(other, stored.id)).task_set).toEqual(imported);
+    // ...and its config names the bundled set, so a re-run in the app trains on it.
+    expect(stored.config.task_set).toBe(importedSetName(await taskSetHash(imported.tasks)));
+    expect((await findImportedSet(other, stored.config.task_set))!.file).toEqual(imported);
+    expect(await findImportedSet(other, "imported:0000000000000000")).toBeNull();
   });
 
   it("refuses a bundled set that is not the one the run trained on, even with fixed checksums", async () => {
