@@ -9,6 +9,7 @@
  * a backend without the internals used here) goes to tfjs's kernel.
  */
 import * as tf from "@tensorflow/tfjs";
+import { overrideWasmKernel, type KernelArgs } from "./wasm-kernels.ts";
 import { Code, emitModule, I32, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false sends every GatherV2, SplitV, Concat, Identity and Cast to tfjs's kernels (the benchmark's "before"). */
@@ -21,8 +22,6 @@ interface WasmBackendInternals {
   wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
 }
 
-type KernelArgs = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap };
-type KernelFunc = (args: KernelArgs) => tf.TensorInfo | tf.TensorInfo[];
 const size = (shape: readonly number[]) => shape.reduce((x, y) => x * y, 1);
 
 /** The backend's heap, or null where its internals are not what this file expects. */
@@ -192,40 +191,9 @@ let installed = false;
 /** Put the copy kernels over the wasm backend's GatherV2, SplitV, Concat, Identity and Cast (once; a no-op without the wasm backend's kernels). */
 export function installWasmCopyKernels(): void {
   if (installed) return;
-  const originals = {
-    GatherV2: tf.getKernel("GatherV2", "wasm"),
-    SplitV: tf.getKernel("SplitV", "wasm"),
-    Concat: tf.getKernel("Concat", "wasm"),
-    Identity: tf.getKernel("Identity", "wasm"),
-    Cast: tf.getKernel("Cast", "wasm"),
-  };
-  if (Object.values(originals).some((k) => !k)) return;
-  installed = true;
-  if (!isRegistered(WASM_COPY_FLAG)) tf.env().registerFlag(WASM_COPY_FLAG, () => true);
   const ours: Record<string, (args: KernelArgs) => tf.TensorInfo | tf.TensorInfo[] | null> = { GatherV2: gather, SplitV: splitV, Concat: concat, Identity: share, Cast: share };
-  for (const [name, original] of Object.entries(originals)) {
-    const tfjsKernel = original!.kernelFunc as unknown as KernelFunc;
-    tf.unregisterKernel(name, "wasm");
-    tf.registerKernel({
-      ...original!,
-      kernelFunc: ((args: KernelArgs) => {
-        const out = tf.env().getBool(WASM_COPY_FLAG) ? ours[name](args) : null;
-        if (out) {
-          wasmCopyCounts.copy++;
-          return out;
-        }
-        wasmCopyCounts.tfjs++;
-        return tfjsKernel(args);
-      }) as unknown as tf.KernelFunc,
-    });
-  }
+  if (Object.keys(ours).some((name) => !tf.getKernel(name, "wasm"))) return;
+  installed = true;
+  for (const [name, kernel] of Object.entries(ours)) overrideWasmKernel(name, WASM_COPY_FLAG, kernel, (used) => void (used ? wasmCopyCounts.copy++ : wasmCopyCounts.tfjs++));
 }
 
-function isRegistered(flag: string): boolean {
-  try {
-    tf.env().get(flag);
-    return true;
-  } catch {
-    return false;
-  }
-}

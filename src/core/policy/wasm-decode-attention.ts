@@ -18,11 +18,12 @@
  * width D (D % 4 = 0), instantiated over the backend's memory like wasm-matmul.ts.
  */
 import * as tf from "@tensorflow/tfjs";
+import { registerFlagOnce, type KernelArgs } from "./wasm-kernels.ts";
 import { Code, emitModule, F32, I32, V128, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps decoding on the tensor ops (the benchmark's "before", and a check). */
 export const DECODE_ATTENTION_FLAG = "A1_WASM_DECODE_ATTENTION";
-if (!isRegistered(DECODE_ATTENTION_FLAG)) tf.env().registerFlag(DECODE_ATTENTION_FLAG, () => true);
+registerFlagOnce(DECODE_ATTENTION_FLAG);
 const SCORES = "A1DecodeScores";
 const VALUES = "A1DecodeValues";
 
@@ -129,7 +130,6 @@ function kernelsFor(memory: WebAssembly.Memory, D: number): Exports | null {
   return k;
 }
 
-type KernelArgs = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap };
 const offset = (backend: unknown, t: tf.TensorInfo) => (backend as WasmBackendInternals).dataIdMap.get(t.dataId)!.memoryOffset!;
 
 /** Scores-kernel calls since start (tests check the fused path really ran). */
@@ -205,11 +205,3 @@ export function decodeValues(p: tf.Tensor4D, values: tf.Tensor3D[]): tf.Tensor3D
   return tf.engine().runKernel(VALUES, inputs, { segments: values.length }) as tf.Tensor3D;
 }
 
-function isRegistered(flag: string): boolean {
-  try {
-    tf.env().get(flag);
-    return true;
-  } catch {
-    return false;
-  }
-}

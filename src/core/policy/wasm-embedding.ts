@@ -15,11 +15,12 @@
  * tests/unit/policy/wasm-embedding.test.ts (values and gradients bit for bit, whole training runs).
  */
 import * as tf from "@tensorflow/tfjs";
+import { registerFlagOnce, type KernelArgs } from "./wasm-kernels.ts";
 import { Code, emitModule, I32, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps the one-hot products (the benchmark's "before"). */
 export const WASM_EMBEDDING_FLAG = "A1_WASM_EMBEDDING_GRAD";
-if (!isRegistered(WASM_EMBEDDING_FLAG)) tf.env().registerFlag(WASM_EMBEDDING_FLAG, () => true);
+registerFlagOnce(WASM_EMBEDDING_FLAG);
 const KERNEL = "A1ScatterAddRows";
 
 /** scatterAdd(dy, ids, out, N, C, outBytes): out = 0; out[ids[n]] += dy[n] for n in order. */
@@ -76,7 +77,6 @@ function kernelFor(backend: unknown): Exports | null {
   return k;
 }
 
-type KernelArgs = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap };
 
 /** inputs dy (N, C) float32, ids (N) int32 in [0, rows); attrs rows. Output (rows, C). */
 function scatterAddKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorInfo {
@@ -116,11 +116,3 @@ export function embedRows(table: tf.Tensor2D, ids: tf.Tensor1D): tf.Tensor2D {
   return op(table) as tf.Tensor2D;
 }
 
-function isRegistered(flag: string): boolean {
-  try {
-    tf.env().get(flag);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -18,6 +18,7 @@
  * match nor broadcast from 1, a backend without the internals used here) go to tfjs's kernel.
  */
 import * as tf from "@tensorflow/tfjs";
+import { overrideWasmKernel } from "./wasm-kernels.ts";
 import { Code, emitModule, F32, I32, V128, type FuncDef } from "./wasm-emit.ts";
 
 /** slow_batch_matmul's kBlockSize (tfjs-backend-wasm/src/cc/batch_mat_mul_impl.cc). */
@@ -307,31 +308,6 @@ let installed = false;
  */
 export function installWasmBatchMatMul(): void {
   if (installed) return;
-  const original = tf.getKernel("BatchMatMul", "wasm");
-  if (!original) return;
-  installed = true;
-  if (!isRegistered(SIMD_MATMUL_FLAG)) tf.env().registerFlag(SIMD_MATMUL_FLAG, () => true);
-  const tfjsKernel = original.kernelFunc as unknown as KernelFunc;
-  tf.unregisterKernel("BatchMatMul", "wasm");
-  tf.registerKernel({
-    ...original,
-    kernelFunc: ((args: Parameters<KernelFunc>[0]) => {
-      const out = tf.env().getBool(SIMD_MATMUL_FLAG) ? simdBatchMatMul(args) : null;
-      if (out) {
-        wasmMatMulCounts.simd++;
-        return out;
-      }
-      wasmMatMulCounts.tfjs++;
-      return tfjsKernel(args);
-    }) as unknown as tf.KernelFunc,
-  });
+  installed = overrideWasmKernel("BatchMatMul", SIMD_MATMUL_FLAG, simdBatchMatMul, (simd) => void (simd ? wasmMatMulCounts.simd++ : wasmMatMulCounts.tfjs++));
 }
 
-function isRegistered(flag: string): boolean {
-  try {
-    tf.env().get(flag);
-    return true;
-  } catch {
-    return false;
-  }
-}

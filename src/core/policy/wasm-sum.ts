@@ -10,6 +10,7 @@
  * reductions (trailing or all axes, non-float32) go to tfjs's kernel.
  */
 import * as tf from "@tensorflow/tfjs";
+import { overrideWasmKernel, type KernelArgs } from "./wasm-kernels.ts";
 import { Code, emitModule, F32, I32, V128, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false sends every Sum to tfjs's kernel (the benchmark's "before"). */
@@ -53,7 +54,6 @@ interface WasmBackendInternals {
   wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
 }
 
-type KernelArgs = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap };
 type Exports = { colSum(x: number, out: number, N: number, C: number): void };
 const instances = new WeakMap<WebAssembly.Memory, Exports | null>();
 
@@ -103,31 +103,6 @@ let installed = false;
 /** Put the column sum over the wasm backend's Sum (once; a no-op without the wasm backend's kernel). */
 export function installWasmColumnSum(): void {
   if (installed) return;
-  const original = tf.getKernel("Sum", "wasm");
-  if (!original) return;
-  installed = true;
-  if (!isRegistered(WASM_SUM_FLAG)) tf.env().registerFlag(WASM_SUM_FLAG, () => true);
-  const tfjsKernel = original.kernelFunc as unknown as (args: KernelArgs) => tf.TensorInfo;
-  tf.unregisterKernel("Sum", "wasm");
-  tf.registerKernel({
-    ...original,
-    kernelFunc: ((args: KernelArgs) => {
-      const out = tf.env().getBool(WASM_SUM_FLAG) ? columnSum(args) : null;
-      if (out) {
-        wasmSumCounts.columns++;
-        return out;
-      }
-      wasmSumCounts.tfjs++;
-      return tfjsKernel(args);
-    }) as unknown as tf.KernelFunc,
-  });
+  installed = overrideWasmKernel("Sum", WASM_SUM_FLAG, columnSum, (ours) => void (ours ? wasmSumCounts.columns++ : wasmSumCounts.tfjs++));
 }
 
-function isRegistered(flag: string): boolean {
-  try {
-    tf.env().get(flag);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -1,0 +1,42 @@
+/**
+ * What every wasm kernel override of this folder shares (wasm-matmul.ts, wasm-sum.ts, wasm-copy.ts,
+ * wasm-embedding.ts, wasm-decode-attention.ts): a tfjs flag that switches it (on by default, so a
+ * bench can time tfjs's own kernel beside ours in one process), and the swap of a registered wasm
+ * kernel for one that runs ours while the flag is on and falls back to tfjs's where ours declines.
+ */
+import * as tf from "@tensorflow/tfjs";
+
+/** The arguments tfjs passes a kernel function. */
+export type KernelArgs = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap };
+type Out = tf.TensorInfo | tf.TensorInfo[];
+
+/** Registers a boolean tfjs flag, default true, unless it exists (module reloads, tests). */
+export function registerFlagOnce(flag: string): void {
+  try {
+    tf.env().get(flag);
+  } catch {
+    tf.env().registerFlag(flag, () => true);
+  }
+}
+
+/**
+ * Replaces tfjs's wasm kernel `name`: while `flag` is on, `ours(args)` runs, and a null from it (a
+ * case it does not cover) runs tfjs's own; `counted(true | false)` is told which ran. False when
+ * tfjs has no such wasm kernel (nothing replaced).
+ */
+export function overrideWasmKernel(name: string, flag: string, ours: (args: KernelArgs) => Out | null, counted: (ours: boolean) => void): boolean {
+  const original = tf.getKernel(name, "wasm");
+  if (!original) return false;
+  registerFlagOnce(flag);
+  const tfjsKernel = original.kernelFunc as unknown as (args: KernelArgs) => Out;
+  tf.unregisterKernel(name, "wasm");
+  tf.registerKernel({
+    ...original,
+    kernelFunc: ((args: KernelArgs) => {
+      const out = tf.env().getBool(flag) ? ours(args) : null;
+      counted(out !== null);
+      return out ?? tfjsKernel(args);
+    }) as unknown as tf.KernelFunc,
+  });
+  return true;
+}
