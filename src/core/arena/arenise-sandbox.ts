@@ -28,6 +28,12 @@ export interface SandboxRuntimeOptions {
   callMs?: number;
   /** Calls that time out (or crash their runner) before the rest of one run is given up. */
   maxTimeouts?: number;
+  /**
+   * Wall-clock budget of one run (all the inputs of a probe or of the plus tests), ms: the calls not
+   * run within it count as timeouts. Without it a reference that answers just under `callMs` on
+   * every one of its ~300 inputs held the import for minutes per run, per task.
+   */
+  runMs?: number;
 }
 
 const ENTRY = "_a1_probe";
@@ -96,8 +102,9 @@ function plain(c: Canonical): unknown {
 
 /**
  * Runs `all` (argument sources; each distinct one once) on `module` in the sandbox, a unit at a time: after a call that
- * timed out or crashed its runner the rest go on in a fresh unit, up to `maxTimeouts` such calls;
- * the calls left then are answered as timeouts without running. Throws ReferenceLoadError when the
+ * timed out or crashed its runner the rest go on in a fresh unit, up to `maxTimeouts` such calls,
+ * and no unit is given more calls than fit in what is left of `runMs`; the calls left then are
+ * answered as timeouts without running. Throws ReferenceLoadError when the
  * module does not load.
  */
 async function runCalls(grader: SupervisedGrader, module: string, all: string[], opts: Required<SandboxRuntimeOptions>): Promise<StepResult[]> {
@@ -105,13 +112,17 @@ async function runCalls(grader: SupervisedGrader, module: string, all: string[],
   const calls = [...new Set(all)];
   const out: StepResult[] = [];
   let stops = 0;
+  const t0 = Date.now();
   while (out.length < calls.length) {
-    if (stops >= opts.maxTimeouts) {
-      const skipped: StepResult = ["timeout", `not run: the reference timed out on ${stops} inputs already`];
+    // A unit of k calls takes at most k * callMs (and a kill's grace): k fits what is left of the budget.
+    const left = opts.runMs - (Date.now() - t0);
+    const why = stops >= opts.maxTimeouts ? `timed out on ${stops} inputs already` : left < opts.callMs ? `used its ${opts.runMs} ms for this run` : "";
+    if (why) {
+      const skipped: StepResult = ["timeout", `not run: the reference ${why}`];
       while (out.length < calls.length) out.push(skipped);
       break;
     }
-    const pending = calls.slice(out.length);
+    const pending = calls.slice(out.length, out.length + Math.floor(left / opts.callMs));
     const steps = await grader.runUnit({ code: module, entry: ENTRY, calls: pending.map((c) => JSON.stringify(c)), loadMs: 2 * opts.callMs + 1000, testMs: opts.callMs });
     const [load] = steps;
     if (!load || load[0] !== "ok") throw new ReferenceLoadError(load ? `${load[0]}: ${load[1]}` : "the sandbox answered nothing");
@@ -129,6 +140,11 @@ async function runCalls(grader: SupervisedGrader, module: string, all: string[],
 
 const callSource = (mode: number, expected: PyLit | null, args: PyLit[]) =>
   `(${mode}, ${expected ? formatLiteral(expected) : "None"}${args.length ? `, ${formatArgs(args)}` : ""})`;
+
+function withDefaults(o: SandboxRuntimeOptions): Required<SandboxRuntimeOptions> {
+  const callMs = o.callMs ?? 1000;
+  return { callMs, maxTimeouts: o.maxTimeouts ?? 8, runMs: o.runMs ?? 30 * callMs };
+}
 
 /** A step's answer to mode 1/2, checked for shape; anything else is what the reference "raised". */
 function answer(step: StepResult): { ok?: string; type?: string; err?: string; gold: boolean; skipped?: true } {
@@ -154,7 +170,7 @@ function truthOf(step: StepResult, count: number): boolean[] {
  * `{pre: false}` without running it.
  */
 export function sandboxRunReference(grader: SupervisedGrader, options: SandboxRuntimeOptions = {}): (task: Task, candidates: PyLit[][]) => Promise<ReferenceAnswer[]> {
-  const opts = { callMs: options.callMs ?? 1000, maxTimeouts: options.maxTimeouts ?? 8 };
+  const opts = withDefaults(options);
   return async (tk, candidates) => {
     const pre = tk.input_spec?.preconditions ?? [];
     const module = probeModule(tk.reference, tk.entry_point, tk.params.map((p) => p.name), pre);
@@ -168,7 +184,7 @@ export function sandboxRunReference(grader: SupervisedGrader, options: SandboxRu
 
 /** The import's runtime with every reference run in `grader`'s sandbox, and the parsing in `tools`. */
 export function sandboxRuntime(grader: SupervisedGrader, tools: AreniseTools, options: SandboxRuntimeOptions = {}): AreniseRuntime {
-  const opts = { callMs: options.callMs ?? 1000, maxTimeouts: options.maxTimeouts ?? 8 };
+  const opts = withDefaults(options);
   return {
     normalise: (src, entry, types) => tools.normalise(src, entry, types),
     variants: (src, returns) => tools.variants(src, returns),

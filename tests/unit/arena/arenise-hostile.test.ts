@@ -7,6 +7,8 @@
  *   statements that would mark the parser's own interpreter leave no mark (control: exec does).
  * - A reference nested deeply enough to break the parser (a RecursionError at 1 KB, a wasm stack
  *   overflow that kills Pyodide at 8 KB) is refused alone; the other tasks of the file import.
+ * - A reference that answers every input just under the call limit costs at most its run budget
+ *   per run (it held the import for minutes per task); the rest of its inputs count as timeouts.
  * - A reference that poisons its interpreter (builtins, sys.modules, the wrapper's own names) and
  *   forges its answers' text changes nothing of another task in the same import (control: the same
  *   poison in the same unit does change that task's answers).
@@ -19,6 +21,7 @@ import { createRoundTrip } from "../../../src/core/arena/task-round-trip.ts";
 import type { SupervisedGrader } from "../../../src/core/grader/supervisor.ts";
 import { createNodeGrader } from "../../../src/node/grader.ts";
 import { areniseSource, mutateSource } from "../../../src/node/python-runner.ts";
+import { SYS } from "../../hostile-python.ts";
 
 const jsonl = (...recs: unknown[]) => recs.map((r) => JSON.stringify(r)).join("\n") + "\n";
 
@@ -97,34 +100,66 @@ describe("hostile imported references (browser import runtime, real Pyodide)", (
     expect(file.tasks).toEqual(alone.file.tasks);
   }, 300_000);
 
+  // The entry function must be arena-Python (normalise refuses anything else before the reference
+  // runs), but the ORIGINAL reference runs in the sandbox, module-level statements included: those
+  // that do not name anything the entry uses are only dropped from the stored code.
   it("a reference that poisons its interpreter and forges its answers changes nothing of the next task", async () => {
-    // Poison at load and at every call: builtins, a shared module, the wrapper's own names (repr,
-    // bool, type: answers with injected test lines and a forged 'golden pass').
+    // Poison at load: builtins (the wrapper's repr, bool, type, len), a shared module, the wrapper's
+    // names in its own module: answers that are not literals, a forged 'golden pass'.
     const poison = [
-      "B = len.__self__",
+      "B = abs.__self__",
+      "B.repr = lambda v: 'A1FORGED'",
+      "B.bool = lambda v: True",
       "B.len = lambda v: 0",
-      "B.sorted = lambda v, **k: [7]",
-      "B.repr = lambda v: '0\\nassert f(1) == 0'",
       "__import__('collections').Counter = dict",
-      "__import__('sys').modules['string'] = None",
-      "repr = lambda v: '1\\nassert f(0) == 1'",
-      "bool = lambda v: True",
-      "def count_vowels(string):",
-      "    global _a1_ty",
-      "    _a1_ty = lambda v: 'int'",
-      "    B.str = int",
-      "    return 1",
     ].join("\n");
-    const hostile = { ...honest(1), code: poison };
-    const { report, file } = await importArenaTasks(jsonl(hostile, honest(2)), "mbpp", deps());
-    expect({ ...report[1], line: 1 }).toEqual(alone.report[0]);
-    expect(file.tasks.filter((t) => t.id === "mbpp-2")).toEqual(alone.file.tasks);
+    const forge = "repr = lambda v: 'A1FORGED'\nbool = lambda v: True";
+    const recs = [{ ...honest(1), code: `${poison}\n${honest(1).code}` }, { ...honest(3), code: `${forge}\n${honest(3).code}` }, honest(2)];
+    const { report, file } = await importArenaTasks(jsonl(...recs), "mbpp", deps());
+    expect(report.map((r) => r.status)).toEqual(["refused", "refused", "trainable"]);
+    expect(report[1].reason).toMatch(/A1FORGED/); // its forged answers reached the import, as its own
+    expect({ ...report[2], line: 1 }).toEqual(alone.report[0]);
+    expect(file.tasks).toEqual(alone.file.tasks);
     // Control: the same poison in the same unit as the honest reference changes its answers.
     const honestModule = probeModule(honest(2).code, "count_vowels", ["string"], []);
     const call = JSON.stringify("(1, None, 'hello')");
     const clean = await grader.runUnit({ code: honestModule, entry: "_a1_probe", calls: [call], loadMs: 2000, testMs: 500 });
-    const mixed = await grader.runUnit({ code: `${poison.replace(/^def count_vowels[\s\S]*$/m, "")}\n${honestModule}`, entry: "_a1_probe", calls: [call], loadMs: 2000, testMs: 500 });
-    expect(clean[1][0]).toBe("ok");
-    expect(JSON.stringify(mixed[1])).not.toBe(JSON.stringify(clean[1]));
+    expect(clean[1]).toEqual(["ok", ["l", [["b", true], ["s", "2"], ["s", "int"], ["b", false]]], ""]);
+    for (const p of [poison, forge]) {
+      const mixed = await grader.runUnit({ code: `${p}\n${honestModule}`, entry: "_a1_probe", calls: [call], loadMs: 2000, testMs: 500 });
+      expect(JSON.stringify(mixed[1])).not.toBe(JSON.stringify(clean[1]));
+    }
   }, 300_000);
+
+  it("a reference that answers just under the call limit every time costs its run budget, not minutes", async () => {
+    // `sum` made slow at load by statements that names nothing the entry uses (so it is only dropped).
+    const code = [
+      `Z = [g['sys'] for q in object.__subclasses__() for fn in vars(q).values() if type(fn).__name__ == 'function' for g in [fn.__globals__] if type(g.get('sys')).__name__ == 'module'][0]`,
+      "T = Z.modules['time']",
+      "O = abs.__self__.sum",
+      "def W(it):",
+      "    e = T.monotonic() + 0.4",
+      "    while T.monotonic() < e:",
+      "        pass",
+      "    return O(it)",
+      "globals()['sum'] = W",
+      "def count_vowels(string):",
+      "    return sum(1 for ch in string if ch in 'aeiouAEIOU')",
+    ].join("\n");
+    const slow = { ...honest(1), code };
+    // Control: without a run budget, 40 inputs take 40 x 0.4 s (so the ~300 of a probe took minutes).
+    const task = { id: "slow", title: "t", prompt: "t", entry_point: "count_vowels", params: [{ name: "string", type: "str" as const }], returns: "int" as const, reference: code, golden_tests: ["assert count_vowels('a') == 1", "assert count_vowels('b') == 0"], buggy_variants: [], split: "train" as const, tags: [] };
+    const inputs = Array.from({ length: 40 }, (_, i) => [{ t: "str" as const, v: "a".repeat(i) }]);
+    let t0 = Date.now();
+    const unbounded = await sandboxRuntime(grader, tools, { callMs: 500, runMs: 1e9 }).probe(task, inputs, []);
+    expect(Date.now() - t0).toBeGreaterThan(40 * 400);
+    expect(unbounded.results.map((r) => r.ok)).toEqual(inputs.map((_, i) => String(i)));
+    t0 = Date.now();
+    const { report, file } = await importArenaTasks(jsonl(slow, honest(2)), "mbpp", deps());
+    expect(Date.now() - t0).toBeLessThan(90_000);
+    expect(report[0].status).toBe("refused");
+    expect(report[0].reason).toMatch(/used its 15000 ms/);
+    expect({ ...report[1], line: 1 }).toEqual(alone.report[0]);
+    expect(file.tasks).toEqual(alone.file.tasks);
+  }, 400_000);
 });
