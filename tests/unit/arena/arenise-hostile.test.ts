@@ -21,7 +21,6 @@ import { createRoundTrip } from "../../../src/core/arena/task-round-trip.ts";
 import type { SupervisedGrader } from "../../../src/core/grader/supervisor.ts";
 import { createNodeGrader } from "../../../src/node/grader.ts";
 import { areniseSource, mutateSource } from "../../../src/node/python-runner.ts";
-import { SYS } from "../../hostile-python.ts";
 
 const jsonl = (...recs: unknown[]) => recs.map((r) => JSON.stringify(r)).join("\n") + "\n";
 
