@@ -146,13 +146,23 @@ function withDefaults(o: SandboxRuntimeOptions): Required<SandboxRuntimeOptions>
   return { callMs, maxTimeouts: o.maxTimeouts ?? 8, runMs: o.runMs ?? 30 * callMs };
 }
 
-/** A step's answer to mode 1/2, checked for shape; anything else is what the reference "raised". */
+/** Longest error text kept from one call (it reaches the stored report). */
+const MAX_ERR_CHARS = 200;
+/** Longest answer (a repr) kept: longer ones could not be a test line (the grader's limit is 2,000). */
+const MAX_ANSWER_CHARS = 20_000;
+
+/**
+ * A step's answer to mode 1/2, checked for shape and size; anything else is what the reference
+ * "raised". (Sizes: a reference that shadows `str` or `repr` answers up to a 1 MB step per input,
+ * which went whole into the stored report.)
+ */
 function answer(step: StepResult): { ok?: string; type?: string; err?: string; gold: boolean; skipped?: true } {
-  if (step[0] !== "ok") return { err: step[0] === "timeout" ? `TimeoutError: ${step[1]} (looping?)` : `${step[0]}: ${step[1]}`, gold: false };
+  if (step[0] !== "ok") return { err: (step[0] === "timeout" ? `TimeoutError: ${step[1]} (looping?)` : `${step[0]}: ${step[1]}`).slice(0, MAX_ERR_CHARS), gold: false };
   const v = step[1] === "" ? undefined : plain(step[1]);
   if (Array.isArray(v) && v.length === 4 && typeof v[1] === "string" && typeof v[2] === "string" && typeof v[3] === "boolean") {
+    if (v[0] === true && (v[1].length > MAX_ANSWER_CHARS || v[2].length > 40)) return { err: `the reference answered ${v[1].length} characters`, gold: false };
     if (v[0] === true) return { ok: v[1], type: v[2], gold: v[3] };
-    if (v[0] === false) return { err: v[1], gold: false };
+    if (v[0] === false) return { err: v[1].slice(0, MAX_ERR_CHARS), gold: false };
     if (v[0] === null) return { gold: false, skipped: true };
   }
   return { err: "the reference's run answered a malformed result", gold: false };
