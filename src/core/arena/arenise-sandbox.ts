@@ -28,6 +28,12 @@ export interface SandboxRuntimeOptions {
   callMs?: number;
   /** Calls that time out (or crash their runner) before the rest of one run is given up. */
   maxTimeouts?: number;
+  /**
+   * Wall-clock budget of one run (all the inputs of a probe or of the plus tests), ms: the calls not
+   * run within it count as timeouts. Without it a reference that answers just under `callMs` on
+   * every one of its ~300 inputs held the import for minutes per run, per task.
+   */
+  runMs?: number;
 }
 
 const ENTRY = "_a1_probe";
@@ -96,8 +102,9 @@ function plain(c: Canonical): unknown {
 
 /**
  * Runs `all` (argument sources; each distinct one once) on `module` in the sandbox, a unit at a time: after a call that
- * timed out or crashed its runner the rest go on in a fresh unit, up to `maxTimeouts` such calls;
- * the calls left then are answered as timeouts without running. Throws ReferenceLoadError when the
+ * timed out or crashed its runner the rest go on in a fresh unit, up to `maxTimeouts` such calls,
+ * and no unit is given more calls than fit in what is left of `runMs`; the calls left then are
+ * answered as timeouts without running. Throws ReferenceLoadError when the
  * module does not load.
  */
 async function runCalls(grader: SupervisedGrader, module: string, all: string[], opts: Required<SandboxRuntimeOptions>): Promise<StepResult[]> {
@@ -105,13 +112,17 @@ async function runCalls(grader: SupervisedGrader, module: string, all: string[],
   const calls = [...new Set(all)];
   const out: StepResult[] = [];
   let stops = 0;
+  const t0 = Date.now();
   while (out.length < calls.length) {
-    if (stops >= opts.maxTimeouts) {
-      const skipped: StepResult = ["timeout", `not run: the reference timed out on ${stops} inputs already`];
+    // A unit of k calls takes at most k * callMs (and a kill's grace): k fits what is left of the budget.
+    const left = opts.runMs - (Date.now() - t0);
+    const why = stops >= opts.maxTimeouts ? `timed out on ${stops} inputs already` : left < opts.callMs ? `used its ${opts.runMs} ms for this run` : "";
+    if (why) {
+      const skipped: StepResult = ["timeout", `not run: the reference ${why}`];
       while (out.length < calls.length) out.push(skipped);
       break;
     }
-    const pending = calls.slice(out.length);
+    const pending = calls.slice(out.length, out.length + Math.floor(left / opts.callMs));
     const steps = await grader.runUnit({ code: module, entry: ENTRY, calls: pending.map((c) => JSON.stringify(c)), loadMs: 2 * opts.callMs + 1000, testMs: opts.callMs });
     const [load] = steps;
     if (!load || load[0] !== "ok") throw new ReferenceLoadError(load ? `${load[0]}: ${load[1]}` : "the sandbox answered nothing");
@@ -130,13 +141,28 @@ async function runCalls(grader: SupervisedGrader, module: string, all: string[],
 const callSource = (mode: number, expected: PyLit | null, args: PyLit[]) =>
   `(${mode}, ${expected ? formatLiteral(expected) : "None"}${args.length ? `, ${formatArgs(args)}` : ""})`;
 
-/** A step's answer to mode 1/2, checked for shape; anything else is what the reference "raised". */
+function withDefaults(o: SandboxRuntimeOptions): Required<SandboxRuntimeOptions> {
+  const callMs = o.callMs ?? 1000;
+  return { callMs, maxTimeouts: o.maxTimeouts ?? 8, runMs: o.runMs ?? 30 * callMs };
+}
+
+/** Longest error text kept from one call (it reaches the stored report). */
+const MAX_ERR_CHARS = 200;
+/** Longest answer (a repr) kept: longer ones could not be a test line (the grader's limit is 2,000). */
+const MAX_ANSWER_CHARS = 20_000;
+
+/**
+ * A step's answer to mode 1/2, checked for shape and size; anything else is what the reference
+ * "raised". (Sizes: a reference that shadows `str` or `repr` answers up to a 1 MB step per input,
+ * which went whole into the stored report.)
+ */
 function answer(step: StepResult): { ok?: string; type?: string; err?: string; gold: boolean; skipped?: true } {
-  if (step[0] !== "ok") return { err: step[0] === "timeout" ? `TimeoutError: ${step[1]} (looping?)` : `${step[0]}: ${step[1]}`, gold: false };
+  if (step[0] !== "ok") return { err: (step[0] === "timeout" ? `TimeoutError: ${step[1]} (looping?)` : `${step[0]}: ${step[1]}`).slice(0, MAX_ERR_CHARS), gold: false };
   const v = step[1] === "" ? undefined : plain(step[1]);
   if (Array.isArray(v) && v.length === 4 && typeof v[1] === "string" && typeof v[2] === "string" && typeof v[3] === "boolean") {
+    if (v[0] === true && (v[1].length > MAX_ANSWER_CHARS || v[2].length > 40)) return { err: `the reference answered ${v[1].length} characters`, gold: false };
     if (v[0] === true) return { ok: v[1], type: v[2], gold: v[3] };
-    if (v[0] === false) return { err: v[1], gold: false };
+    if (v[0] === false) return { err: v[1].slice(0, MAX_ERR_CHARS), gold: false };
     if (v[0] === null) return { gold: false, skipped: true };
   }
   return { err: "the reference's run answered a malformed result", gold: false };
@@ -154,7 +180,7 @@ function truthOf(step: StepResult, count: number): boolean[] {
  * `{pre: false}` without running it.
  */
 export function sandboxRunReference(grader: SupervisedGrader, options: SandboxRuntimeOptions = {}): (task: Task, candidates: PyLit[][]) => Promise<ReferenceAnswer[]> {
-  const opts = { callMs: options.callMs ?? 1000, maxTimeouts: options.maxTimeouts ?? 8 };
+  const opts = withDefaults(options);
   return async (tk, candidates) => {
     const pre = tk.input_spec?.preconditions ?? [];
     const module = probeModule(tk.reference, tk.entry_point, tk.params.map((p) => p.name), pre);
@@ -168,7 +194,7 @@ export function sandboxRunReference(grader: SupervisedGrader, options: SandboxRu
 
 /** The import's runtime with every reference run in `grader`'s sandbox, and the parsing in `tools`. */
 export function sandboxRuntime(grader: SupervisedGrader, tools: AreniseTools, options: SandboxRuntimeOptions = {}): AreniseRuntime {
-  const opts = { callMs: options.callMs ?? 1000, maxTimeouts: options.maxTimeouts ?? 8 };
+  const opts = withDefaults(options);
   return {
     normalise: (src, entry, types) => tools.normalise(src, entry, types),
     variants: (src, returns) => tools.variants(src, returns),

@@ -429,7 +429,7 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
-def normalise(src, entry, types):
+def _normalise(src, entry, types):
     try:
         tree = ast.parse(src)
     except SyntaxError as e:
@@ -541,7 +541,7 @@ def _return_plus(d):
     return apply
 
 
-def variants(src, returns):
+def _variants(src, returns):
     """Mutants of a normalised reference (mutate.py's, then the semantic ones), canonical, deduplicated."""
     tree = ast.parse(src)
     seen = {src}
@@ -571,3 +571,19 @@ def variants(src, returns):
             apply(node)
         keep(canonical(m), name, getattr(node, "lineno", 0))
     return out
+
+
+# A reference nested deeply (`n+n+...+n` 500 times is 1 KB) exhausts the recursion limit in the
+# parser or in a tree walk: that reference is refused, not the whole import.
+def normalise(src, entry, types):
+    try:
+        return _normalise(src, entry, types)
+    except (RecursionError, MemoryError) as e:
+        return {"ok": False, "line": 0, "col": 0, "what": "nested too deeply to parse (%s)" % type(e).__name__}
+
+
+def variants(src, returns):
+    try:
+        return _variants(src, returns)
+    except (RecursionError, MemoryError):
+        return []

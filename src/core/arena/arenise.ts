@@ -202,7 +202,7 @@ async function arenise(t: Task, deps: AreniseDeps, rt: AreniseRuntime, seed: num
   const golden = parsed.slice(0, 4);
 
   // 2. Normalise by renaming, in Python's ast.
-  const norm = await rt.normalise(t.reference, t.entry_point, types);
+  const norm = await rt.normalise(t.reference, t.entry_point, types).catch(parserFailed);
   if (!norm.ok) throw new Refused(`line ${norm.line}, column ${norm.col}: ${norm.what}`);
   const rename = (name: string) => norm.renames[name] ?? name;
   const params = t.params.map((p) => ({ name: rename(p.name), type: p.type as ArenaType }));
@@ -299,7 +299,7 @@ async function arenise(t: Task, deps: AreniseDeps, rt: AreniseRuntime, seed: num
   const task: Task = { ...draft, input_spec: spec, tags: ["imported", ...t.tags.filter((g) => g !== "imported")] };
   const plus = await rt.plus(task, seed).catch(refuseLoad);
   if (plus.referenceErrors.length > 0) throw new Refused(`precondition: the reference raises on a plus input the preconditions allow: ${plus.referenceErrors[0]}`);
-  const muts = await rt.variants(task.reference, sig.returns);
+  const muts = await rt.variants(task.reference, sig.returns).catch(parserFailed);
   const arena = muts.filter((m) => {
     try {
       return deps.roundTrip(m.code, sig) === m.code;
@@ -334,6 +334,16 @@ async function arenise(t: Task, deps: AreniseDeps, rt: AreniseRuntime, seed: num
       weakGolden,
     },
   };
+}
+
+/**
+ * The parser (trusted, never runs the reference) failed on this reference: deep nesting can overflow
+ * the interpreter's stack before Python can raise (Pyodide's fatal error). The task is refused, not
+ * the import; a parser that does not start at all still fails the import.
+ */
+function parserFailed(e: unknown): never {
+  if (e instanceof Error && e.name === "SandboxStartError") throw e;
+  throw new Refused(`the reference could not be parsed: ${String((e as Error)?.message ?? e).slice(0, 200)}`);
 }
 
 function refuseLoad(e: unknown): never {

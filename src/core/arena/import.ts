@@ -129,9 +129,9 @@ function fromHumanEval(raw: unknown, opts: ImportOptions): Task {
 
 function build(rawId: string, prompt: string, entry: string, reference: string, testLines: string[], testField: string, opts: ImportOptions): Task {
   const id = rawId.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
-  const def = [...reference.matchAll(/\bdef\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(([^)]*)\)/g)].find((m) => m[1] === entry);
+  const def = defHeaders(reference).find((d) => d.name === entry);
   if (!def) throw new FieldError("code", `does not define ${entry}(...) (the function the tests call)`);
-  const names = def[2]
+  const names = def.params
     .split(",")
     .map((p) => p.split(/[:=]/)[0].trim())
     .filter((p) => p !== "" && !p.startsWith("*"));
@@ -187,9 +187,30 @@ function build(rawId: string, prompt: string, entry: string, reference: string, 
   };
 }
 
-/** Names called in a line of Python (`name(`), found with a fixed pattern: no regex is built from input. */
+/**
+ * Names called in a line of Python (`name(`), found with a fixed pattern: no regex is built from input.
+ * A match starts only where a name starts: without the look-behind, a long name with no `(` after it
+ * is rescanned from each of its characters (quadratic: a 1 MB test line held the page for minutes).
+ */
 function calledNames(line: string): string[] {
-  return [...line.matchAll(/([A-Za-z_][A-Za-z0-9_]*)\s*\(/g)].map((m) => m[1]);
+  return [...line.matchAll(/(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)\s*\(/g)].map((m) => m[1]);
+}
+
+/**
+ * Each `def NAME(PARAMS)` of `code`, PARAMS up to the next `)`, in linear time. (The pattern
+ * `def NAME(([^)]*))` rescans to the end of the text from every `def f(` with no `)` after it:
+ * a hostile reference of 1 MB held the page for minutes.)
+ */
+function defHeaders(code: string): { name: string; params: string }[] {
+  const out: { name: string; params: string }[] = [];
+  let close = -1;
+  for (const m of code.matchAll(/\bdef\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/g)) {
+    const open = m.index + m[0].length;
+    if (close < open) close = code.indexOf(")", open);
+    if (close < 0) break;
+    out.push({ name: m[1], params: code.slice(open, close) });
+  }
+  return out;
 }
 
 function normalise(code: string): string {
