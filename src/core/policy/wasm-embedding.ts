@@ -15,8 +15,8 @@
  * tests/unit/policy/wasm-embedding.test.ts (values and gradients bit for bit, whole training runs).
  */
 import * as tf from "@tensorflow/tfjs";
-import { registerFlagOnce, type KernelArgs } from "./wasm-kernels.ts";
-import { Code, emitModule, I32, type FuncDef } from "./wasm-emit.ts";
+import { kernelOver, registerFlagOnce, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { Code, I32, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps the one-hot products (the benchmark's "before"). */
 export const WASM_EMBEDDING_FLAG = "A1_WASM_EMBEDDING_GRAD";
@@ -51,30 +51,11 @@ function scatterAddFunction(): FuncDef {
   return { name: "scatterAdd", params: new Array(6).fill(I32), locals: [I32, I32], body: c };
 }
 
-interface WasmBackendInternals {
-  dataIdMap: { get(dataId: object): { memoryOffset: number | null } | undefined };
-  makeOutput(shape: number[], dtype: "float32"): tf.TensorInfo;
-  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
-}
-
 type Exports = { scatterAdd(dy: number, ids: number, out: number, N: number, C: number, outBytes: number): void };
 const instances = new WeakMap<WebAssembly.Memory, Exports | null>();
 
 function kernelFor(backend: unknown): Exports | null {
-  const b = backend as Partial<WasmBackendInternals>;
-  const memory = b.wasm?.asm?.memory ?? b.wasm?.wasmMemory;
-  if (!(memory instanceof WebAssembly.Memory) || typeof b.makeOutput !== "function" || !b.dataIdMap) return null;
-  let k = instances.get(memory);
-  if (k === undefined) {
-    try {
-      const shared = typeof SharedArrayBuffer !== "undefined" && memory.buffer instanceof SharedArrayBuffer;
-      k = new WebAssembly.Instance(new WebAssembly.Module(emitModule([scatterAddFunction()], { shared })), { env: { memory } }).exports as unknown as Exports;
-    } catch {
-      k = null;
-    }
-    instances.set(memory, k);
-  }
-  return k;
+  return kernelOver(backend, instances, () => [scatterAddFunction()]);
 }
 
 

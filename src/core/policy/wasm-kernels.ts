@@ -5,6 +5,7 @@
  * kernel for one that runs ours while the flag is on and falls back to tfjs's where ours declines.
  */
 import * as tf from "@tensorflow/tfjs";
+import { emitModule, type FuncDef } from "./wasm-emit.ts";
 
 /** The arguments tfjs passes a kernel function. */
 export type KernelArgs = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap };
@@ -39,4 +40,35 @@ export function overrideWasmKernel(name: string, flag: string, ours: (args: Kern
     }) as unknown as tf.KernelFunc,
   });
   return true;
+}
+
+/** The parts of tfjs-backend-wasm's BackendWasm the kernels read (internals: checked before use). */
+export interface WasmBackendInternals {
+  dataIdMap: { get(dataId: object): { memoryOffset: number | null } | undefined };
+  makeOutput(shape: number[], dtype: "float32"): tf.TensorInfo;
+  disposeData(dataId: object): void;
+  /** The module's memory: exported (`asm.memory`) by the single-threaded builds, created in JS (`wasmMemory`, shared) by the threaded one. */
+  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
+}
+
+/**
+ * A kernel module of `functions` instantiated over `backend`'s own memory, once per memory (in
+ * `cache`), or null where that cannot be done (internals missing, no SIMD in this engine, a memory
+ * we cannot import): the caller then leaves the work to tfjs's kernel.
+ */
+export function kernelOver<E>(backend: unknown, cache: WeakMap<WebAssembly.Memory, E | null>, functions: () => FuncDef[]): E | null {
+  const b = backend as Partial<WasmBackendInternals>;
+  const memory = b.wasm?.asm?.memory ?? b.wasm?.wasmMemory;
+  if (!(memory instanceof WebAssembly.Memory) || typeof b.makeOutput !== "function" || !b.dataIdMap) return null;
+  let k = cache.get(memory);
+  if (k === undefined) {
+    try {
+      const shared = typeof SharedArrayBuffer !== "undefined" && memory.buffer instanceof SharedArrayBuffer;
+      k = new WebAssembly.Instance(new WebAssembly.Module(emitModule(functions(), { shared })), { env: { memory } }).exports as unknown as E;
+    } catch {
+      k = null;
+    }
+    cache.set(memory, k);
+  }
+  return k;
 }

@@ -18,8 +18,8 @@
  * match nor broadcast from 1, a backend without the internals used here) go to tfjs's kernel.
  */
 import * as tf from "@tensorflow/tfjs";
-import { overrideWasmKernel } from "./wasm-kernels.ts";
-import { Code, emitModule, F32, I32, V128, type FuncDef } from "./wasm-emit.ts";
+import { kernelOver, overrideWasmKernel, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { Code, F32, I32, V128, type FuncDef } from "./wasm-emit.ts";
 
 /** slow_batch_matmul's kBlockSize (tfjs-backend-wasm/src/cc/batch_mat_mul_impl.cc). */
 const KBLOCK = 48;
@@ -223,35 +223,11 @@ interface KernelExports {
   pack(src: number, dst: number, count: number, N: number, K: number): void;
 }
 
-/** The parts of tfjs-backend-wasm's BackendWasm this kernel reads (internals: checked before use). */
-interface WasmBackendInternals {
-  dataIdMap: { get(dataId: object): { memoryOffset: number | null } | undefined };
-  makeOutput(shape: number[], dtype: "float32"): tf.TensorInfo;
-  disposeData(dataId: object): void;
-  /** The module's memory: exported (`asm.memory`) by the single-threaded builds, created in JS (`wasmMemory`, shared) by the threaded one. */
-  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
-}
-
 const instances = new WeakMap<WebAssembly.Memory, KernelExports | null>();
 
 /** The kernel instantiated over this backend's memory, or null where that cannot be done. */
 function kernelFor(backend: unknown): KernelExports | null {
-  const b = backend as Partial<WasmBackendInternals>;
-  const memory = b.wasm?.asm?.memory ?? b.wasm?.wasmMemory;
-  if (!(memory instanceof WebAssembly.Memory) || typeof b.makeOutput !== "function" || !b.dataIdMap) return null;
-  let k = instances.get(memory);
-  if (k === undefined) {
-    try {
-      const shared = typeof SharedArrayBuffer !== "undefined" && memory.buffer instanceof SharedArrayBuffer;
-      const bytes = emitModule([bmmFunction(), packFunction()], { shared });
-      const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
-      k = instance.exports as unknown as KernelExports;
-    } catch {
-      k = null; // no SIMD in this engine, or a memory we cannot import: tfjs's kernel it is
-    }
-    instances.set(memory, k);
-  }
-  return k;
+  return kernelOver(backend, instances, () => [bmmFunction(), packFunction()]);
 }
 
 type KernelFunc = (args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }) => tf.TensorInfo;

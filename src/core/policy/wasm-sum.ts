@@ -10,8 +10,8 @@
  * reductions (trailing or all axes, non-float32) go to tfjs's kernel.
  */
 import * as tf from "@tensorflow/tfjs";
-import { overrideWasmKernel, type KernelArgs } from "./wasm-kernels.ts";
-import { Code, emitModule, F32, I32, V128, type FuncDef } from "./wasm-emit.ts";
+import { kernelOver, overrideWasmKernel, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { Code, F32, I32, V128, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false sends every Sum to tfjs's kernel (the benchmark's "before"). */
 export const WASM_SUM_FLAG = "A1_WASM_COLUMN_SUM";
@@ -48,30 +48,11 @@ function colSumFunction(): FuncDef {
   return { name: "colSum", params: [I32, I32, I32, I32], locals: [I32, I32, I32, I32, V128, V128, V128, V128, F32], body: c };
 }
 
-interface WasmBackendInternals {
-  dataIdMap: { get(dataId: object): { memoryOffset: number | null } | undefined };
-  makeOutput(shape: number[], dtype: "float32"): tf.TensorInfo;
-  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
-}
-
 type Exports = { colSum(x: number, out: number, N: number, C: number): void };
 const instances = new WeakMap<WebAssembly.Memory, Exports | null>();
 
 function kernelFor(backend: unknown): Exports | null {
-  const b = backend as Partial<WasmBackendInternals>;
-  const memory = b.wasm?.asm?.memory ?? b.wasm?.wasmMemory;
-  if (!(memory instanceof WebAssembly.Memory) || typeof b.makeOutput !== "function" || !b.dataIdMap) return null;
-  let k = instances.get(memory);
-  if (k === undefined) {
-    try {
-      const shared = typeof SharedArrayBuffer !== "undefined" && memory.buffer instanceof SharedArrayBuffer;
-      k = new WebAssembly.Instance(new WebAssembly.Module(emitModule([colSumFunction()], { shared })), { env: { memory } }).exports as unknown as Exports;
-    } catch {
-      k = null;
-    }
-    instances.set(memory, k);
-  }
-  return k;
+  return kernelOver(backend, instances, () => [colSumFunction()]);
 }
 
 const size = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
