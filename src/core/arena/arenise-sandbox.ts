@@ -11,7 +11,7 @@
 import type { Canonical } from "../grader/canonical.ts";
 import type { SupervisedGrader } from "../grader/supervisor.ts";
 import type { StepResult } from "../grader/verdicts.ts";
-import { ReferenceLoadError, type AreniseRuntime, type Mutant, type Normalised, type ProbeResult } from "./arenise.ts";
+import { pyTypeOf, ReferenceLoadError, type AreniseRuntime, type Mutant, type Normalised, type ProbeResult } from "./arenise.ts";
 import { buildPlusTests, type ReferenceAnswer } from "./plus.ts";
 import { formatArgs, formatLiteral, parseAssert, type PyLit } from "./task-literals.ts";
 import type { Task } from "./task.ts";
@@ -51,16 +51,7 @@ export function probeModule(reference: string, entry: string, params: string[], 
     "def _a1_copy(v):",
     "    return [_a1_copy(x) for x in v] if type(v) is list else v",
     `_a1_pres = [${preconditions.map((p) => `lambda ${names}: (${p})`).join(", ")}]`,
-    "def _a1_ty(v):",
-    "    if type(v) is bool: return 'bool'",
-    "    if type(v) is int: return 'int'",
-    "    if type(v) is str: return 'str'",
-    "    if type(v) is list:",
-    "        if len(v) == 0: return 'list[]'",
-    "        if all(type(x) is int for x in v): return 'list[int]'",
-    "        if all(type(x) is str for x in v): return 'list[str]'",
-    "        return 'list'",
-    "    return type(v).__name__",
+    ...pyTypeOf("_a1_ty"),
     "def _a1_holds(p, args):",
     "    try:",
     "        return bool(p(*_a1_copy(args)))",

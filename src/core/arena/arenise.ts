@@ -443,6 +443,26 @@ export interface ProbeResult {
 }
 
 /**
+ * Python source of `def NAME(v)`: an answer's arena type as the import infers types (`int`,
+ * `list[int]`, `list[]` for an empty list, else Python's type name); the trusted runner and the
+ * sandbox probe (arenise-sandbox.ts) both define it from here.
+ */
+export function pyTypeOf(name: string): string[] {
+  return [
+    `def ${name}(v):`,
+    "    if type(v) is bool: return 'bool'",
+    "    if type(v) is int: return 'int'",
+    "    if type(v) is str: return 'str'",
+    "    if type(v) is list:",
+    "        if len(v) == 0: return 'list[]'",
+    "        if all(type(x) is int for x in v): return 'list[int]'",
+    "        if all(type(x) is str for x in v): return 'list[str]'",
+    "        return 'list'",
+    "    return type(v).__name__",
+  ];
+}
+
+/**
  * Runs the original reference on every input (deep copies, per-call step limit) and evaluates each
  * precondition candidate over the original parameter names.
  */
@@ -457,16 +477,7 @@ async function probeOriginal(runPython: RunPython, t: Task, inputs: PyLit[][], p
     `__cands = [${inputs.map((args) => `(${formatArgs(args)}${args.length === 1 ? "," : ""})`).join(", ")}]`,
     `__pres = [${preconditions.map((p) => `lambda ${names}: (${p})`).join(", ")}]`,
     `__expected = [${expected.join(", ")}]`,
-    "def __ty(v):",
-    "    if type(v) is bool: return 'bool'",
-    "    if type(v) is int: return 'int'",
-    "    if type(v) is str: return 'str'",
-    "    if type(v) is list:",
-    "        if len(v) == 0: return 'list[]'",
-    "        if all(type(x) is int for x in v): return 'list[int]'",
-    "        if all(type(x) is str for x in v): return 'list[str]'",
-    "        return 'list'",
-    "    return type(v).__name__",
+    ...pyTypeOf("__ty"),
     "__out = []",
     "__gold = []",
     "for __i, __a in enumerate(__cands):",
