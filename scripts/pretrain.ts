@@ -101,7 +101,7 @@ function runAsPreScriptOfTrain(): boolean {
 
 async function main(): Promise<void> {
   if (runAsPreScriptOfTrain()) {
-    console.log("pretrain: skipped (npm runs \"pretrain\" before \"train\"); the shipped base checkpoints are used. Rebuild them with npm run pretrain.");
+    console.log("pretrain: skipped (npm runs \"pretrain\" before \"train\"); the shipped base checkpoint is used. Rebuild it with npm run pretrain.");
     return;
   }
   const opts = pretrainArgs(process.argv.slice(2));
