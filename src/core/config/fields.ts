@@ -174,8 +174,8 @@ export const CONFIG_FIELDS = {
   },
   // --- optimisation ---
   learning_rate: {
-    kind: "number", default: 1e-4, min: 0, max: 1, exclusiveMin: true, group: "optimisation", policy: "lr", trl: true,
-    effect: "Peak AdamW learning rate of both policies.",
+    kind: "number", default: 3e-4, min: 0, max: 1, exclusiveMin: true, group: "optimisation", policy: "lr", trl: true,
+    effect: "Peak AdamW learning rate of both policies. At 3e-4 the classroom run's second mini-batch is off-policy enough for the PPO clip to act on a few steps; at 1e-4 it never does, at 1e-3 the Code policy collapses (docs/TASKS.md).",
     when: "Lower if KL explodes or rewards collapse; tiny models take far larger rates than the paper's 1e-6.",
   },
   lr_scheduler_type: {
