@@ -20,7 +20,7 @@
 import type { Bench, CodeEvaluation, EvalProgress, SuiteEvaluation } from "../arena/metrics-evaluate.ts";
 import { evaluateCodes, evaluateSuites } from "../arena/metrics-evaluate.ts";
 import { decodeCode, decodeSuite, encodeCode } from "../arena/tokenizer.ts";
-import { taskSignature, type Task, type TaskFile } from "../arena/task.ts";
+import { SPLITS, taskSignature, type Task, type TaskFile } from "../arena/task.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
 import type { Grader } from "../grader/types.ts";
 import { EVAL_METRIC_KEYS, type EvalMetricKey } from "../loop/types.ts";
@@ -102,10 +102,8 @@ export const QUICK_LOOK_TASKS_PER_SPLIT = 8;
  * (public/bench/, `npm run app-bench`) is built over exactly these.
  */
 export function quickLookTasks(file: TaskFile, perSplit = QUICK_LOOK_TASKS_PER_SPLIT): Task[] {
-  const splits = [...new Set(file.tasks.map((t) => t.split))].sort((a, b) => SPLIT_ORDER.indexOf(a) - SPLIT_ORDER.indexOf(b));
-  return splits.flatMap((split) => file.tasks.filter((t) => t.split === split).slice(0, perSplit));
+  return SPLITS.flatMap((split) => file.tasks.filter((t) => t.split === split).slice(0, perSplit));
 }
-const SPLIT_ORDER: readonly string[] = ["train", "heldout", "heldout_compositional", "heldout_family"];
 
 /** Only the StepMetrics evaluation fields, as RunLoop's `evaluate` returns them (NaN where not measured). */
 export function evalStepMetrics(m: EvalMetrics): { [K in EvalMetricKey]: number } {
