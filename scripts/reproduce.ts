@@ -22,7 +22,8 @@ import type { StepMetrics } from "../src/core/loop/types.ts";
 import { runTrainTasks, taskVisits } from "../src/core/duel/task-order.ts";
 import type { Grader } from "../src/core/grader/types.ts";
 import type { Bench } from "../src/core/arena/metrics-evaluate.ts";
-import type { TaskFile } from "../src/core/arena/task.ts";
+import type { Split, TaskFile } from "../src/core/arena/task.ts";
+import { tasksOfSplit } from "../src/core/arena/task-suite.ts";
 
 /**
  * Default scale: the preset's own steps (classroom: 36 = 3 epochs of the train tasks, so every task
@@ -45,7 +46,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "eval-seed": { kind: "int", min: 0, help: "sampling seed of every evaluation, independent of the run seeds (default 0)" },
   "eval-train-tasks": { kind: "string", help: "trained (default: the train tasks each run trained on) | all; held-out tasks: always all" },
   "eval-task-limit": { kind: "int", min: 1, help: "evaluate only the first N train tasks and N of each held-out split (default: all; arena-v2's 1,000+ tasks take long)" },
-  tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1 (default), arena-v2" },
+  tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1, arena-v2 (default: the preset's task_set)" },
   "out-dir": { kind: "string", help: "where runs and evaluations are cached (default runs/reproduce)" },
   results: { kind: "string", help: "the report to write (default docs/RESULTS.md)" },
 };
@@ -109,6 +110,8 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write("reproduce: the runs are shorter than one epoch, so train tasks are evaluated on all of them (the same set for base and every run)\n");
   }
   const command = `npm run reproduce -- ${argv.join(" ")}`.trim();
+  const count = (split: Split) => tasksOfSplit(file, split).length;
+  const taskSet = `${file.name} (${runTrainTasks(file, presetBase).length} of its ${count("train")} train tasks trained on; held-out: ${count("heldout_compositional")} compositional, ${count("heldout_family")} family)`;
   const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
   log(`reproduce: ${jobs.length} jobs (${jobs.filter((j) => j.config.mode !== "base").length} to train, ${steps} steps each), cache ${outDir}`);
   mkdirSync(outDir, { recursive: true });
@@ -125,7 +128,7 @@ async function main(argv: string[]): Promise<void> {
       done.push({ job, result });
       const left = ((Date.now() - t0) / (i + 1)) * (jobs.length - i - 1);
       log(`[${i + 1}/${jobs.length}] ${job.name}: plus held-out ${pct(result.metrics.plus_pass_heldout)}, Mul ${result.metrics.mul.toFixed(2)}; ETA ${formatDuration(left / 1000)}`);
-      writeReport(done, { command, preset, steps, seeds, evalOpts, resultsPath });
+      writeReport(done, { command, preset, steps, seeds, evalOpts, resultsPath, taskSet });
     }
     log(`wrote ${resultsPath}`);
   } finally {
@@ -189,7 +192,7 @@ function result(job: Job, file: TaskFile, metrics: EvalMetrics, steps: StepMetri
 
 function writeReport(
   done: { job: Job; result: JobResult }[],
-  o: { command: string; preset: string; steps: number; seeds: number[]; evalOpts: NodeEvalOptions; resultsPath: string },
+  o: { command: string; preset: string; steps: number; seeds: number[]; evalOpts: NodeEvalOptions; resultsPath: string; taskSet: string },
 ): void {
   const main = done.filter((d) => d.job.kind === "main").map((d) => d.result);
   const alpha = done.filter((d) => d.job.kind === "alpha").map((d) => d.result);
@@ -210,9 +213,11 @@ function writeReport(
       evalTasks:
         (o.evalOpts.trainTasks === "all" ? "every train and every held-out task" : "every held-out task and the train tasks each run trained on (all of them: every run covers at least one epoch)") +
         (o.evalOpts.taskLimit !== undefined ? `, limited to the first ${o.evalOpts.taskLimit} train tasks and ${o.evalOpts.taskLimit} of each held-out split` : ""),
+      taskSet: o.taskSet,
       main,
       alpha,
       curveDir: "results",
+      discussion: existsSync(join(curveDir, "discussion.md")) ? readFileSync(join(curveDir, "discussion.md"), "utf8") : null,
       generatedAt: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",
     }),
   );

@@ -5,6 +5,7 @@
  */
 import type { StepMetrics } from "../core/loop/types.ts";
 import type { EvalMetrics } from "../core/duel/evaluate.ts";
+import { createHash } from "node:crypto";
 import { Rng } from "../core/rng.ts";
 
 /** One finished job: its evaluation and its per-step training metrics (empty for base). */
@@ -31,11 +32,19 @@ export interface ReportInput {
   /** Sampling seed of every evaluation (independent of the run seeds). */
   evalSeed: number;
   evalTasks: string;
+  /** The task set in words: its name and how many tasks each split holds. */
+  taskSet: string;
   main: JobResult[];
   alpha: JobResult[];
   /** Relative path prefix of the SVG files from RESULTS.md. */
   curveDir: string;
   generatedAt: string;
+  /**
+   * The hand-written discussion of these numbers (docs/results/discussion.md), or null. Its first
+   * line names the fingerprint of the results it discusses (`<!-- results HASH -->`); when the
+   * numbers change, the report says the discussion was written for other numbers.
+   */
+  discussion: string | null;
 }
 
 const MODE_ORDER = ["base", "golden-tests", "self-play", "self-play-blackbox", "cure", "code-a1"];
@@ -61,7 +70,8 @@ function cell(xs: number[], scale: number, digits: number): string {
 const COLUMNS: { key: keyof EvalMetrics; title: string; scale: number; digits: number }[] = [
   { key: "plus_pass_train", title: "plus-pass@1 train (%)", scale: 100, digits: 1 },
   { key: "plus_pass_heldout", title: "plus-pass@1 held-out (%)", scale: 100, digits: 1 },
-  { key: "plus_share_train", title: "plus tests passed train (%)", scale: 100, digits: 1 },
+  { key: "plus_pass_heldout_compositional", title: "compositional (%)", scale: 100, digits: 1 },
+  { key: "plus_pass_heldout_family", title: "family (%)", scale: 100, digits: 1 },
   { key: "plus_share_heldout", title: "plus tests passed held-out (%)", scale: 100, digits: 1 },
   { key: "golden_pass_train", title: "golden-pass@1 train (%)", scale: 100, digits: 1 },
   { key: "test_validity", title: "test validity (%)", scale: 100, digits: 1 },
@@ -111,10 +121,13 @@ export function pairedDifference(mode: readonly JobResult[], base: readonly JobR
 
 const PAIRED: { key: keyof EvalMetrics; title: string; scale: number; digits: number }[] = [
   { key: "plus_pass_heldout", title: "plus-pass@1 held-out (pts)", scale: 100, digits: 1 },
+  { key: "plus_pass_heldout_compositional", title: "plus-pass@1 compositional (pts)", scale: 100, digits: 1 },
+  { key: "plus_pass_heldout_family", title: "plus-pass@1 family (pts)", scale: 100, digits: 1 },
   { key: "plus_share_heldout", title: "plus tests passed held-out (pts)", scale: 100, digits: 1 },
   { key: "plus_pass_train", title: "plus-pass@1 train (pts)", scale: 100, digits: 1 },
   { key: "test_validity", title: "test validity (pts)", scale: 100, digits: 1 },
   { key: "mul", title: "Mul", scale: 1, digits: 2 },
+  { key: "bug_detection", title: "bug detection (pts)", scale: 100, digits: 1 },
 ];
 
 /** Each trained mode minus base, seed by seed: mean and 95% bootstrap interval; rows reusing the base Test policy say so. */
@@ -155,7 +168,7 @@ function earlyLate(jobs: JobResult[], key: keyof StepMetrics): { early: number; 
  * the paired difference's 95% bootstrap interval over seeds (pairedDifference): **holds** when the
  * interval lies above 0, **does not hold** when it lies below, **undecided** when it contains 0.
  */
-export function expectations(main: JobResult[]): string[] {
+export function expectations(main: JobResult[], alpha: JobResult[] = []): string[] {
   const m = (mode: string, key: keyof EvalMetrics) => mean(byMode(main, mode).map((j) => j.metrics[key]));
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : "n/a");
   const pts = (x: number) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)}`;
@@ -189,8 +202,42 @@ export function expectations(main: JobResult[]): string[] {
   const codeA1 = byMode(main, "code-a1");
   p = judged(pairedDifference(within(codeA1, "tts_plus_pass", "plain_plus_pass"), zero(codeA1), "plus_pass_heldout"));
   out.push(`- Test-time scaling helps the trained pair (ranked above plain sampling): ${p.v}: ${pct(m("code-a1", "tts_plus_pass"))} vs ${pct(m("code-a1", "plain_plus_pass"))}, ${p.text}; base pair ${pct(m("base", "tts_plus_pass"))} vs ${pct(m("base", "plain_plus_pass"))}.`);
+  // The paper's orderings (spec, "Headline results"), each as a paired difference between two modes
+  // trained on the same seeds: code on held-out plus-pass, tests on Mul.
+  const metricText = (key: keyof EvalMetrics, x: number) => (key === "mul" ? x.toFixed(2) : pct(x));
+  for (const [a, b, key, what] of ORDERINGS) {
+    if (byMode(main, a).length === 0 || byMode(main, b).length === 0) continue;
+    const d = pairedDifference(byMode(main, a), byMode(main, b), key);
+    const q = key === "mul" ? { ...d, mean: d.mean / 100, lo: d.lo / 100, hi: d.hi / 100 } : d;
+    p = judged(q);
+    const text = key === "mul" ? p.text.replace(/points/g, "Mul") : p.text;
+    out.push(`- ${NAMES[a]} above ${NAMES[b]} on ${what}: ${p.v}: ${metricText(key, m(a, key))} vs ${metricText(key, m(b, key))}, ${text}.`);
+  }
+  if (alpha.length > 0) {
+    const byAlpha = [...new Set([...alpha.map((j) => j.alpha), 0.5])].sort((x, y) => x - y).map((a) => ({ a, mul: mean((a === 0.5 ? byMode(main, "code-a1") : alpha.filter((j) => j.alpha === a)).map((j) => j.metrics.mul)) }));
+    const best = byAlpha.filter((r) => Number.isFinite(r.mul)).reduce((x, y) => (y.mul > x.mul ? y : x), { a: NaN, mul: -Infinity });
+    out.push(`- alpha = 0.5 gives the best Mul of the sweep (paper: 7.14 at 0.5, 3.94-6.00 elsewhere): ${verdict(Number.isFinite(best.a) ? best.a === 0.5 : null)}: ${byAlpha.map((r) => `${r.a}: ${r.mul.toFixed(2)}`).join(", ")} (means; the other alphas ran on ${[...new Set(alpha.map((j) => j.seed))].length} seed(s), no interval).`);
+  }
   return out;
 }
+
+const NAMES: Record<string, string> = { "code-a1": "Code-A1", "golden-tests": "Golden Tests", "self-play": "Self-Play", cure: "CURE", base: "Base" };
+
+/**
+ * The orderings the paper reports (Code-A1 >= Golden Tests >= Self-Play > Base on code, Code-A1 >=
+ * Self-Play > Base on tests), and Code-A1 against CURE, which the paper discusses but does not
+ * tabulate, plus transfer to unseen combinations of seen primitives.
+ */
+const ORDERINGS: [string, string, keyof EvalMetrics, string][] = [
+  ["code-a1", "base", "plus_pass_heldout_compositional", "plus-pass@1 (held-out compositional: unseen combinations of seen primitives)"],
+  ["code-a1", "golden-tests", "plus_pass_heldout", "code (plus-pass@1, held-out)"],
+  ["golden-tests", "self-play", "plus_pass_heldout", "code (plus-pass@1, held-out)"],
+  ["self-play", "base", "plus_pass_heldout", "code (plus-pass@1, held-out)"],
+  ["code-a1", "self-play", "mul", "tests (Mul)"],
+  ["self-play", "base", "mul", "tests (Mul)"],
+  ["code-a1", "cure", "plus_pass_heldout", "code (plus-pass@1, held-out)"],
+  ["code-a1", "cure", "mul", "tests (Mul)"],
+];
 
 /** A line chart of one step metric: mean over seeds per mode. */
 export function curveSvg(main: JobResult[], key: keyof StepMetrics, title: string): string {
@@ -253,6 +300,26 @@ export function replayTable(jobs: readonly JobResult[]): string {
   return ["| run | seed | steps | visits per train task | Mistake Book replays | Mistake Book size at the end |", "|---|---:|---:|---:|---:|---:|", ...rows].join("\n");
 }
 
+/**
+ * A short hash of every job's evaluation (mode, seed, alpha, metrics to 4 decimals): the discussion
+ * names the numbers it was written for, and the report notices when they changed.
+ */
+export function resultsFingerprint(jobs: readonly JobResult[]): string {
+  const rows = jobs
+    .map((j) => [j.mode, j.seed, j.alpha, ...Object.keys(j.metrics).sort().map((k) => `${k}=${Number(j.metrics[k as keyof EvalMetrics]).toFixed(4)}`)].join(","))
+    .sort();
+  return createHash("sha256").update(rows.join("\n")).digest("hex").slice(0, 12);
+}
+
+/** The hand-written discussion, with a warning when it was written for other numbers. */
+function discussionSection(discussion: string | null, fingerprint: string): string {
+  if (discussion === null) return "(no discussion written for these numbers yet: docs/results/discussion.md)";
+  const named = /^<!--\s*results\s+([0-9a-f]{12})\s*-->/.exec(discussion)?.[1];
+  const body = discussion.replace(/^<!--[^\n]*-->\n?/, "").trim();
+  if (named === fingerprint) return body;
+  return `**The discussion below was written for other numbers (results ${named ?? "unnamed"}, these are ${fingerprint}): re-read it against the tables before trusting it.**\n\n${body}`;
+}
+
 /** The whole RESULTS.md. */
 export function resultsMarkdown(r: ReportInput): string {
   const rows = rowLabels(r.main).filter((mode) => byMode(r.main, mode).length).map((mode) => ({ label: mode, jobs: byMode(r.main, mode) }));
@@ -262,15 +329,16 @@ export function resultsMarkdown(r: ReportInput): string {
     jobs: alpha === 0.5 ? byMode(r.main, "code-a1") : r.alpha.filter((j) => j.alpha === alpha),
   }));
   const seconds = [...r.main, ...r.alpha].reduce((a, j) => a + j.trainSeconds, 0);
+  const fingerprint = resultsFingerprint([...r.main, ...r.alpha]);
   return `# Results: the Code-A1 claim in miniature
 
-Generated by \`npm run reproduce\` on ${r.generatedAt}; do not edit by hand.
+Generated by \`npm run reproduce\` on ${r.generatedAt}; do not edit by hand (the Discussion comes from docs/results/discussion.md).
 ${r.seeds.length < 3 || r.steps < 5 ? `\n**A smoke run (${r.seeds.length} seed(s), ${r.steps} steps): it shows the pipeline works end to end, not whether the claim holds.**\n` : ""}
 \`\`\`sh
 ${r.command}
 \`\`\`
 
-Preset \`${r.preset}\`, ${r.steps} training steps, seeds ${r.seeds.join(", ")}; evaluation: ${r.evalSamples} samples per task at
+Task set ${r.taskSet}. Preset \`${r.preset}\`, ${r.steps} training steps, seeds ${r.seeds.join(", ")}; evaluation: ${r.evalSamples} samples per task at
 temperature 0.7 on ${r.evalTasks}, evaluation seed ${r.evalSeed} for every run (it does not follow the run seed); pass@k and
 mut@k with k = ${r.evalK} (n = ${r.evalSamples}). Cells are mean ± sample standard deviation over seeds. Training time of all
 runs: ${(seconds / 60).toFixed(1)} min.
@@ -280,7 +348,8 @@ runs: ${(seconds / 60).toFixed(1)} min.
 ${table(rows)}
 
 Columns as in the paper: plus-pass@1 is the share of sampled programs passing every plus test (EvalPlus-style,
-~100 seeded inputs per task), golden-pass@1 the same on the tasks' hand-written tests, test validity the share of
+~100 seeded inputs per task); held-out is every task outside the train split, "compositional" the held-out tasks that
+combine primitives each seen in training, "family" those with a primitive never seen in training (docs/TASKS.md); golden-pass@1 the same on the tasks' hand-written tests, test validity the share of
 generated assert lines that are correct on the reference, Mul = pass@k x mut@k x 100 on the paper's scale, bug
 detection the share of hand-written buggy variants a suite catches. "plain" / "ranked": test-time scaling, the
 plus-pass@1 of a random sample vs the sample the Test policy's own suites rank first (section 5 of issue 5).
@@ -311,21 +380,27 @@ ${CURVES.map((c) => `![${c.title}](${r.curveDir}/${c.file})`).join("\n")}
 
 ## What we expected, checked on these numbers
 
-${expectations(r.main).join("\n")}
+${expectations(r.main, r.alpha).join("\n")}
+
+## Discussion
+
+${discussionSection(r.discussion, fingerprint)}
 
 ## Where the miniature does and does not match the paper
 
-- Scale: the paper trains 1.5B-7B pretrained LLMs for ~111 steps of 256 tasks on MBPP/HumanEval-style data; here two
-  transformers of ~0.1M parameters (\`tiny\`) train for ${r.steps} steps of a few tasks on a fixed 63-task arena-Python suite,
-  on CPU (wasm). Absolute numbers are not comparable; only the direction of differences is.
+- Scale: the paper trains 1.5B-7B pretrained LLMs for ~111 steps of 256 tasks on MBPP/HumanEval-style data; here one
+  joint base transformer of ~0.14M parameters (\`tiny\`; Code-A1 trains two copies of it) trains for ${r.steps} steps of 4
+  tasks on ${r.taskSet}, on CPU (wasm). Absolute numbers are not comparable; only the direction of differences is.
 - Seeds: ${r.seeds.length} seed(s) per mode. Where the ± spread is as large as a difference between rows, that difference is
-  not evidence either way.
-- The base players are ${r.main.some((j) => j.mode === "base") ? "whatever `startPlayers` (trainer-service.ts) loads: the pretrained checkpoints in public/checkpoints/ when present, else fresh seeded weights (which write valid but meaningless programs, so every code metric starts near zero)" : "not evaluated in this run"}.
+  not evidence either way. The base is measured once (one evaluation seed), so its own sampling noise (about 1.5 points on
+  held-out plus-pass, docs/TASKS.md) is not in the intervals.
+- The base players are ${r.main.some((j) => j.mode === "base") ? "the one shipped joint checkpoint (public/checkpoints/base-tiny.bin, docs/BASE-MODELS.md), which every mode also starts from" : "not evaluated in this run"}.
 - Rewards, the Mistake Book, TopVar and GRPO follow the spec exactly; the grammar-constrained decoding (every sample is
   runnable arena-Python) has no counterpart in the paper and removes the syntax-error failure mode the paper's models
   must unlearn.
 - Each expectation above is marked holds / does not hold / undecided by its paired 95% interval over seeds (the
-  trends by their means); a "does not hold" is a result, not a bug report. Things to investigate first: too few steps for the policies to move (compare the curves' first and last
-  steps), a Test policy whose suites are mostly invalid (validity curve), and evaluation noise (samples per task).
+  trends by their means); a "does not hold" is a result, not a bug report.
+
+<sub>results fingerprint ${fingerprint}</sub>
 `;
 }

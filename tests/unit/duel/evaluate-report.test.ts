@@ -3,7 +3,7 @@
  * SVG curve's scaling.
  */
 import { describe, expect, it } from "vitest";
-import { curveSvg, expectations, meanStd, pairedDifference, pairedTable, resultsMarkdown, type JobResult } from "../../../src/node/results-report.ts";
+import { curveSvg, expectations, meanStd, pairedDifference, pairedTable, resultsFingerprint, resultsMarkdown, type JobResult, type ReportInput } from "../../../src/node/results-report.ts";
 import { EVAL_METRIC_KEYS, STEP_METRIC_KEYS, type StepMetrics } from "../../../src/core/loop/types.ts";
 import type { EvalMetrics } from "../../../src/core/duel/evaluate.ts";
 
@@ -68,6 +68,32 @@ describe("expectations", () => {
   });
 });
 
+describe("the paper's orderings", () => {
+  it("pairs two trained modes seed by seed, on held-out plus-pass for code and on Mul for tests", () => {
+    const main = [
+      ...[1, 2].map((seed) => job("base", seed, { plus_pass_heldout: 0.1, plus_pass_heldout_compositional: 0.2, mul: 1 })),
+      // code-a1 above golden-tests by 10 and 20 points; above self-play on Mul by 1 and 5.5.
+      job("code-a1", 1, { plus_pass_heldout: 0.4, plus_pass_heldout_compositional: 0.3, mul: 4 }),
+      job("code-a1", 2, { plus_pass_heldout: 0.5, plus_pass_heldout_compositional: 0.4, mul: 6 }),
+      job("golden-tests", 1, { plus_pass_heldout: 0.3 }),
+      job("golden-tests", 2, { plus_pass_heldout: 0.3 }),
+      // self-play against base on Mul: +2 and -0.5, an interval that contains 0.
+      job("self-play", 1, { plus_pass_heldout: 0.2, mul: 3 }),
+      job("self-play", 2, { plus_pass_heldout: 0.2, mul: 0.5 }),
+    ];
+    const lines = expectations(main, [job("code-a1", 1, { mul: 9 }), { ...job("code-a1", 1, { mul: 2 }), alpha: 0 }].map((j, i) => ({ ...j, alpha: i === 0 ? 1 : 0 })));
+    const line = (re: RegExp) => lines.find((l) => re.test(l)) ?? "";
+    expect(line(/Code-A1 above Base on plus-pass@1 \(held-out compositional/)).toMatch(/\*\*holds\*\*: 35\.0% vs 20\.0%, paired difference \+15\.0 points/);
+    expect(line(/Code-A1 above Golden Tests on code/)).toMatch(/\*\*holds\*\*: 45\.0% vs 30\.0%, paired difference \+15\.0 points, 95% interval \[\+10\.0, \+20\.0\]/);
+    expect(line(/Code-A1 above Self-Play on tests \(Mul\)/)).toMatch(/\*\*holds\*\*: 5\.00 vs 1\.75, paired difference \+3\.3 Mul/);
+    expect(line(/Self-Play above Base on tests \(Mul\)/)).toMatch(/\*\*undecided\*\*/);
+    // No CURE runs: its orderings are left out rather than judged on nothing.
+    expect(lines.some((l) => l.includes("CURE"))).toBe(false);
+    // alpha 1 (Mul 9) beats 0.5 (mean 5) and 0 (2).
+    expect(line(/alpha = 0\.5 gives the best Mul/)).toMatch(/\*\*does not hold\*\*: 0: 2\.00, 0\.5: 5\.00, 1: 9\.00/);
+  });
+});
+
 describe("paired differences", () => {
   it("pairs seeds, and bootstraps a 95% interval over them (seeded, so reproducible)", () => {
     const base = [1, 2, 3].map((seed) => job("base", seed, { plus_pass_heldout: 0.1 }));
@@ -96,7 +122,8 @@ describe("report", () => {
     const svg = curveSvg(main, "code_reward", "R_C");
     expect(svg.match(/<polyline/g)).toHaveLength(1);
     expect(svg).toContain(">code-a1</text>");
-    const md = resultsMarkdown({ command: "npm run reproduce", preset: "classroom", steps: 2, seeds: [1, 2], evalSamples: 16, evalK: 5, evalSeed: 0, evalTasks: "all", main, alpha: [], curveDir: "results", generatedAt: "now" });
+    const input: ReportInput = { command: "npm run reproduce", preset: "classroom", steps: 2, seeds: [1, 2], evalSamples: 16, evalK: 5, evalSeed: 0, evalTasks: "all", taskSet: "arena-v2 (48 trained)", main, alpha: [], curveDir: "results", generatedAt: "now", discussion: null };
+    const md = resultsMarkdown(input);
     // Mul of code-a1: mean 3, std sqrt(2) = 1.41.
     expect(md).toMatch(/\| code-a1 \| .*\| 3\.00 ± 1\.41 \|/);
     expect(md).toContain("A smoke run");
@@ -105,5 +132,25 @@ describe("report", () => {
     expect(md).toContain("k = 5 (n = 16)");
     expect(md).toContain("evaluation seed 0 for every run");
     expect(md).toMatch(/\| code-a1 \| 1 \| 2 \| 3-4 \| 0 \| 0 \|/);
+    expect(md).toContain("Task set arena-v2 (48 trained)");
+    expect(md).toContain("(no discussion written for these numbers yet");
+  });
+
+  it("embeds the hand-written discussion, and flags it when the numbers it was written for changed", () => {
+    const main = [job("base", 1, { plus_pass_heldout: 0.1 }), job("code-a1", 1, { plus_pass_heldout: 0.3 })];
+    const fp = resultsFingerprint(main);
+    expect(fp).toMatch(/^[0-9a-f]{12}$/);
+    const input = { command: "c", preset: "classroom", steps: 60, seeds: [1], evalSamples: 16, evalK: 5, evalSeed: 0, evalTasks: "all", taskSet: "t", alpha: [], curveDir: "results", generatedAt: "now" };
+    const discussion = `<!-- results ${fp} -->\nCode-A1 gains because the Test policy reads the code.\n`;
+    const fresh = resultsMarkdown({ ...input, main, discussion });
+    expect(fresh).toContain("Code-A1 gains because the Test policy reads the code.");
+    expect(fresh).not.toContain("written for other numbers");
+    expect(fresh).toContain(`results fingerprint ${fp}`);
+    // One metric moves by a point: the fingerprint changes and the report warns.
+    const moved = [main[0], job("code-a1", 1, { plus_pass_heldout: 0.31 })];
+    expect(resultsFingerprint(moved)).not.toBe(fp);
+    const stale = resultsMarkdown({ ...input, main: moved, discussion });
+    expect(stale).toContain(`written for other numbers (results ${fp}, these are ${resultsFingerprint(moved)})`);
+    expect(stale).toContain("Code-A1 gains because the Test policy reads the code.");
   });
 });
