@@ -9,7 +9,8 @@ import { dirname, join } from "node:path";
 import { appBenchPath, builtinTaskSet, BUILTIN_TASK_SETS } from "../src/core/arena/task-suite.ts";
 import { quickLookTasks } from "../src/core/duel/evaluate.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
-import { benchFileKey, loadOrPrepareBench } from "../src/node/run-files.ts";
+import { loadOrPrepareBench } from "../src/node/run-files.ts";
+import { benchFile } from "../src/core/arena/bench-file.ts";
 import { CliError, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
     const bench = await loadOrPrepareBench(grader, tasks, "runs", (p) => p.done === p.total && console.log(`[bench] ${p.text}`));
     const out = join((flags.out as string | undefined) ?? "public", appBenchPath(name));
     mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, JSON.stringify({ key: await benchFileKey(tasks), plus: [...bench.plus], mutants: [...bench.mutants] }) + "\n");
+    writeFileSync(out, JSON.stringify(await benchFile(bench)) + "\n");
     console.log(`app-bench: ${tasks.length} tasks of ${name} in ${Math.round((performance.now() - t0) / 1000)} s -> ${out}`);
   } finally {
     await grader.close();

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { CliError, cliConfig, configFlagValues, parseArgs, usage, withConfigFlags, type FlagSpec } from "../src/node/cli.ts";
 import { runTaskFile } from "../src/node/run-files.ts";
 import { evalTasks } from "../src/node/evaluate-run.ts";
-import { taskSetHash } from "../src/core/bundle.ts";
+import { benchKey } from "../src/core/arena/bench-file.ts";
 import { benchPlus, buildVerlExport } from "../src/core/export/verl.ts";
 import { presetConfig } from "../src/core/config/index.ts";
 import type { TaskFile } from "../src/core/arena/task.ts";
@@ -30,7 +30,7 @@ const REWARD_MODULE = new URL("../src/core/export/arena_reward.py", import.meta.
 
 /** Plus tests from a bench file (the `npm run eval` cache format) built for this task set. */
 async function findBench(file: TaskFile, explicit: string | undefined): Promise<{ plus: Map<string, string[]>; from: string } | null> {
-  const key = (await taskSetHash(evalTasks(file, presetConfig("classroom"), 0, "all"))).slice(0, 16);
+  const key = await benchKey(evalTasks(file, presetConfig("classroom"), 0, "all"));
   const candidates = explicit ? [explicit] : [join("runs", `bench-${key}.json`), ...(existsSync("public/bench") ? readdirSync("public/bench").map((n) => join("public/bench", n)) : [])];
   for (const path of candidates) {
     if (!existsSync(path)) {

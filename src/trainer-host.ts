@@ -5,7 +5,7 @@
  * src/core/duel/trainer-service.ts.
  */
 import { appBenchPath, builtinTaskSet } from "./core/arena/task-suite.ts";
-import { taskSetHash } from "./core/bundle.ts";
+import { benchFromFile } from "./core/arena/bench-file.ts";
 import { arenaVocabulary } from "./core/duel/contexts.ts";
 import { evalStepMetrics, evaluatePlayers, quickLookTasks } from "./core/duel/evaluate.ts";
 import { isWhiteBox } from "./core/duel/step.ts";
@@ -23,18 +23,17 @@ const EVAL_SAMPLES = 2;
 
 /**
  * The evaluation bench (plus tests and surviving mutants) of a task set's quick-look tasks, built in
- * Node by the same prepareBench the CLI uses (`npm run tasks -- app-bench`) and shipped as
+ * Node by the same prepareBench the CLI uses (`npm run app-bench`) and shipped as
  * /bench/<task set>.json: building it needs a trusted Python runtime and takes minutes, so the app
  * loads it instead.
  */
 async function loadBench(name: string, tasks: Task[]): Promise<Bench> {
   const path = appBenchPath(name);
   const response = await fetchAppFile(path);
-  if (!response) throw new Error(`the evaluation bench ${path} is missing: build it with npm run tasks -- app-bench --tasks ${name}`);
-  const f = (await response.json()) as { key: string; plus: [string, unknown][]; mutants: [string, unknown][] };
-  const key = (await taskSetHash(tasks)).slice(0, 16);
-  if (f.key !== key) throw new Error(`the evaluation bench ${path} was built for other tasks (${f.key}, these are ${key}): rebuild it with npm run tasks -- app-bench --tasks ${name}`);
-  return { tasks, plus: new Map(f.plus), mutants: new Map(f.mutants) } as Bench;
+  if (!response) throw new Error(`the evaluation bench ${path} is missing: build it with npm run app-bench -- --tasks ${name}`);
+  const { bench, key, found } = await benchFromFile(tasks, await response.json());
+  if (!bench) throw new Error(`the evaluation bench ${path} was built for other tasks (${found ?? "no key"}, these are ${key}): rebuild it with npm run app-bench -- --tasks ${name}`);
+  return bench;
 }
 
 export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerHost> {

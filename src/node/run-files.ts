@@ -6,12 +6,11 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { exportBundle, importBundle, taskSetHash, type RunSnapshot, type SnapshotCheckpoint } from "../core/bundle.ts";
+import { benchFile, benchFromFile, benchKey } from "../core/arena/bench-file.ts";
+import { exportBundle, importBundle, type RunSnapshot, type SnapshotCheckpoint } from "../core/bundle.ts";
 import { IMPORTED_TASK_SET, TASK_SETS, type Config } from "../core/config/fields.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
 import { prepareBench } from "../core/arena/mutants.ts";
-import type { Mutant } from "../core/arena/mutants.ts";
-import type { PlusTests } from "../core/arena/plus.ts";
 import { validateTaskFile, type Task, type TaskFile, type ValidateOptions } from "../core/arena/task.ts";
 import { BUILTIN_TASK_SETS, builtinTaskSet } from "../core/arena/task-suite.ts";
 import { baseCheckpointFile } from "../core/duel/pretrain.ts";
@@ -156,28 +155,17 @@ export function baseCheckpointPath(size: Config["code_model"], dir = BASE_CHECKP
   return existsSync(path) ? path : null;
 }
 
-interface BenchFile {
-  key: string;
-  plus: [string, PlusTests][];
-  mutants: [string, Mutant[]][];
-}
 
 /**
  * The evaluation bench (plus tests + surviving mutants) for `tasks`, built once and cached in
  * `cacheDir` under the task set's hash: building it runs every reference and mutant in Pyodide,
  * about two minutes for arena-v1 on two cores.
  */
-/** A bench file's key: the first 16 hex digits of its tasks' taskSetHash (the app checks it too). */
-export async function benchFileKey(tasks: Task[]): Promise<string> {
-  return (await taskSetHash(tasks)).slice(0, 16);
-}
-
 export async function loadOrPrepareBench(grader: Grader, tasks: Task[], cacheDir: string | null, onProgress?: (p: EvalProgress) => void): Promise<Bench> {
-  const key = await benchFileKey(tasks);
-  const path = cacheDir ? join(cacheDir, `bench-${key}.json`) : null;
+  const path = cacheDir ? join(cacheDir, `bench-${await benchKey(tasks)}.json`) : null;
   if (path && existsSync(path)) {
-    const f = JSON.parse(readFileSync(path, "utf8")) as BenchFile;
-    if (f.key === key) return { tasks, plus: new Map(f.plus), mutants: new Map(f.mutants) };
+    const { bench } = await benchFromFile(tasks, JSON.parse(readFileSync(path, "utf8")));
+    if (bench) return bench;
   }
   // One task per prepareBench call: a grader batch then holds one task's mutants, which keeps the
   // harness' work between steps short on a loaded machine (the supervisor's idle watchdog).
@@ -192,8 +180,7 @@ export async function loadOrPrepareBench(grader: Grader, tasks: Task[], cacheDir
   }
   if (path) {
     mkdirSync(dirname(path), { recursive: true });
-    const f: BenchFile = { key, plus: [...bench.plus], mutants: [...bench.mutants] };
-    writeFileSync(`${path}.partial`, JSON.stringify(f));
+    writeFileSync(`${path}.partial`, JSON.stringify(await benchFile(bench)));
     renameSync(`${path}.partial`, path);
   }
   return bench;

@@ -13,7 +13,8 @@ import { quickLookTasks } from "../duel/evaluate.ts";
 import { strToU8, zipSync } from "fflate";
 import type { TaskFile } from "../arena/task.ts";
 import type { Config } from "../config/index.ts";
-import { canonicalJson, taskSetHash } from "../bundle.ts";
+import { canonicalJson } from "../bundle.ts";
+import { benchKey } from "../arena/bench-file.ts";
 import { isHeldout, SPLITS } from "../arena/task.ts";
 import { checkExportable, toYaml, verlConfigObject } from "./verl-config.ts";
 import { ExportError, verlRows, writeVerlParquet } from "./verl-data.ts";
@@ -91,7 +92,7 @@ export async function benchPlus(file: TaskFile, bench: unknown): Promise<Map<str
   const b = bench as { key?: unknown; plus?: unknown };
   if (typeof b !== "object" || b === null || !Array.isArray(b.plus)) return null;
   const ordered = [...file.tasks.filter((t) => t.split === "train"), ...SPLITS.filter(isHeldout).flatMap((split) => file.tasks.filter((t) => t.split === split))];
-  const keys = [(await taskSetHash(ordered)).slice(0, 16), (await taskSetHash(quickLookTasks(file))).slice(0, 16)];
+  const keys = [await benchKey(ordered), await benchKey(quickLookTasks(file))];
   if (!keys.includes(b.key as string)) return null;
   return new Map((b.plus as [string, { lines: string[] }][]).map(([id, p]) => [id, p.lines]));
 }
