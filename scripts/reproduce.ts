@@ -1,6 +1,6 @@
 /**
- * `npm run reproduce [-- --preset classroom --seeds 3 --steps N ...]`: the research claim of issue
- * 5, section 6. Trains golden-tests, self-play and code-a1 (and evaluates base) on one preset over
+ * `npm run reproduce [-- --preset classroom --seeds 5 --steps 60 ...]`: the research claim of issue
+ * 5, section 6. Trains golden-tests, self-play, CURE and code-a1 (and evaluates base) on one preset over
  * several seeds, runs the alpha ablation, evaluates every final checkpoint, and writes
  * docs/RESULTS.md with SVG curves in docs/results/.
  *
@@ -26,21 +26,24 @@ import type { Split, TaskFile } from "../src/core/arena/task.ts";
 import { tasksOfSplit } from "../src/core/arena/task-suite.ts";
 
 /**
- * Default scale: the preset's own steps (classroom: 36 = 3 epochs of the train tasks, so every task
- * recurs 3 times and the Mistake Book replays). Measured on the shared 2-core machine (players from
- * the shipped base checkpoints): a classroom code-a1 step 6-10 s, self-play about the same,
- * golden-tests about half; one evaluation under the protocol below: every held-out task and the trained train tasks x 16 samples with test-time scaling, 175 s
- * for the base players (2026-12-01).
- * Lower --steps, --seeds, --alpha-seeds or --eval-samples to fit a busier machine.
+ * Default scale: the main table issue 12 asks for, 5 seeds x 60 steps (classroom: 5 epochs of its 48
+ * train tasks, so every task recurs 5 times and the Mistake Book replays) of base, golden-tests,
+ * self-play, CURE and code-a1, and the alpha sweep on one seed. Measured on the shared 2-core
+ * machine (2026-12-01, two reproduce processes side by side): a 60-step classroom run 1.5-2 min, one
+ * evaluation (325 tasks x 16 samples with test-time scaling) 6-8 min; 29 jobs, about 2 hours on two
+ * processes. Lower --steps, --seeds, --alpha-seeds or --eval-samples to fit a busier machine.
  */
+const DEFAULT_SEEDS = 5;
+const DEFAULT_STEPS = 60;
+const DEFAULT_MODES = "base,golden-tests,self-play,cure,code-a1";
 /** Samples per task in evaluation: at least 16 (issue 12), and n >= k for pass@5 / mut@5. */
 const DEFAULT_EVAL_SAMPLES = 16;
 
 const FLAGS: Record<string, FlagSpec> = {
   preset: { kind: "string", help: "preset every run starts from (default classroom)" },
-  seeds: { kind: "int", min: 1, help: "seeds per mode, 1..N (default 3)" },
-  steps: { kind: "int", min: 1, help: "training steps per run (default: the preset's, classroom 36 = 3 epochs)" },
-  modes: { kind: "string", help: "comma-separated modes, each optionally +ablation(s), e.g. self-play+no-mistake-book+no-topvar (default base,golden-tests,self-play,code-a1)" },
+  seeds: { kind: "int", min: 1, help: `seeds per mode, 1..N (default ${DEFAULT_SEEDS})` },
+  steps: { kind: "int", min: 1, help: `training steps per run (default ${DEFAULT_STEPS}; the classroom preset's own is 36 = 3 epochs)` },
+  modes: { kind: "string", help: `comma-separated modes, each optionally +ablation(s), e.g. self-play+no-mistake-book+no-topvar (default ${DEFAULT_MODES})` },
   "alpha-seeds": { kind: "int", min: 0, help: "seeds of each alpha-ablation run (default 1; 0 skips the ablation)" },
   "eval-samples": { kind: "int", min: 5, help: `programs and suites per task in evaluation, n >= k = 5 (default ${DEFAULT_EVAL_SAMPLES})` },
   "eval-seed": { kind: "int", min: 0, help: "sampling seed of every evaluation, independent of the run seeds (default 0)" },
@@ -69,9 +72,9 @@ interface EvalCache {
 async function main(argv: string[]): Promise<void> {
   const { flags } = parseArgs(argv, FLAGS, 0);
   const preset = (flags.preset as string | undefined) ?? "classroom";
-  const seeds = Array.from({ length: (flags.seeds as number | undefined) ?? 3 }, (_, i) => i + 1);
-  const steps = (flags.steps as number | undefined) ?? cliConfig(preset, {}).steps;
-  const modes = ((flags.modes as string | undefined) ?? "base,golden-tests,self-play,code-a1").split(",").map((m) => m.trim());
+  const seeds = Array.from({ length: (flags.seeds as number | undefined) ?? DEFAULT_SEEDS }, (_, i) => i + 1);
+  const steps = (flags.steps as number | undefined) ?? DEFAULT_STEPS;
+  const modes = ((flags.modes as string | undefined) ?? DEFAULT_MODES).split(",").map((m) => m.trim());
   for (const entry of modes) {
     const [m, ...ablations] = entry.split("+");
     if (!(MODES as readonly string[]).includes(m)) throw new CliError(`--modes: unknown mode ${JSON.stringify(m)}; known: ${MODES.join(", ")}`);
