@@ -28,7 +28,7 @@ function stepLine(e: Extract<TrainerEvent, { type: "step" }>, steps: number, eta
   const m = e.metrics;
   const f = (x: number) => x.toFixed(3);
   const pct = (x: number | null) => (x === null || !Number.isFinite(x) ? "" : `${(100 * x).toFixed(1)}%`);
-  const evals = m.plus_pass_train !== null ? `  | plus train ${pct(m.plus_pass_train)} held-out ${pct(m.plus_pass_heldout)} golden ${pct(m.golden_pass)} Mul ${Number.isFinite(m.mul) ? m.mul!.toFixed(2) : "n/a"}` : "";
+  const evals = m.plus_pass_train !== null ? `  | plus train ${pct(m.plus_pass_train)} held-out ${pct(m.plus_pass_heldout)}${m.plus_pass_heldout_compositional !== null && Number.isFinite(m.plus_pass_heldout_compositional) ? ` (compositional ${pct(m.plus_pass_heldout_compositional)}, family ${pct(m.plus_pass_heldout_family)})` : ""} golden ${pct(m.golden_pass)} Mul ${Number.isFinite(m.mul) ? m.mul!.toFixed(2) : "n/a"}` : "";
   const secs = (m.time_sample_ms + m.time_grade_ms + m.time_update_ms) / 1000;
   return (
     `step ${String(m.step).padStart(String(steps).length)}/${steps}  R_C ${f(m.code_reward)}  R_T ${f(m.test_reward)}  ` +

@@ -4,7 +4,7 @@
  *
  * Stores (keys in brackets):
  * - runs [id]: config, status, timestamps, last complete step, RNG state.
- * - metrics [run, step]: StepMetrics of each complete step.
+ * - metrics [run, step]: StepMetrics of each complete step (version 4: with the later evaluation keys, null before).
  * - checkpoints [run, step]: both policies' weights (ArrayBuffers) plus the Mistake Book and RNG
  *   state at that step: everything needed to resume from it.
  * - mistakes [run, task, test]: the live Mistake Book, one record per entry.
@@ -15,7 +15,7 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from "idb";
 import type { Config } from "../core/config/fields.ts";
 import type { MistakeBook, MistakeEntry } from "../core/loop/mistake-book.ts";
-import type { DuelRecord, RunStatus, StepMetrics } from "../core/loop/types.ts";
+import { LATER_EVAL_METRIC_KEYS, type DuelRecord, type RunStatus, type StepMetrics } from "../core/loop/types.ts";
 import type { SnapshotRun } from "../core/bundle.ts";
 import type { RngState } from "../core/rng.ts";
 import type { TaskFile } from "../core/arena/task.ts";
@@ -97,6 +97,16 @@ const MIGRATIONS: ((db: ArenaDatabase, tx: UpgradeTx) => void)[] = [
   // 2 -> 3: imported task sets, by hash.
   (db) => {
     db.createObjectStore("task_sets", { keyPath: "hash" });
+  },
+  // 3 -> 4: evaluation keys added later (held-out compositional / family) read as not measured.
+  (_db, tx) => {
+    void (async () => {
+      for (let cursor = await tx.objectStore("metrics").openCursor(); cursor; cursor = await cursor.continue()) {
+        const m = cursor.value.metrics as unknown as Record<string, number | null>;
+        const missing = LATER_EVAL_METRIC_KEYS.filter((k) => !Object.hasOwn(m, k));
+        if (missing.length > 0) await cursor.update({ ...cursor.value, metrics: { ...cursor.value.metrics, ...Object.fromEntries(missing.map((k) => [k, null])) } });
+      }
+    })();
   },
 ];
 

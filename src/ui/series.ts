@@ -27,10 +27,12 @@ export const CHARTS: readonly ChartSpec[] = [
   },
   {
     id: "pass", title: "Pass@1", unit: "fraction",
-    help: "Share of tasks the Code policy solves, on hidden plus tests (train and held-out) and golden tests; measured every eval_every steps.",
+    help: "Share of tasks the Code policy solves, on hidden plus tests (train and held-out) and golden tests; held-out split into unseen combinations of seen primitives (compositional) and unseen primitives (family); measured every eval_every steps.",
     series: [
       { key: "plus_pass_train", label: "plus-pass train" },
       { key: "plus_pass_heldout", label: "plus-pass held-out" },
+      { key: "plus_pass_heldout_compositional", label: "held-out compositional" },
+      { key: "plus_pass_heldout_family", label: "held-out family" },
       { key: "golden_pass", label: "golden-pass" },
     ],
   },

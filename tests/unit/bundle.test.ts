@@ -119,6 +119,15 @@ describe(".a1run bundles", () => {
     expect(await refusal(zipSync({ "readme.txt": strToU8("hi") }))).toMatch(/unexpected entry "readme.txt"/);
   });
 
+  it("reads a bundle from before the held-out split metrics as not measured there", async () => {
+    const old = await rebundle((f) => editJson(f, "metrics.json", (m: Record<string, unknown>[]) => m.map(({ plus_pass_heldout_compositional: _c, plus_pass_heldout_family: _f, ...rest }) => rest)));
+    const back = await importBundle(old);
+    expect(back.metrics.map((m) => [m.plus_pass_heldout_compositional, m.plus_pass_heldout_family])).toEqual(back.metrics.map(() => [null, null]));
+    expect(back.metrics.map((m) => m.plus_pass_heldout)).toEqual(snapshot.metrics.map((m) => m.plus_pass_heldout));
+    // Any other missing key is still refused (tested below); a wrong type in the new keys too.
+    expect(await refusal(await rebundle((f) => editJson(f, "metrics.json", (m: Record<string, unknown>[]) => m.map((x) => ({ ...x, plus_pass_heldout_family: "x" })))))).toMatch(/plus_pass_heldout_family must be a number or null/);
+  });
+
   it("refuses hostile entries: path traversal, duplicates, unlisted or missing files", async () => {
     expect(await refusal(await rebundle((f) => void (f["../../etc/passwd"] = strToU8("x"))))).toMatch(/unexpected entry "..\/..\/etc\/passwd"/);
     expect(await refusal(await rebundle((f) => void (f["checkpoints/9-code.bin"] = strToU8("x"))))).toMatch(/checkpoints\/9-code.bin belongs to no checkpoint/);

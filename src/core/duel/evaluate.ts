@@ -67,9 +67,6 @@ export interface EvaluatePlayersOptions {
 export type EvalMetrics = { [K in EvalMetricKey]: number } & {
   /** Same as golden_pass (train tasks), under the name the command line prints. */
   golden_pass_train: number;
-  /** plus_pass_heldout split by what is new in the task (arena-v2); NaN for suites without these splits. */
-  plus_pass_heldout_compositional: number;
-  plus_pass_heldout_family: number;
   /** Partial credit beside the all-or-nothing plus-pass@1: mean share of plus tests a sample passes. */
   plus_share_train: number;
   plus_share_heldout: number;

@@ -56,7 +56,16 @@ export const EVAL_METRIC_KEYS = [
   "test_pass_k",
   "test_mut_k",
   "mul",
+  /** plus_pass_heldout split by what is new in the task (arena-v2 splits); null for sets without them. */
+  "plus_pass_heldout_compositional",
+  "plus_pass_heldout_family",
 ] as const;
+
+/**
+ * Evaluation keys added after runs were stored and bundles shared: runs stored before them are
+ * migrated to null (storage/db.ts, 3 -> 4) and bundles without them read them as null (bundle.ts).
+ */
+export const LATER_EVAL_METRIC_KEYS = ["plus_pass_heldout_compositional", "plus_pass_heldout_family"] as const satisfies readonly (typeof EVAL_METRIC_KEYS)[number][];
 
 export type StepMetricKey = (typeof STEP_METRIC_KEYS)[number];
 export type EvalMetricKey = (typeof EVAL_METRIC_KEYS)[number];

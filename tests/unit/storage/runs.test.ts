@@ -216,6 +216,22 @@ describe("opening and migrations", () => {
     expect((await getRun(db, "old")).name).toBe("old");
   });
 
+  it("version 4 gives metrics stored before the held-out split keys those keys as null, and keeps the rest", async () => {
+    const name = `mig4-${++dbCount}`;
+    const v3 = await openArenaDb({ name, version: 3 });
+    const rng = new Rng("mig4");
+    const stored = [1, 2].map((step) => {
+      const { plus_pass_heldout_compositional: _c, plus_pass_heldout_family: _f, ...rest } = fakeMetrics(step, rng);
+      return rest;
+    });
+    for (const m of stored) await v3.put("metrics", { run: "old", step: m.step, metrics: m as never });
+    v3.close();
+    const db = await openArenaDb({ name });
+    open.push(db);
+    const back = await loadMetrics(db, "old");
+    expect(back).toEqual(stored.map((m) => ({ ...m, plus_pass_heldout_compositional: null, plus_pass_heldout_family: null })));
+  });
+
   it("a blocked upgrade rejects with StorageBlockedError instead of hanging, and loses nothing", async () => {
     const name = `blk-${++dbCount}`;
     const v1 = await openArenaDb({ name, version: 1 });

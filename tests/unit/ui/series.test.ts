@@ -8,7 +8,7 @@ describe("dashboard series", () => {
     const known = new Set<string>([...STEP_METRIC_KEYS, ...EVAL_METRIC_KEYS]);
     const charted = CHARTS.flatMap((c) => c.series.map((s) => s.key));
     for (const k of charted) expect(known.has(k), k).toBe(true);
-    for (const k of ["code_reward", "plus_pass_train", "plus_pass_heldout", "golden_pass", "test_validity", "r_adv", "mul", "bug_detection",
+    for (const k of ["code_reward", "plus_pass_train", "plus_pass_heldout", "plus_pass_heldout_compositional", "plus_pass_heldout_family", "golden_pass", "test_validity", "r_adv", "mul", "bug_detection",
       "mistake_book_size", "mistake_book_added", "mistake_book_removed", "kl_code", "entropy_code", "time_sample_ms", "time_grade_ms", "time_update_ms"]) {
       expect(charted).toContain(k);
     }
@@ -16,8 +16,8 @@ describe("dashboard series", () => {
   });
   it("builds columns sorted by step with null gaps for eval-only metrics", () => {
     const pass = CHARTS.find((c) => c.id === "pass")!;
-    const data = chartData([metricsAt(2), metricsAt(1, { plus_pass_train: 0.25, plus_pass_heldout: 0.5, golden_pass: 0 })], pass);
-    expect(data).toEqual([[1, 2], [0.25, null], [0.5, null], [0, null]]);
+    const data = chartData([metricsAt(2), metricsAt(1, { plus_pass_train: 0.25, plus_pass_heldout: 0.5, plus_pass_heldout_compositional: 0.75, plus_pass_heldout_family: 0.125, golden_pass: 0 })], pass);
+    expect(data).toEqual([[1, 2], [0.25, null], [0.5, null], [0.75, null], [0.125, null], [0, null]]);
   });
   it("stacks the time split so the top band is the step total", () => {
     const time = CHARTS.find((c) => c.id === "time")!;
