@@ -45,6 +45,7 @@ const FLAGS: Record<string, FlagSpec> = {
   steps: { kind: "int", min: 1, help: `training steps per run (default ${DEFAULT_STEPS}; the classroom preset's own is 36 = 3 epochs)` },
   modes: { kind: "string", help: `comma-separated modes, each optionally +ablation(s), e.g. self-play+no-mistake-book+no-topvar (default ${DEFAULT_MODES})` },
   "alpha-seeds": { kind: "int", min: 0, help: "seeds of each alpha-ablation run (default 1; 0 skips the ablation)" },
+  alphas: { kind: "string", help: `comma-separated alpha values of the ablation (default ${ALPHA_SWEEP.filter((a) => a !== 0.5).join(",")}; 0.5 is code-a1's own row)` },
   "eval-samples": { kind: "int", min: 5, help: `programs and suites per task in evaluation, n >= k = 5 (default ${DEFAULT_EVAL_SAMPLES})` },
   "eval-seed": { kind: "int", min: 0, help: "sampling seed of every evaluation, independent of the run seeds (default 0)" },
   "eval-train-tasks": { kind: "string", help: "trained (default: the train tasks each run trained on) | all; held-out tasks: always all" },
@@ -102,7 +103,9 @@ async function main(argv: string[]): Promise<void> {
     return ablations.reduce((c, a) => withAblation(c, a as AblationName), jobConfig(mode, seed));
   };
   for (const entry of modes) for (const seed of seeds) jobs.push({ name: `${preset}-${entry}-s${seed}-n${steps}`, label: entry, config: variant(entry, seed), kind: "main" });
-  for (const alpha of ALPHA_SWEEP.filter((a) => a !== 0.5)) {
+  const alphas = flags.alphas === undefined ? ALPHA_SWEEP.filter((a) => a !== 0.5) : (flags.alphas as string).split(",").map((a) => Number(a.trim()));
+  for (const a of alphas) if (!Number.isFinite(a) || a < 0 || a > 1 || a === 0.5) throw new CliError(`--alphas: each value must be in [0, 1] and not 0.5 (code-a1's own row), got ${JSON.stringify(flags.alphas)}`);
+  for (const alpha of alphas) {
     for (const seed of alphaSeeds) jobs.push({ name: `${preset}-code-a1-alpha${alpha}-s${seed}-n${steps}`, label: "code-a1", config: jobConfig("code-a1", seed, alpha), kind: "alpha" });
   }
   // Paired differences need base and every run measured on the same train tasks. "trained" is
