@@ -115,7 +115,7 @@ async function main(argv: string[]): Promise<void> {
     evalOpts.trainTasks = "all";
     process.stdout.write("reproduce: the runs are shorter than one epoch, so train tasks are evaluated on all of them (the same set for base and every run)\n");
   }
-  const command = `npm run reproduce -- ${argv.join(" ")}`.trim();
+  const command = argv.length > 0 ? `npm run reproduce -- ${argv.join(" ")}` : "npm run reproduce";
   const count = (split: Split) => tasksOfSplit(file, split).length;
   const taskSet = `${file.name} (${runTrainTasks(file, presetBase).length} of its ${count("train")} train tasks trained on; held-out: ${count("heldout_compositional")} compositional, ${count("heldout_family")} family)`;
   const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
