@@ -130,6 +130,9 @@ const PAIRED: { key: keyof EvalMetrics; title: string; scale: number; digits: nu
   { key: "bug_detection", title: "bug detection (pts)", scale: 100, digits: 1 },
 ];
 
+/** Metrics of the Test policy: golden-tests does not train one, so they are the base's. */
+const BASE_TEST_KEYS = new Set<keyof EvalMetrics>(["test_validity", "mul", "bug_detection", "test_pass_k", "test_mut_k"]);
+
 /** Each trained mode minus base, seed by seed: mean and 95% bootstrap interval; rows reusing the base Test policy say so. */
 export function pairedTable(main: JobResult[]): string {
   const base = byMode(main, "base");
@@ -138,7 +141,7 @@ export function pairedTable(main: JobResult[]): string {
   const sep = `|---|---:|${PAIRED.map(() => "---:").join("|")}|`;
   const rows = rowLabels(main).filter((m) => m !== "base" && byMode(main, m).length).map((m) => {
     const cells = PAIRED.map((c) => {
-      if (m.split("+")[0] === "golden-tests" && (c.key === "test_validity" || c.key === "mul")) return "base Test policy";
+      if (m.split("+")[0] === "golden-tests" && BASE_TEST_KEYS.has(c.key)) return "base Test policy";
       const p = pairedDifference(byMode(main, m), base, c.key);
       const f = (x: number) => (x * c.scale).toFixed(c.digits);
       return p.n === 0 ? "n/a" : `${f(p.mean)} [${f(p.lo)}, ${f(p.hi)}]`;

@@ -110,6 +110,7 @@ describe("paired differences", () => {
     const table = pairedTable([...base, ...mode, job("golden-tests", 1, { plus_pass_heldout: 0.3 })]);
     expect(table).toMatch(/\| code-a1 \| 3 \| 20\.0 \[/);
     expect(table).toMatch(/\| golden-tests \| 1 \| 20\.0 \[20\.0, 20\.0\] .*base Test policy/);
+    expect(table.split("\n").find((l) => l.startsWith("| golden-tests"))!.match(/base Test policy/g)).toHaveLength(3);
     // A mode with ablations is its own row, after the known modes.
     const variant = pairedTable([...base, ...mode, job("self-play+no-mistake-book+no-topvar", 1, { plus_pass_heldout: 0.1 })]).split("\n");
     expect(variant.at(-1)).toMatch(/^\| self-play\+no-mistake-book\+no-topvar \| 1 \| 0\.0 /);
