@@ -205,6 +205,12 @@ export function expectations(main: JobResult[], alpha: JobResult[] = []): string
   const codeA1 = byMode(main, "code-a1");
   p = judged(pairedDifference(within(codeA1, "tts_plus_pass", "plain_plus_pass"), zero(codeA1), "plus_pass_heldout"));
   out.push(`- Test-time scaling helps the trained pair (ranked above plain sampling): ${p.v}: ${pct(m("code-a1", "tts_plus_pass"))} vs ${pct(m("code-a1", "plain_plus_pass"))}, ${p.text}; base pair ${pct(m("base", "tts_plus_pass"))} vs ${pct(m("base", "plain_plus_pass"))}.`);
+  // The same gap against Code-A1's: weak golden tests let through buggy programs that a trained
+  // Test policy's suites catch (the paper's motivation for generating tests).
+  if (byMode(main, "code-a1").length > 0 && byMode(main, "golden-tests").length > 0) {
+    p = judged(pairedDifference(within(byMode(main, "golden-tests"), "golden_pass_train", "plus_pass_train"), within(byMode(main, "code-a1"), "golden_pass_train", "plus_pass_train"), "plus_pass_heldout"));
+    out.push(`- Golden-tests fooled by weak tests, against Code-A1 (its golden-pass minus plus-pass gap on train tasks above Code-A1's): ${p.v}: gap ${pct(m("golden-tests", "golden_pass_train") - m("golden-tests", "plus_pass_train"))} vs Code-A1 ${pct(m("code-a1", "golden_pass_train") - m("code-a1", "plus_pass_train"))}, ${p.text}.`);
+  }
   // The paper's orderings (spec, "Headline results"), each as a paired difference between two modes
   // trained on the same seeds: code on held-out plus-pass, tests on Mul.
   const metricText = (key: keyof EvalMetrics, x: number) => (key === "mul" ? x.toFixed(2) : pct(x));

@@ -54,6 +54,8 @@ describe("expectations", () => {
     expect(lines[3]).toMatch(/bug detection rising over training: \*\*does not hold\*\*: 50\.0% .* 20\.0%/);
     expect(lines[4]).toMatch(/R_adv falling\): \*\*holds\*\*: 0\.500 early, 0\.100 late/);
     expect(lines[5]).toMatch(/Test-time scaling .*\*\*holds\*\*: 50\.0% vs 30\.0%, paired difference \+20\.0 points/);
+    // code-a1's gap: golden_pass_train 0 (unset) - plus 0.4 = -40 points; golden-tests' +40: +80 beyond it.
+    expect(lines[6]).toMatch(/fooled by weak tests, against Code-A1 .*\*\*holds\*\*: gap 40\.0% vs Code-A1 -40\.0%, paired difference \+80\.0 points/);
   });
 
   it("says undecided when the interval contains 0, and not measurable without paired seeds", () => {
