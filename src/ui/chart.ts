@@ -5,7 +5,7 @@
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { ChartUnit } from "./series.ts";
-import { formatMs, formatNumber } from "./format.ts";
+import { formatMs, formatNumber, formatTick } from "./format.ts";
 
 /** Okabe & Ito (2008), readable for the common colour-vision deficiencies. */
 export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8a7a00", "#777777"];
@@ -27,10 +27,10 @@ export interface LineChart {
   destroy(): void;
 }
 
-function tickFormat(unit: ChartUnit): (v: number) => string {
+function tickFormat(unit: ChartUnit): (v: number, step: number) => string {
   if (unit === "ms") return formatMs;
   if (unit === "count") return (v) => (Number.isInteger(v) ? String(v) : "");
-  return (v) => formatNumber(v, 2);
+  return formatTick;
 }
 
 function themeColours(el: HTMLElement): { axis: string; grid: string } {
@@ -46,6 +46,8 @@ export function createLineChart(container: HTMLElement, data: (number | null)[][
   const fmt = tickFormat(o.unit);
   const font = getComputedStyle(container).fontSize;
   const axisFont = `${font} system-ui, sans-serif`;
+  // Wide enough for the longest tick label ("0.0015", "1.2 s") at this type size, never narrower than 48 px.
+  const axisWidth = (_u: uPlot, values: string[] | null) => Math.max(48, Math.ceil(Math.max(3, ...(values ?? []).map((v) => String(v ?? "").length)) * 0.62 * (parseFloat(font) || 12)) + 20);
   const width = () => Math.max(240, Math.floor(container.clientWidth || 480));
   const opts: uPlot.Options = {
     width: width(),
@@ -55,7 +57,7 @@ export function createLineChart(container: HTMLElement, data: (number | null)[][
     cursor: { drag: { x: false, y: false } },
     axes: [
       { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, font: axisFont, label: "step", labelFont: axisFont, values: (_u, vs) => vs.map((v) => (Number.isInteger(v) ? String(v) : "")) },
-      { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, font: axisFont, size: 64, values: (_u, vs) => vs.map(fmt) },
+      { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, font: axisFont, size: axisWidth, values: (_u, vs, _axis, _space, step) => vs.map((v) => fmt(v, step)) },
     ],
     series: [
       { label: "step", value: (_u, v) => (v === null ? "–" : String(v)) },
@@ -66,7 +68,7 @@ export function createLineChart(container: HTMLElement, data: (number | null)[][
         spanGaps: true,
         points: { show: (u: uPlot, si: number) => sparse(u.data[si] as (number | null)[]), size: 7 },
         fill: o.stacked ? `${palette[i % palette.length]}33` : undefined,
-        value: (_u: uPlot, v: number | null) => (v === null ? "–" : fmt(v)),
+        value: (_u: uPlot, v: number | null) => (v === null ? "–" : o.unit === "ms" ? formatMs(v) : formatNumber(v, 2)),
       })),
     ],
   };

@@ -10,6 +10,17 @@ export function formatNumber(x: number | null | undefined, digits = 3): string {
   return x.toFixed(digits);
 }
 
+/**
+ * An axis tick: as many decimals as the tick spacing `step` needs to tell neighbours apart (0.25 ->
+ * 2, 0.0005 -> 4, at most 6), so ticks 0.0005 and 0.0010 do not both read "0.00".
+ */
+export function formatTick(v: number, step: number): string {
+  let d = 0;
+  while (d < 6 && Math.abs(step * 10 ** d - Math.round(step * 10 ** d)) > 1e-6 * step * 10 ** d) d++;
+  const s = v.toFixed(d);
+  return /^-0(\.0*)?$/.test(s) ? s.slice(1) : s;
+}
+
 /** A fraction in [0, 1] as a percentage, "42.5 %". */
 export function formatPercent(x: number | null | undefined, digits = 1): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return "–";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateEta, formatDuration, formatMs, formatNumber, formatPercent, runProgress } from "../../../src/ui/format.ts";
+import { estimateEta, formatDuration, formatMs, formatNumber, formatPercent, formatTick, runProgress } from "../../../src/ui/format.ts";
 
 describe("format", () => {
   it("formats numbers, missing values and extremes", () => {
@@ -27,5 +27,19 @@ describe("format", () => {
     expect(estimateEta([100, 1000, 3000], 5, 15, 2)).toBe(20);
     expect(estimateEta([], 5, 15)).toBeNull();
     expect(estimateEta([1000], 15, 15)).toBeNull();
+  });
+});
+
+describe("formatTick", () => {
+  it("gives ticks as many decimals as their spacing needs, so neighbours never read the same", () => {
+    // The PPO clip chart's axis: 0, 5e-4, 1e-3, ... used to read 0.00, 0.00, 0.00.
+    expect([0, 0.0005, 0.001, 0.0015].map((v) => formatTick(v, 0.0005))).toEqual(["0.0000", "0.0005", "0.0010", "0.0015"]);
+    expect([0, 0.25, 0.5, 0.75, 1].map((v) => formatTick(v, 0.25))).toEqual(["0.00", "0.25", "0.50", "0.75", "1.00"]);
+    expect([0, 5, 10].map((v) => formatTick(v, 5))).toEqual(["0", "5", "10"]);
+    expect([-0.2, 0, 0.2].map((v) => formatTick(v, 0.2))).toEqual(["-0.2", "0.0", "0.2"]);
+    // Floating-point spacing (0.1 + 0.2) still reads as one decimal; a negative zero loses its sign.
+    expect(formatTick(0.30000000000000004, 0.1)).toBe("0.3");
+    expect(formatTick(-1e-12, 0.1)).toBe("0.0");
+    expect(formatTick(1e-7, 1e-7)).toBe("0.000000");
   });
 });
