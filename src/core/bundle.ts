@@ -18,7 +18,7 @@ import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from "fflate";
 import type { Config } from "./config/fields.ts";
 import { parseFullConfig } from "./config/parse.ts";
 import { validateMistakeBook, type MistakeBook } from "./loop/mistake-book.ts";
-import { EVAL_METRIC_KEYS, LATER_EVAL_METRIC_KEYS, RUN_STATUSES, STEP_METRIC_KEYS, type DuelRecord, type RunStatus, type StepMetrics } from "./loop/types.ts";
+import { EVAL_METRIC_KEYS, fillLaterEvalMetricKeys, RUN_STATUSES, STEP_METRIC_KEYS, type DuelRecord, type RunStatus, type StepMetrics } from "./loop/types.ts";
 import { setOwn } from "./own.ts";
 import type { RngState } from "./rng.ts";
 import { validateTaskFile, type TaskFile } from "./arena/task.ts";
@@ -312,7 +312,7 @@ function validateMetrics(v: unknown, steps: number): StepMetrics[] {
     const at = `metrics.json[${i}]`;
     if (!isRecord(m)) throw new BundleError(`${at} must have exactly the StepMetrics fields.`);
     // A bundle from before these keys existed: not measured then.
-    for (const k of LATER_EVAL_METRIC_KEYS) if (!Object.hasOwn(m, k)) m[k] = null;
+    fillLaterEvalMetricKeys(m);
     if (Object.keys(m).sort().join(",") !== expected) {
       const want = ["step", ...STEP_METRIC_KEYS, ...EVAL_METRIC_KEYS];
       const missing = want.filter((k) => !Object.hasOwn(m, k));

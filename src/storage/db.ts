@@ -15,7 +15,7 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from "idb";
 import type { Config } from "../core/config/fields.ts";
 import type { MistakeBook, MistakeEntry } from "../core/loop/mistake-book.ts";
-import { LATER_EVAL_METRIC_KEYS, type DuelRecord, type RunStatus, type StepMetrics } from "../core/loop/types.ts";
+import { fillLaterEvalMetricKeys, type DuelRecord, type RunStatus, type StepMetrics } from "../core/loop/types.ts";
 import type { SnapshotRun } from "../core/bundle.ts";
 import type { RngState } from "../core/rng.ts";
 import type { TaskFile } from "../core/arena/task.ts";
@@ -102,9 +102,8 @@ const MIGRATIONS: ((db: ArenaDatabase, tx: UpgradeTx) => void)[] = [
   (_db, tx) => {
     void (async () => {
       for (let cursor = await tx.objectStore("metrics").openCursor(); cursor; cursor = await cursor.continue()) {
-        const m = cursor.value.metrics as unknown as Record<string, number | null>;
-        const missing = LATER_EVAL_METRIC_KEYS.filter((k) => !Object.hasOwn(m, k));
-        if (missing.length > 0) await cursor.update({ ...cursor.value, metrics: { ...cursor.value.metrics, ...Object.fromEntries(missing.map((k) => [k, null])) } });
+        const record = cursor.value;
+        if (fillLaterEvalMetricKeys(record.metrics as unknown as Record<string, unknown>)) await cursor.update(record);
       }
     })();
   },

@@ -67,6 +67,13 @@ export const EVAL_METRIC_KEYS = [
  */
 export const LATER_EVAL_METRIC_KEYS = ["plus_pass_heldout_compositional", "plus_pass_heldout_family"] as const satisfies readonly (typeof EVAL_METRIC_KEYS)[number][];
 
+/** Give stored metrics from before LATER_EVAL_METRIC_KEYS those keys as null (not measured), in place; true if any was missing. */
+export function fillLaterEvalMetricKeys(m: Record<string, unknown>): boolean {
+  const missing = LATER_EVAL_METRIC_KEYS.filter((k) => !Object.hasOwn(m, k));
+  for (const k of missing) m[k] = null;
+  return missing.length > 0;
+}
+
 export type StepMetricKey = (typeof STEP_METRIC_KEYS)[number];
 export type EvalMetricKey = (typeof EVAL_METRIC_KEYS)[number];
 
