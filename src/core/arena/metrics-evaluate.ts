@@ -55,10 +55,42 @@ export interface RunOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** Runs jobs through the grader in batches; results in job order. */
+/**
+ * Runs jobs through the grader in batches; results in job order. Identical jobs (same task, code
+ * and test lists) run once and share one result: programs sampled at temperature 0.7 repeat a lot,
+ * and a job is one grader unit (a fresh load of the code, then its calls), so a copy could only
+ * differ where a line's time limit is met by chance. Progress counts the jobs given.
+ */
 export async function runJobs(grader: Grader, tasks: Task[], jobs: Job[], opts: RunOptions = {}): Promise<JobResult[]> {
+  const unique: Job[] = [];
+  const slotOf = new Map<string, number>();
+  const slots = jobs.map((j) => {
+    const key = JSON.stringify([j.task, j.code, j.suites ?? [], j.golden ?? []]);
+    let slot = slotOf.get(key);
+    if (slot === undefined) {
+      slot = unique.length;
+      slotOf.set(key, slot);
+      unique.push(j);
+    }
+    return slot;
+  });
+  // covered[u]: how many given jobs the first u unique ones stand for (progress in the caller's units).
+  const covered = new Array<number>(unique.length + 1).fill(0);
+  for (const slot of slots) covered[slot + 1]++;
+  for (let u = 1; u <= unique.length; u++) covered[u] += covered[u - 1];
+  const results = await runDistinctJobs(grader, tasks, unique, opts.batch ?? 64, opts.testMs, (done) => opts.onProgress?.(covered[done], jobs.length));
+  return slots.map((slot) => results[slot]);
+}
+
+async function runDistinctJobs(
+  grader: Grader,
+  tasks: Task[],
+  jobs: Job[],
+  batch: number,
+  testMs: number | undefined,
+  onProgress: (done: number) => void,
+): Promise<JobResult[]> {
   const byId = new Map(tasks.map((t) => [t.id, t]));
-  const batch = opts.batch ?? 64;
   const out: JobResult[] = [];
   for (let start = 0; start < jobs.length; start += batch) {
     const part = jobs.slice(start, start + batch);
@@ -81,7 +113,7 @@ export async function runJobs(grader: Grader, tasks: Task[], jobs: Job[], opts: 
       codes,
       suites,
       golden,
-      limits: { max_lines: maxLines, ...(opts.testMs ? { test_ms: opts.testMs } : {}) },
+      limits: { max_lines: maxLines, ...(testMs ? { test_ms: testMs } : {}) },
     };
     const result = await grader.grade(request);
     let si = 0;
@@ -91,7 +123,7 @@ export async function runJobs(grader: Grader, tasks: Task[], jobs: Job[], opts: 
       const jg = (j.golden ?? []).map(() => result.golden[gi++]);
       out.push({ code: result.codes[i], suites: js, golden: jg });
     });
-    opts.onProgress?.(Math.min(start + batch, jobs.length), jobs.length);
+    onProgress(Math.min(start + batch, jobs.length));
   }
   return out;
 }

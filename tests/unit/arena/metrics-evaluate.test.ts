@@ -1,11 +1,11 @@
 /** evaluateCodes / evaluateSuites end to end: real Pyodide, real Node grader, real suite tasks. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { evaluateCodes, evaluateSuites, type Bench, type EvalProgress } from "../../../src/core/arena/metrics-evaluate.ts";
+import { evaluateCodes, evaluateSuites, runJobs, type Bench, type EvalProgress } from "../../../src/core/arena/metrics-evaluate.ts";
 import { prepareBench } from "../../../src/core/arena/mutants.ts";
 import { mutAtK, passAtK } from "../../../src/core/arena/metrics.ts";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import type { Task } from "../../../src/core/arena/task.ts";
-import type { Grader } from "../../../src/core/grader/types.ts";
+import type { GradeRequest, Grader } from "../../../src/core/grader/types.ts";
 import { createNodeGrader } from "../../../src/node/grader.ts";
 import { createNodeRunPython, mutateSource } from "../../../src/node/python-runner.ts";
 
@@ -54,6 +54,32 @@ describe("evaluateCodes", () => {
   it("rejects codes for a task that is not in the bench", async () => {
     await expect(evaluateCodes(grader, bench, { nope: ["def f(n):\n    return 1"] })).rejects.toThrow(/unknown task 'nope'/);
   });
+});
+
+describe("runJobs", () => {
+  it("runs identical jobs once and gives every copy the same result, in job order", async () => {
+    const t = byId("count-greater");
+    const plus = bench.plus.get(t.id)!.lines;
+    const wrong = t.buggy_variants[0].code;
+    const jobs = [
+      { task: t.id, code: t.reference, suites: [plus] },
+      { task: t.id, code: wrong, suites: [plus] },
+      { task: t.id, code: t.reference, suites: [plus] },
+      { task: t.id, code: t.reference, suites: [plus.slice(0, 3)] }, // same code, other lines: its own job
+      { task: t.id, code: wrong, suites: [plus] },
+    ];
+    const sent: GradeRequest[] = [];
+    const counting: Grader = { grade: (r: GradeRequest) => (sent.push(r), grader.grade(r)), close: () => grader.close() };
+    const progress: [number, number][] = [];
+    const got = await runJobs(counting, tasks, jobs, { batch: 2, onProgress: (d, n) => progress.push([d, n]) });
+    expect(sent.flatMap((r) => r.codes.map((c) => c.code))).toEqual([t.reference, wrong, t.reference]);
+    const alone = await runJobs(grader, tasks, [jobs[0], jobs[1], jobs[3]]);
+    expect(got).toEqual([alone[0], alone[1], alone[0], alone[2], alone[1]]);
+    expect(got[0].suites[0].every((l) => l.verdict === "pass")).toBe(true);
+    expect(got[1].suites[0].some((l) => l.verdict !== "pass")).toBe(true);
+    // Progress in the caller's jobs: the first two distinct jobs stand for four of the five.
+    expect(progress).toEqual([[4, 5], [5, 5]]);
+  }, 120_000);
 });
 
 describe("evaluateSuites", () => {
