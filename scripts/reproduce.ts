@@ -8,7 +8,8 @@
  * cached and reused, so an interrupted reproduce continues where it stopped; RESULTS.md is rewritten
  * after every job. Delete the out-dir (default runs/reproduce) to start over.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { CliError, cliConfig, formatDuration, parseArgs, trainTasksFlag, usage, type FlagSpec } from "../src/node/cli.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
@@ -121,6 +122,7 @@ async function main(argv: string[]): Promise<void> {
   const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
   log(`reproduce: ${jobs.length} jobs (${jobs.filter((j) => j.config.mode !== "base").length} to train, ${steps} steps each), cache ${outDir}`);
   mkdirSync(outDir, { recursive: true });
+  checkCacheBase(outDir, presetBase);
 
   const grader = await createNodeGrader();
   try {
@@ -143,6 +145,36 @@ async function main(argv: string[]): Promise<void> {
 }
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : "n/a");
+
+/** The cache's record of the base checkpoint its runs started from. */
+const BASE_MARKER = "base.sha256";
+
+/**
+ * A cache holds runs of one base checkpoint: after the shipped base changes, cached runs would be
+ * paired with a base they did not start from. The first use writes the base's SHA-256 (of the code
+ * and test players' checkpoint files); a cache made from another base, or holding runs and no
+ * record, is refused before anything runs.
+ */
+function checkCacheBase(outDir: string, config: Config): void {
+  const hash = createHash("sha256");
+  for (const size of new Set([config.code_model, config.test_model])) {
+    const path = baseCheckpointPath(size);
+    if (!path) throw new CliError(`no shipped base checkpoint for size ${size}: build it with npm run pretrain -- --size ${size}`);
+    hash.update(readFileSync(path));
+  }
+  const sha = hash.digest("hex");
+  const marker = join(outDir, BASE_MARKER);
+  const moveAway = `move ${outDir} away (or pass --out-dir) to start afresh`;
+  if (existsSync(marker)) {
+    const cached = readFileSync(marker, "utf8").trim();
+    if (cached !== sha) throw new CliError(`${outDir} holds runs started from another base checkpoint (sha256 ${cached.slice(0, 12)}, shipped now ${sha.slice(0, 12)}): ${moveAway}`);
+    return;
+  }
+  if (readdirSync(outDir).some((f) => f.endsWith(".a1run") || f.endsWith(".eval.json"))) {
+    throw new CliError(`${outDir} holds runs but no record of their base checkpoint (${BASE_MARKER}), so they may not share the shipped one: ${moveAway}`);
+  }
+  writeFileSync(marker, sha + "\n");
+}
 
 /** Train (unless cached or base) and evaluate (unless cached) one job. */
 async function runJob(job: Job, file: TaskFile, grader: Grader, bench: Bench, evalOpts: NodeEvalOptions, outDir: string, log: (s: string) => void): Promise<JobResult> {

@@ -3,7 +3,7 @@
  * (which fail before starting the grader or a policy, so each spawn takes a couple of seconds).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -145,5 +145,19 @@ describe("the scripts", () => {
     r = run("eval", [join(dir, "bad.a1run"), "--json"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/Cannot open this \.a1run file: it is not a readable zip archive/);
+  });
+
+  it("reproduce: a cache made from another base checkpoint, or holding runs with no record of one, is refused before anything runs", () => {
+    const other = mkdtempSync(join(tmpdir(), "cache-"));
+    writeFileSync(join(other, "base.sha256"), "0".repeat(64) + "\n");
+    let r = run("reproduce", ["--out-dir", other, "--seeds", "1", "--steps", "1", "--results", join(other, "R.md")]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/holds runs started from another base checkpoint \(sha256 000000000000, shipped now [0-9a-f]{12}\)/);
+    const unrecorded = mkdtempSync(join(tmpdir(), "cache-"));
+    writeFileSync(join(unrecorded, "classroom-code-a1-s1-n1.eval.json"), "{}");
+    r = run("reproduce", ["--out-dir", unrecorded, "--seeds", "1", "--steps", "1", "--results", join(unrecorded, "R.md")]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/holds runs but no record of their base checkpoint/);
+    expect(existsSync(join(unrecorded, "R.md"))).toBe(false);
   });
 });
