@@ -74,23 +74,18 @@ export async function runJobs(grader: Grader, tasks: Task[], jobs: Job[], opts: 
     }
     return slot;
   });
-  // covered[u]: how many given jobs the first u unique ones stand for (progress in the caller's units).
-  const covered = new Array<number>(unique.length + 1).fill(0);
-  for (const slot of slots) covered[slot + 1]++;
-  for (let u = 1; u <= unique.length; u++) covered[u] += covered[u - 1];
-  const results = await runDistinctJobs(grader, tasks, unique, opts.batch ?? 64, opts.testMs, (done) => opts.onProgress?.(covered[done], jobs.length));
+  // covered[u]: how many given jobs the first u distinct ones stand for (progress in the caller's units).
+  const copies = new Array<number>(unique.length).fill(0);
+  for (const slot of slots) copies[slot]++;
+  const covered = [0];
+  for (const n of copies) covered.push(covered[covered.length - 1] + n);
+  const results = await runDistinctJobs(grader, tasks, unique, { ...opts, onProgress: (done) => opts.onProgress?.(covered[done], jobs.length) });
   return slots.map((slot) => results[slot]);
 }
 
-async function runDistinctJobs(
-  grader: Grader,
-  tasks: Task[],
-  jobs: Job[],
-  batch: number,
-  testMs: number | undefined,
-  onProgress: (done: number) => void,
-): Promise<JobResult[]> {
+async function runDistinctJobs(grader: Grader, tasks: Task[], jobs: Job[], opts: RunOptions): Promise<JobResult[]> {
   const byId = new Map(tasks.map((t) => [t.id, t]));
+  const batch = opts.batch ?? 64;
   const out: JobResult[] = [];
   for (let start = 0; start < jobs.length; start += batch) {
     const part = jobs.slice(start, start + batch);
@@ -113,7 +108,7 @@ async function runDistinctJobs(
       codes,
       suites,
       golden,
-      limits: { max_lines: maxLines, ...(testMs ? { test_ms: testMs } : {}) },
+      limits: { max_lines: maxLines, ...(opts.testMs ? { test_ms: opts.testMs } : {}) },
     };
     const result = await grader.grade(request);
     let si = 0;
@@ -123,7 +118,7 @@ async function runDistinctJobs(
       const jg = (j.golden ?? []).map(() => result.golden[gi++]);
       out.push({ code: result.codes[i], suites: js, golden: jg });
     });
-    onProgress(Math.min(start + batch, jobs.length));
+    opts.onProgress?.(Math.min(start + batch, jobs.length), jobs.length);
   }
   return out;
 }
