@@ -10,6 +10,7 @@ import * as tf from "@tensorflow/tfjs";
 import { installWasmCopyKernels, WASM_COPY_FLAG } from "./wasm-copy.ts";
 import { DECODE_ATTENTION_FLAG } from "./wasm-decode-attention.ts";
 import { WASM_EMBEDDING_FLAG } from "./wasm-embedding.ts";
+import { FUSED_OPS_FLAG } from "./wasm-fused.ts";
 import { installWasmBatchMatMul, SIMD_MATMUL_FLAG } from "./wasm-matmul.ts";
 import { installWasmColumnSum, WASM_SUM_FLAG } from "./wasm-sum.ts";
 import { type AdapterReport, type BackendDecision, type BackendPreference, type ProbeTiming, decideBackend, requestAdapterReport } from "./backend-choice.ts";
@@ -161,7 +162,8 @@ export async function chooseBackend(preference: BackendPreference, env?: Paramet
 
 /**
  * The tfjs env flags of the wasm backend's speed-ups (all bit-identical, all on by default): the SIMD
- * BatchMatMul, the copy kernels, the column Sum, the decoding attention, the embedding gradient; and
+ * BatchMatMul, the copy kernels, the column Sum, the decoding attention, the embedding gradient, the
+ * one-kernel LayerNorm and GELU argument; and
  * policy.ts's head at scored positions (A1_SCORED_POSITIONS_HEAD, set by its own module).
  */
-export const WASM_SPEEDUP_FLAGS = [SIMD_MATMUL_FLAG, WASM_COPY_FLAG, WASM_SUM_FLAG, DECODE_ATTENTION_FLAG, WASM_EMBEDDING_FLAG] as const;
+export const WASM_SPEEDUP_FLAGS = [SIMD_MATMUL_FLAG, WASM_COPY_FLAG, WASM_SUM_FLAG, DECODE_ATTENTION_FLAG, WASM_EMBEDDING_FLAG, FUSED_OPS_FLAG] as const;

@@ -14,8 +14,9 @@
 import * as tf from "@tensorflow/tfjs";
 import { Rng } from "../rng.ts";
 import { countParams, type ModelConfig, validateModelConfig } from "./config.ts";
-import { decodeAttentionAvailable, decodeScores, decodeValues } from "./wasm-decode-attention.ts";
+import { decodeAttentionAvailable, decodeScores, decodeScoresInPlace, decodeValues, type InPlaceCache } from "./wasm-decode-attention.ts";
 import { embeddingKernelAvailable, embedRows } from "./wasm-embedding.ts";
+import { fusedGeluInner, fusedLayerNorm, fusedOpsAvailable } from "./wasm-fused.ts";
 
 /** Keys and values of one block for the positions seen so far: each (B, H, S, D). */
 export interface LayerCache {
@@ -42,6 +43,12 @@ export interface ForwardInput {
    * is then the grown segment, ready to be the next step's last segment.
    */
   growLast?: boolean;
+  /**
+   * A decoding step (T = 1) on wasm over caches kept in place (wasm-decode-attention.ts), one per
+   * block, instead of `past`: this step's keys and values are written at generated position `pos`,
+   * and `present` is empty. Only where inPlaceCacheAvailable(D).
+   */
+  inPlace?: { caches: InPlaceCache[]; pos: number };
   /** Only compute logits for the last position (prefill for sampling). */
   lastOnly?: boolean;
   /**
@@ -61,7 +68,7 @@ export interface ForwardInput {
 export interface ForwardOutput {
   /** (B, T, V) logits, or (B, 1, V) with lastOnly. */
   logits: tf.Tensor3D;
-  /** Keys/values of this call's T positions (with growLast: the grown last segment), one entry per block. */
+  /** Keys/values of this call's T positions (with growLast: the grown last segment), one entry per block; none with inPlace. */
   present: LayerCache[];
 }
 
@@ -173,6 +180,7 @@ export class GptModel {
     const [B, T] = input.tokens.shape;
     const D = C / heads;
     const training = input.training ?? false;
+    const fuseOps = !training && fusedOpsAvailable(C);
     const dense = (x: tf.Tensor2D, name: string): tf.Tensor2D =>
       training
         ? (tf.add(linear(x, this.p(`${name}.w`)), this.p(`${name}.b`)) as tf.Tensor2D)
@@ -193,55 +201,66 @@ export class GptModel {
     const present: LayerCache[] = [];
     for (let l = 0; l < layers; l++) {
       // Attention: pre-LN, qkv projection, split heads.
-      const h = layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`));
+      const h = layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`), fuseOps);
       const qkv = dense(h, `h${l}.attn.qkv`); // (B*T, 3C)
-      const [q, kNew, vNew] = tf.split(qkv, 3, 1).map(splitHeads); // each (B, H, T, D)
-      const past = input.past?.[l] ?? [];
-      const grow = input.growLast && past.length >= 2;
-      const last = grow
-        ? { k: tf.concat([past[past.length - 1].k, kNew], 2) as tf.Tensor4D, v: tf.concat([past[past.length - 1].v, vNew], 2) as tf.Tensor4D }
-        : { k: kNew, v: vNew };
-      present.push(last);
-      const segments = [...(grow ? past.slice(0, -1) : past), last]; // each (B, H, S_i, D)
-      const sizes = segments.map((g) => g.k.shape[2]);
-      const S = sizes.reduce((a, b) => a + b, 0);
-      // (B*H, T, D) @ (B*H, D, S_i) per segment -> (B, H, T, S), scaled by 1/sqrt(D), masked, softmax over keys.
-      // With one query (a decoding step) the products are broadcast multiply + sum on wasm and cpu:
-      // wasm's batched matMul has no fast path and costs about 10x more on (256, 1, 16) x (256, 16, 72).
-      // Not on webgpu, whose sum spends a 64-thread workgroup on each 16-term dot product: on
-      // SwiftShader that is 15-20x slower than matMul for the scores and 2x for the values.
-      // Decoding on wasm: the same sums in two fused kernels around the softmax (wasm-decode-attention.ts).
-      const fused = T === 1 && !training && decodeAttentionAvailable(D);
-      const mulSum = T === 1 && tf.getBackend() !== "webgpu";
-      const qh = tf.reshape(q, [B * heads, T, D]);
-      const flat = (t: tf.Tensor4D, n: number) => tf.reshape(t, [B * heads, n, D]) as tf.Tensor3D;
-      let att: tf.Tensor;
-      if (fused) att = decodeScores(qh as tf.Tensor3D, segments.map((g, i) => flat(g.k, sizes[i])), input.attnBias, heads, 1 / Math.sqrt(D));
-      else {
-        const scores = segments.map((g, i) => {
-          const k = flat(g.k, sizes[i]);
-          return mulSum ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
-        });
-        att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
-        att = tf.add(tf.mul(att, 1 / Math.sqrt(D)), input.attnBias);
+      let attended: tf.Tensor2D; // (B*T, C)
+      if (input.inPlace) {
+        // A decoding step on wasm with its cache in place (wasm-decode-attention.ts): this step's keys
+        // and values go straight from qkv into the cache, no split, no Concat.
+        const cache = input.inPlace.caches[l];
+        const pos = input.inPlace.pos;
+        const att = decodeScoresInPlace(qkv, cache, input.attnBias, heads, pos, 1 / Math.sqrt(D));
+        attended = tf.reshape(decodeValues(tf.softmax(att, -1) as tf.Tensor4D, [cache.v, cache.vGen], [cache.v.shape[2], pos + 1]), [B, C]);
+      } else {
+        const [q, kNew, vNew] = tf.split(qkv, 3, 1).map(splitHeads); // each (B, H, T, D)
+        const past = input.past?.[l] ?? [];
+        const grow = input.growLast && past.length >= 2;
+        const last = grow
+          ? { k: tf.concat([past[past.length - 1].k, kNew], 2) as tf.Tensor4D, v: tf.concat([past[past.length - 1].v, vNew], 2) as tf.Tensor4D }
+          : { k: kNew, v: vNew };
+        present.push(last);
+        const segments = [...(grow ? past.slice(0, -1) : past), last]; // each (B, H, S_i, D)
+        const sizes = segments.map((g) => g.k.shape[2]);
+        const S = sizes.reduce((a, b) => a + b, 0);
+        // (B*H, T, D) @ (B*H, D, S_i) per segment -> (B, H, T, S), scaled by 1/sqrt(D), masked, softmax over keys.
+        // With one query (a decoding step) the products are broadcast multiply + sum on wasm and cpu:
+        // wasm's batched matMul has no fast path and costs about 10x more on (256, 1, 16) x (256, 16, 72).
+        // Not on webgpu, whose sum spends a 64-thread workgroup on each 16-term dot product: on
+        // SwiftShader that is 15-20x slower than matMul for the scores and 2x for the values.
+        // Decoding on wasm: the same sums in two fused kernels around the softmax (wasm-decode-attention.ts).
+        const fused = T === 1 && !training && decodeAttentionAvailable(D);
+        const mulSum = T === 1 && tf.getBackend() !== "webgpu";
+        const qh = tf.reshape(q, [B * heads, T, D]);
+        const flat = (t: tf.Tensor4D, n: number) => tf.reshape(t, [B * heads, n, D]) as tf.Tensor3D;
+        let att: tf.Tensor;
+        if (fused) att = decodeScores(qh as tf.Tensor3D, segments.map((g, i) => flat(g.k, sizes[i])), input.attnBias, heads, 1 / Math.sqrt(D));
+        else {
+          const scores = segments.map((g, i) => {
+            const k = flat(g.k, sizes[i]);
+            return mulSum ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
+          });
+          att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
+          att = tf.add(tf.mul(att, 1 / Math.sqrt(D)), input.attnBias);
+        }
+        let y: tf.Tensor;
+        if (fused) y = decodeValues(tf.softmax(att, -1) as tf.Tensor4D, segments.map((g, i) => flat(g.v, sizes[i])));
+        else {
+          const probs = tf.reshape(tf.softmax(att, -1), [B * heads, T, S]);
+          // (B*H, T, S_i) @ (B*H, S_i, D) summed over segments -> (B, H, T, D) -> (B*T, C)
+          const parts = segments.length === 1 ? [probs] : tf.split(probs, sizes, 2);
+          y = parts
+            .map((p, i) => {
+              const v = flat(segments[i].v, sizes[i]);
+              return mulSum ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
+            })
+            .reduce((a, b) => tf.add(a, b));
+        }
+        attended = mergeHeads(y);
       }
-      let y: tf.Tensor;
-      if (fused) y = decodeValues(tf.softmax(att, -1) as tf.Tensor4D, segments.map((g, i) => flat(g.v, sizes[i])));
-      else {
-        const probs = tf.reshape(tf.softmax(att, -1), [B * heads, T, S]);
-        // (B*H, T, S_i) @ (B*H, S_i, D) summed over segments -> (B, H, T, D) -> (B*T, C)
-        const parts = segments.length === 1 ? [probs] : tf.split(probs, sizes, 2);
-        y = parts
-          .map((p, i) => {
-            const v = flat(segments[i].v, sizes[i]);
-            return mulSum ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
-          })
-          .reduce((a, b) => tf.add(a, b));
-      }
-      x = tf.add(x, dense(mergeHeads(y), `h${l}.attn.proj`));
+      x = tf.add(x, dense(attended, `h${l}.attn.proj`));
       // MLP: pre-LN, C -> 4C -> C with GELU.
-      const h2 = layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`));
-      x = tf.add(x, dense(gelu(dense(h2, `h${l}.mlp.fc`)), `h${l}.mlp.proj`)); // via (B*T, 4C)
+      const h2 = layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`), fuseOps);
+      x = tf.add(x, dense(gelu(dense(h2, `h${l}.mlp.fc`), fuseOps), `h${l}.mlp.proj`)); // via (B*T, 4C)
     }
     let rows = T;
     let outB = B;
@@ -252,7 +271,7 @@ export class GptModel {
       x = tf.reshape(tf.slice(tf.reshape(x, [B, T, C]), [0, T - 1, 0], [B, 1, C]), [B, C]);
       rows = 1;
     }
-    const hf = layerNorm(x, this.p("lnf.g"), this.p("lnf.b"));
+    const hf = layerNorm(x, this.p("lnf.g"), this.p("lnf.b"), fuseOps);
     const head = this.config.tiedHead ? tf.transpose(this.p("wte")) : this.p("head.w");
     const logits = training ? linear(hf, head) : tf.matMul(hf, head as tf.Tensor2D);
     return { logits: tf.reshape(logits, [outB, rows, V]), present };
@@ -302,8 +321,12 @@ function selectRows(x: tf.Tensor2D, idx: tf.Tensor1D): tf.Tensor2D {
   return op(x) as tf.Tensor2D;
 }
 
-/** LayerNorm over the last axis, eps 1e-5 (GPT-2). x: (N, C). */
-function layerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
+/**
+ * LayerNorm over the last axis, eps 1e-5 (GPT-2). x: (N, C). `fused`: in one wasm kernel with the same
+ * bits (wasm-layernorm.ts), only outside a gradient.
+ */
+function layerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor, fused: boolean): tf.Tensor2D {
+  if (fused) return fusedLayerNorm(x, g, b);
   const { mean, variance } = tf.moments(x, -1, true);
   return tf.add(tf.mul(tf.div(tf.sub(x, mean), tf.sqrt(tf.add(variance, 1e-5))), g), b);
 }
@@ -311,10 +334,12 @@ function layerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
 /**
  * GELU, tanh approximation (Hendrycks & Gimpel 2016; GPT-2): 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))),
  * computed as x sigmoid(2 sqrt(2/pi)(x + 0.044715x^3)) since 0.5(1 + tanh z) = sigmoid(2z): fewer kernels.
+ * `fused`: the sigmoid's argument in one wasm kernel with the same bits (wasm-fused.ts), only outside a gradient.
  */
-function gelu(x: tf.Tensor2D): tf.Tensor2D {
+function gelu(x: tf.Tensor2D, fused: boolean): tf.Tensor2D {
   const c = 2 * Math.sqrt(2 / Math.PI);
-  return tf.mul(x, tf.sigmoid(tf.mul(x, tf.add(tf.mul(tf.square(x), c * 0.044715), c))));
+  const inner = fused ? fusedGeluInner(x, c * 0.044715, c) : tf.mul(x, tf.add(tf.mul(tf.square(x), c * 0.044715), c));
+  return tf.mul(x, tf.sigmoid(inner));
 }
 
 /**

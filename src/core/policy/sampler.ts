@@ -25,6 +25,7 @@ import * as tf from "@tensorflow/tfjs";
 import type { TokenConstraint } from "../decoding.ts";
 import type { Rng } from "../rng.ts";
 import { attentionBias, type GptModel, type LayerCache } from "./model.ts";
+import { inPlaceCache, inPlaceCacheAvailable, type InPlaceCache } from "./wasm-decode-attention.ts";
 
 export interface SampleOptions {
   /** Most tokens generated per row; rows stop earlier when their constraint is done. */
@@ -149,7 +150,12 @@ export async function sampleBatch<S>(
   let batchRows = prompts.map((_, b) => b);
   let promptCache: LayerCache[] | undefined;
   let genCache: LayerCache[] | undefined;
+  // On wasm the cache is kept in place instead (wasm-decode-attention.ts): preallocated, written one
+  // position per step, the same bits.
+  const inPlace = kvCache && inPlaceCacheAvailable(model.config.dModel / model.config.heads);
+  let inPlaceCaches: InPlaceCache[] | undefined;
   const disposeCache = (c: LayerCache[] | undefined) => c?.forEach((x) => { x.k.dispose(); x.v.dispose(); });
+  const disposeInPlace = () => inPlaceCaches?.forEach((c) => tf.dispose([c.kT, c.v, c.kTGen, c.vGen]));
   /** Keep only the unfinished rows: in the batch, and in both cache segments (axis 0). */
   const dropFinishedRows = () => {
     const keep = batchRows.flatMap((b, i) => (done[b] ? [] : [i]));
@@ -157,10 +163,12 @@ export async function sampleBatch<S>(
       const idx = tf.tensor1d(keep, "int32");
       const gather = (c: LayerCache[] | undefined) => c?.map((x) => ({ k: tf.gather(x.k, idx, 0), v: tf.gather(x.v, idx, 0) }));
       const [p, g] = [gather(promptCache), gather(genCache)];
+      const kept = inPlaceCaches?.map((c) => ({ kT: tf.gather(c.kT, idx, 0), v: tf.gather(c.v, idx, 0), kTGen: tf.gather(c.kTGen, idx, 0), vGen: tf.gather(c.vGen, idx, 0) }));
       idx.dispose();
       disposeCache(promptCache);
       disposeCache(genCache);
-      [promptCache, genCache] = [p, g];
+      disposeInPlace();
+      [promptCache, genCache, inPlaceCaches] = [p, g, kept];
     }
     batchRows = keep.map((i) => batchRows[i]);
   };
@@ -173,7 +181,7 @@ export async function sampleBatch<S>(
       const rowPad = rows.map((b) => pad[b]);
       const toks = rows.map((b) => history[b].slice(history[b].length - T));
       const pos = paddedPositions(rowPad, T, S);
-      const past = kvCache && !first ? promptCache!.map((p, l) => (genCache ? [p, genCache[l]] : [p])) : undefined;
+      const past = kvCache && !first && !inPlace ? promptCache!.map((p, l) => (genCache ? [p, genCache[l]] : [p])) : undefined;
       const out = model.forward({
         tokens: tf.tensor2d(toks, [rows.length, T], "int32"),
         positions: tf.tensor2d(pos, [rows.length, T], "int32"),
@@ -181,13 +189,17 @@ export async function sampleBatch<S>(
         past,
         growLast: true,
         lastOnly: true,
+        // The token fed is generated token S - 1 - P (history holds P prompt columns, then the draws).
+        ...(inPlace && !first ? { inPlace: { caches: inPlaceCaches!, pos: S - 1 - P } } : {}),
       });
       if (first && rows.length < B) {
         const spread = tf.tensor1d(ofRow, "int32");
         out.logits = tf.gather(out.logits, spread, 0); // (U, 1, V) -> (B, 1, V)
         out.present = out.present.map((c) => ({ k: tf.gather(c.k, spread, 0), v: tf.gather(c.v, spread, 0) })); // (U, H, P, D) -> (B, H, P, D)
       }
-      if (kvCache) {
+      if (inPlace) {
+        if (first) inPlaceCaches = out.present.map((c) => inPlaceCache(c.k, c.v, opts.maxNewTokens)).map((c) => ({ kT: tf.keep(c.kT), v: tf.keep(c.v), kTGen: tf.keep(c.kTGen), vGen: tf.keep(c.vGen) }));
+      } else if (kvCache) {
         // First step: the prompt segment; later: the generated segment, grown by this step's token.
         const kept = out.present.map((c) => ({ k: tf.keep(c.k), v: tf.keep(c.v) }));
         if (first) promptCache = kept;
@@ -226,6 +238,7 @@ export async function sampleBatch<S>(
   } finally {
     disposeCache(promptCache);
     disposeCache(genCache);
+    disposeInPlace();
   }
   return {
     prompts: prompts.map((p) => [...p]),
@@ -259,10 +272,13 @@ function drawToken<S>(
   constraint.allowed(state, allowed);
   let max = -Infinity;
   let n = 0;
+  // weight[t] holds logits[t] / temperature, then exp(that - max): each quotient computed once.
   for (let t = 0; t < V; t++) {
     if (allowed[t]) {
       order[n++] = t;
-      if (logits[t] / temperature > max) max = logits[t] / temperature;
+      const z = logits[t] / temperature;
+      weight[t] = z;
+      if (z > max) max = z;
     }
   }
   if (n === 0) throw new SamplingError(`row ${row}: the constraint allows no token but is not done (grammar bug)`);
@@ -270,7 +286,7 @@ function drawToken<S>(
   let total = 0;
   for (let i = 0; i < n; i++) {
     const t = order[i];
-    weight[t] = Math.exp(logits[t] / temperature - max);
+    weight[t] = Math.exp(weight[t] - max);
     total += weight[t];
   }
   if (topP < 1) {

@@ -26,6 +26,7 @@ export const DECODE_ATTENTION_FLAG = "A1_WASM_DECODE_ATTENTION";
 registerFlagOnce(DECODE_ATTENTION_FLAG);
 const SCORES = "A1DecodeScores";
 const VALUES = "A1DecodeValues";
+const SCORES_IN_PLACE = "A1DecodeScoresInPlace";
 
 function whileNonZero(c: Code, counter: number, body: (c: Code) => void): void {
   c.block().loop();
@@ -63,18 +64,21 @@ function scoresFunction(D: number): FuncDef {
   return { name: "scores", params: [I32, I32, I32, I32, I32, I32, I32, I32, I32, F32], locals: [...new Array(6).fill(I32), ...new Array(1 + D).fill(F32)], body: c };
 }
 
-/** values(p, v, out, BH, S, Stot, off): y = sum over this segment (`add`: y += that sum). */
+/**
+ * values(p, v, out, BH, S, Stot, off, vRow): y = sum over the first S positions of this segment (`add`:
+ * y += that sum); row bh of v starts vRow floats after row bh - 1 (S * D, or a cache's capacity * D).
+ */
 function valuesFunction(D: number, add: boolean): FuncDef {
-  const P = { p: 0, v: 1, out: 2, BH: 3, S: 4, Stot: 5, off: 6 };
-  const L = { bh: 7, j: 8, pp: 9, vp: 10, ob: 11, pv: 12, acc0: 13 };
+  const P = { p: 0, v: 1, out: 2, BH: 3, S: 4, Stot: 5, off: 6, vRow: 7 };
+  const L = { bh: 8, j: 9, pp: 10, vp: 11, ob: 12, pv: 13, acc0: 14 };
   const vecs = D / 4;
   const c = new Code();
   c.get(P.BH).set(L.bh);
   whileNonZero(c, L.bh, (c) => {
     for (let v = 0; v < vecs; v++) c.v128Zero().set(L.acc0 + v);
-    // pp = p + ((bh - 1) * Stot + off) * 4;  vp = v + (bh - 1) * S * D * 4
+    // pp = p + ((bh - 1) * Stot + off) * 4;  vp = v + (bh - 1) * vRow * 4
     c.get(P.p).get(L.bh).i32(1).sub().get(P.Stot).mul().get(P.off).add().i32(4).mul().add().set(L.pp);
-    c.get(P.v).get(L.bh).i32(1).sub().get(P.S).mul().i32(D * 4).mul().add().set(L.vp);
+    c.get(P.v).get(L.bh).i32(1).sub().get(P.vRow).mul().i32(4).mul().add().set(L.vp);
     c.get(P.S).set(L.j);
     whileNonZero(c, L.j, (c) => {
       c.get(L.pp).v128Load32Splat().set(L.pv);
@@ -90,13 +94,94 @@ function valuesFunction(D: number, add: boolean): FuncDef {
       c.v128Store(16 * v);
     }
   });
-  return { name: add ? "valuesAdd" : "values", params: new Array(7).fill(I32), locals: [...new Array(5).fill(I32), ...new Array(1 + vecs).fill(V128)], body: c };
+  return { name: add ? "valuesAdd" : "values", params: new Array(8).fill(I32), locals: [...new Array(5).fill(I32), ...new Array(1 + vecs).fill(V128)], body: c };
+}
+
+/**
+ * scoresT(qkv, kT, bias, out, BH, H, S, cap, Stot, off, scale): one segment's columns of att, like
+ * scores, from the queries in place in qkv (B, 3C) and keys stored transposed, kT (BH, D, cap) with S
+ * of the cap columns filled: four keys per f32x4 (each lane one key's sum over d, in order from +0),
+ * then single keys.
+ */
+function scoresTFunction(D: number): FuncDef {
+  const P = { qkv: 0, kT: 1, bias: 2, out: 3, BH: 4, H: 5, S: 6, cap: 7, Stot: 8, off: 9, scale: 10 };
+  const L = { bh: 11, j: 12, kp: 13, op: 14, bp: 15, qb: 16, dRow: 17, p: 18, acc: 19, vscale: 20, vacc: 21, q0: 23 };
+  const qs = L.q0 + D; // D splatted queries (v128), after the D scalar ones (f32)
+  const c = new Code();
+  c.get(P.cap).i32(4).mul().set(L.dRow);
+  c.get(P.scale).f32x4Splat().set(L.vscale);
+  c.get(P.BH).set(L.bh);
+  whileNonZero(c, L.bh, (c) => {
+    // Row bh - 1 = b * H + h: its query at qkv + (b * 3C + h * D) * 4 = qkv + ((b * 3H + h) * D) * 4.
+    c.get(P.qkv).get(L.bh).i32(1).sub().get(P.H).divU().i32(2).mul().get(P.H).mul().get(L.bh).i32(1).sub().add().i32(D * 4).mul().add().set(L.qb);
+    for (let d = 0; d < D; d++) {
+      c.get(L.qb).f32Load(4 * d).set(L.q0 + d);
+      c.get(L.q0 + d).f32x4Splat().set(qs + d);
+    }
+    // kp = kT + (bh - 1) * D * cap * 4;  op = out + ((bh - 1) * Stot + off) * 4;  bp = bias + (((bh - 1) / H) * Stot + off) * 4
+    c.get(P.kT).get(L.bh).i32(1).sub().get(L.dRow).mul().i32(D).mul().add().set(L.kp);
+    c.get(P.out).get(L.bh).i32(1).sub().get(P.Stot).mul().get(P.off).add().i32(4).mul().add().set(L.op);
+    c.get(P.bias).get(L.bh).i32(1).sub().get(P.H).divU().get(P.Stot).mul().get(P.off).add().i32(4).mul().add().set(L.bp);
+    c.get(P.S).set(L.j);
+    for (const width of [8, 4, 1]) {
+      c.block().loop();
+      c.get(L.j).i32(width).ltU().brIf(1);
+      if (width > 1) {
+        const vecs = width / 4;
+        for (let v = 0; v < vecs; v++) c.v128Zero().set(L.vacc + v);
+        c.get(L.kp).set(L.p);
+        for (let d = 0; d < D; d++) {
+          for (let v = 0; v < vecs; v++) c.get(L.vacc + v).get(qs + d).get(L.p).v128Load(16 * v).f32x4Mul().f32x4Add().set(L.vacc + v);
+          if (d < D - 1) c.get(L.p).get(L.dRow).add().set(L.p);
+        }
+        for (let v = 0; v < vecs; v++) c.get(L.op).get(L.vacc + v).get(L.vscale).f32x4Mul().get(L.bp).v128Load(16 * v).f32x4Add().v128Store(16 * v);
+      } else {
+        c.f32Zero().set(L.acc);
+        for (let d = 0; d < D; d++) c.get(L.acc).get(L.q0 + d).get(L.kp).i32(d).get(L.dRow).mul().add().f32Load().f32Mul().f32Add().set(L.acc);
+        c.get(L.op).get(L.acc).get(P.scale).f32Mul().get(L.bp).f32Load().f32Add().f32Store();
+      }
+      for (const p of [L.kp, L.op, L.bp]) c.get(p).i32(4 * width).add().set(p);
+      c.get(L.j).i32(width).sub().set(L.j);
+      c.br(0).end().end();
+    }
+  });
+  return {
+    name: "scoresT",
+    params: [...new Array(10).fill(I32), F32],
+    locals: [...new Array(8).fill(I32), F32, V128, V128, V128, ...new Array(D).fill(F32), ...new Array(D).fill(V128)],
+    body: c,
+  };
+}
+
+/**
+ * append(qkv, kT, v, BH, H, cap, pos): this step's keys and values, in place in qkv (B, 3C), written into
+ * column pos of kT (BH, D, cap) and row pos of v (BH, cap, D).
+ */
+function appendFunction(D: number): FuncDef {
+  const P = { qkv: 0, kT: 1, v: 2, BH: 3, H: 4, cap: 5, pos: 6 };
+  const L = { bh: 7, src: 8, kp: 9, vp: 10, dRow: 11 };
+  const c = new Code();
+  c.get(P.cap).i32(4).mul().set(L.dRow);
+  c.get(P.BH).set(L.bh);
+  whileNonZero(c, L.bh, (c) => {
+    // key of row bh - 1 = b * H + h at qkv + (b * 3C + C + h * D) * 4 = qkv + ((b * 3H + H + h) * D) * 4; its value C floats later
+    c.get(P.qkv).get(L.bh).i32(1).sub().get(P.H).divU().i32(2).mul().get(P.H).mul().get(P.H).add().get(L.bh).i32(1).sub().add().i32(D * 4).mul().add().set(L.src);
+    c.get(P.kT).get(L.bh).i32(1).sub().get(L.dRow).mul().i32(D).mul().get(P.pos).i32(4).mul().add().add().set(L.kp);
+    c.get(P.v).get(L.bh).i32(1).sub().get(P.cap).mul().get(P.pos).add().i32(D * 4).mul().add().set(L.vp);
+    for (let d = 0; d < D; d++) {
+      c.get(L.kp).i32(d).get(L.dRow).mul().add().get(L.src).f32Load(4 * d).f32Store();
+      c.get(L.vp).get(L.src).get(P.H).i32(D * 4).mul().add().f32Load(4 * d).f32Store(4 * d);
+    }
+  });
+  return { name: "append", params: new Array(7).fill(I32), locals: new Array(5).fill(I32), body: c };
 }
 
 interface Exports {
   scores(q: number, k: number, bias: number, out: number, BH: number, H: number, S: number, Stot: number, off: number, scale: number): void;
-  values(p: number, v: number, out: number, BH: number, S: number, Stot: number, off: number): void;
-  valuesAdd(p: number, v: number, out: number, BH: number, S: number, Stot: number, off: number): void;
+  values(p: number, v: number, out: number, BH: number, S: number, Stot: number, off: number, vRow: number): void;
+  valuesAdd(p: number, v: number, out: number, BH: number, S: number, Stot: number, off: number, vRow: number): void;
+  scoresT(qkv: number, kT: number, bias: number, out: number, BH: number, H: number, S: number, cap: number, Stot: number, off: number, scale: number): void;
+  append(qkv: number, kT: number, v: number, BH: number, H: number, cap: number, pos: number): void;
 }
 
 interface WasmBackendInternals {
@@ -120,7 +205,7 @@ function kernelsFor(memory: WebAssembly.Memory, D: number): Exports | null {
   if (k === undefined) {
     try {
       const shared = typeof SharedArrayBuffer !== "undefined" && memory.buffer instanceof SharedArrayBuffer;
-      const bytes = emitModule([scoresFunction(D), valuesFunction(D, false), valuesFunction(D, true)], { shared });
+      const bytes = emitModule([scoresFunction(D), valuesFunction(D, false), valuesFunction(D, true), scoresTFunction(D), appendFunction(D)], { shared });
       k = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports as unknown as Exports;
     } catch {
       k = null; // no SIMD in this engine, or a memory we cannot import
@@ -133,7 +218,7 @@ function kernelsFor(memory: WebAssembly.Memory, D: number): Exports | null {
 const offset = (backend: unknown, t: tf.TensorInfo) => (backend as WasmBackendInternals).dataIdMap.get(t.dataId)!.memoryOffset!;
 
 /** Scores-kernel calls since start (tests check the fused path really ran). */
-export const decodeAttentionCounts = { calls: 0 };
+export const decodeAttentionCounts = { calls: 0, inPlace: 0 };
 
 /** inputs q (BH, 1, D), bias (B, 1, 1, S), k0.. (BH, S_i, D); attrs heads, segments, scale. Output (B, H, 1, S). */
 function scoresKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorInfo {
@@ -153,20 +238,49 @@ function scoresKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorInfo {
   return out;
 }
 
-/** inputs p (B, H, 1, S), v0.. (BH, S_i, D); attrs segments. Output (BH, 1, D). */
+/**
+ * inputs p (B, H, 1, S), v0.. (BH, S_i, D), or (B, H, cap_i, D) caches of which the first `lengths[i]`
+ * positions count; attrs segments, lengths (optional). Output (BH, 1, D).
+ */
 function valuesKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorInfo {
-  const { segments } = attrs as { segments: number };
+  const { segments, lengths } = attrs as { segments: number; lengths?: number[] };
   const p = inputs.p as tf.TensorInfo;
   const vs = Array.from({ length: segments }, (_, i) => inputs[`v${i}`] as tf.TensorInfo);
-  const [BH, , D] = vs[0].shape;
+  const D = vs[0].shape[vs[0].shape.length - 1];
+  const BH = p.shape[0] * p.shape[1];
   const S = p.shape[3];
   const out = (backend as WasmBackendInternals).makeOutput([BH, 1, D], "float32");
   const k = kernelsFor(memoryOf(backend)!, D)!;
   let off = 0;
   vs.forEach((vt, i) => {
-    (i === 0 ? k.values : k.valuesAdd)(offset(backend, p), offset(backend, vt), offset(backend, out), BH, vt.shape[1], S, off);
-    off += vt.shape[1];
+    const rowFloats = vt.shape.reduce((a, b) => a * b, 1) / BH;
+    const n = lengths?.[i] ?? rowFloats / D;
+    (i === 0 ? k.values : k.valuesAdd)(offset(backend, p), offset(backend, vt), offset(backend, out), BH, n, S, off, rowFloats);
+    off += n;
   });
+  return out;
+}
+
+/**
+ * inputs qkv (B, 3C), bias (B, 1, 1, P + pos + 1), kT0 (B, H, D, P) the prompt's keys, kT1 (B, H, D, cap)
+ * and v1 (B, H, cap, D) the generated positions' keys and values; attrs heads, pos, scale. Writes this
+ * step's key and value (from qkv) at position pos of kT1 and v1, in place, then scores the P + pos + 1
+ * keys. Output (B, H, 1, P + pos + 1).
+ */
+function scoresInPlaceKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorInfo {
+  const { heads, pos, scale } = attrs as { heads: number; pos: number; scale: number };
+  const [qkv, bias, kT0, kT1, v1] = ["qkv", "bias", "kT0", "kT1", "v1"].map((n) => inputs[n] as tf.TensorInfo);
+  const [B, H, D, P] = kT0.shape;
+  const cap = kT1.shape[3];
+  const S = P + pos + 1;
+  const out = (backend as WasmBackendInternals).makeOutput([B, H, 1, S], "float32");
+  const k = kernelsFor(memoryOf(backend)!, D)!;
+  decodeAttentionCounts.calls++;
+  decodeAttentionCounts.inPlace++;
+  const at = (t: tf.TensorInfo) => offset(backend, t);
+  k.append(at(qkv), at(kT1), at(v1), B * H, heads, cap, pos);
+  k.scoresT(at(qkv), at(kT0), at(bias), at(out), B * H, heads, P, P, S, 0, scale);
+  k.scoresT(at(qkv), at(kT1), at(bias), at(out), B * H, heads, pos + 1, cap, S, P, scale);
   return out;
 }
 
@@ -177,6 +291,7 @@ function register(): void {
   registered = true;
   tf.registerKernel({ kernelName: SCORES, backendName: "wasm", kernelFunc: scoresKernel as unknown as tf.KernelFunc });
   tf.registerKernel({ kernelName: VALUES, backendName: "wasm", kernelFunc: valuesKernel as unknown as tf.KernelFunc });
+  tf.registerKernel({ kernelName: SCORES_IN_PLACE, backendName: "wasm", kernelFunc: scoresInPlaceKernel as unknown as tf.KernelFunc });
 }
 
 /**
@@ -198,10 +313,56 @@ export function decodeScores(q: tf.Tensor3D, keys: tf.Tensor3D[], bias: tf.Tenso
   return tf.engine().runKernel(SCORES, inputs, { heads, segments: keys.length, scale: Math.fround(scale) }) as tf.Tensor4D;
 }
 
-/** Attention output (BH, 1, D): probabilities p (B, H, 1, S) over value segments (BH, S_i, D). */
-export function decodeValues(p: tf.Tensor4D, values: tf.Tensor3D[]): tf.Tensor3D {
+/**
+ * Attention output (BH, 1, D): probabilities p (B, H, 1, S) over value segments (BH, S_i, D), or over
+ * the first lengths[i] positions of caches (B, H, cap_i, D).
+ */
+export function decodeValues(p: tf.Tensor4D, values: (tf.Tensor3D | tf.Tensor4D)[], lengths?: number[]): tf.Tensor3D {
   const inputs: tf.NamedTensorMap = { p };
   values.forEach((v, i) => (inputs[`v${i}`] = v));
-  return tf.engine().runKernel(VALUES, inputs, { segments: values.length }) as tf.Tensor3D;
+  return tf.engine().runKernel(VALUES, inputs, { segments: values.length, ...(lengths ? { lengths } : {}) }) as tf.Tensor3D;
+}
+
+/**
+ * One block's keys and values for decoding in place: the prompt's keys transposed (B, H, D, P) and its
+ * values (B, H, P, D), fixed after the prefill; the generated positions' keys (B, H, D, cap) and values
+ * (B, H, cap, D), preallocated for cap positions and written one position per step by
+ * decodeScoresInPlace. The tensors are the sampler's own (never shared), so writing into them is safe.
+ */
+export interface InPlaceCache {
+  kT: tf.Tensor4D;
+  v: tf.Tensor4D;
+  kTGen: tf.Tensor4D;
+  vGen: tf.Tensor4D;
+}
+
+/** tfjs env flag: false keeps the cache as segments grown by Concat (the benchmark's "before", and a check). */
+export const KV_IN_PLACE_FLAG = "A1_WASM_KV_IN_PLACE";
+registerFlagOnce(KV_IN_PLACE_FLAG);
+
+/** Whether decoding with head width D can keep its cache in place now (decodeAttentionAvailable, and the flag on). */
+export function inPlaceCacheAvailable(D: number): boolean {
+  return decodeAttentionAvailable(D) && tf.env().getBool(KV_IN_PLACE_FLAG);
+}
+
+/** An in-place cache from a prefill's keys and values (B, H, P, D), with room for `cap` generated positions (new tensors: keep or dispose them). */
+export function inPlaceCache(k: tf.Tensor4D, v: tf.Tensor4D, cap: number): InPlaceCache {
+  const [B, H, , D] = k.shape;
+  // Only kTGen and vGen are written, and they are new zero-filled buffers.
+  return {
+    kT: tf.transpose(k, [0, 1, 3, 2]),
+    v: tf.clone(v),
+    kTGen: tf.zeros<tf.Rank.R4>([B, H, D, cap]),
+    vGen: tf.zeros<tf.Rank.R4>([B, H, cap, D]),
+  };
+}
+
+/**
+ * Scaled, biased scores (B, H, 1, P + pos + 1) of this step's queries in qkv (B, 3C) over the cache's
+ * prompt keys and its first pos + 1 generated keys, after writing this step's keys and values (also
+ * in qkv) at generated position pos. Same bits as decodeScores over segments (B*H, S_i, D).
+ */
+export function decodeScoresInPlace(qkv: tf.Tensor2D, cache: InPlaceCache, bias: tf.Tensor4D, heads: number, pos: number, scale: number): tf.Tensor4D {
+  return tf.engine().runKernel(SCORES_IN_PLACE, { qkv, bias, kT0: cache.kT, kT1: cache.kTGen, v1: cache.vGen }, { heads, pos, scale: Math.fround(scale) }) as tf.Tensor4D;
 }
 

@@ -1,7 +1,7 @@
 /**
  * A small WebAssembly binary emitter: enough of the format (types, one imported memory, functions,
- * exports) and of the instruction set (i32 control flow and arithmetic, f32 and f32x4 loads, stores,
- * adds and multiplies, memory.copy and memory.fill) to write the wasm backend's kernels as TypeScript
+ * exports) and of the instruction set (i32 control flow and arithmetic, f32 and f32x4 loads, stores
+ * and arithmetic, memory.copy and memory.fill) to write the wasm backend's kernels as TypeScript
  * that unrolls their register tiles: wasm-matmul.ts, wasm-decode-attention.ts, wasm-copy.ts,
  * wasm-sum.ts, wasm-embedding.ts. The bytes are built at run time: no build step, no binary in the repo.
  * Opcodes: WebAssembly Core Specification 2.0, section 5 (binary format), with the SIMD (0xFD) and
@@ -113,6 +113,15 @@ export class Code {
   f32Mul(): this {
     return this.emit(0x94);
   }
+  f32Sub(): this {
+    return this.emit(0x93);
+  }
+  f32Div(): this {
+    return this.emit(0x95);
+  }
+  f32Sqrt(): this {
+    return this.emit(0x91);
+  }
   f32Zero(): this {
     return this.emit(0x43, 0, 0, 0, 0);
   }
@@ -134,6 +143,15 @@ export class Code {
   }
   f32x4Mul(): this {
     return this.emit(0xfd, ...uleb(0xe6));
+  }
+  f32x4Sub(): this {
+    return this.emit(0xfd, ...uleb(0xe5));
+  }
+  f32x4Div(): this {
+    return this.emit(0xfd, ...uleb(0xe7));
+  }
+  f32x4Splat(): this {
+    return this.emit(0xfd, ...uleb(0x13));
   }
   i32Load(offset = 0): this {
     return this.emit(0x28, 2, ...uleb(offset));

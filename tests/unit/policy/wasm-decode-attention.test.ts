@@ -2,8 +2,8 @@
  * The fused one-query attention of wasm-decode-attention.ts against the tensor ops it replaces, bit for
  * bit: a decoding step's logits and cache over one, two and three cache segments (left padding, so
  * the bias masks keys), and whole sampled rollouts (tokens, log-probs, allowed sets) for several head
- * widths, with shared prefills and dropped rows; a head width that is not a multiple of 4 keeps the
- * tensor ops.
+ * widths, with shared prefills and dropped rows, with the cache as Concat-grown segments and kept in
+ * place; a head width that is not a multiple of 4 keeps the tensor ops.
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import type { ModelConfig } from "../../../src/core/policy/config.ts";
 import { attentionBias, GptModel, type LayerCache } from "../../../src/core/policy/model.ts";
 import { Policy } from "../../../src/core/policy/policy.ts";
 import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
-import { DECODE_ATTENTION_FLAG, decodeAttentionAvailable, decodeAttentionCounts } from "../../../src/core/policy/wasm-decode-attention.ts";
+import { DECODE_ATTENTION_FLAG, decodeAttentionAvailable, decodeAttentionCounts, KV_IN_PLACE_FLAG } from "../../../src/core/policy/wasm-decode-attention.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import { setupBackend } from "./helpers.ts";
 
@@ -23,6 +23,15 @@ async function withFlag<T>(on: boolean, f: () => T | Promise<T>): Promise<T> {
     return await f();
   } finally {
     tf.env().set(DECODE_ATTENTION_FLAG, true);
+  }
+}
+
+async function withInPlace<T>(on: boolean, f: () => T | Promise<T>): Promise<T> {
+  tf.env().set(KV_IN_PLACE_FLAG, on);
+  try {
+    return await f();
+  } finally {
+    tf.env().set(KV_IN_PLACE_FLAG, true);
   }
 }
 
@@ -86,10 +95,17 @@ describe("fused decoding attention on wasm", () => {
           policy.dispose();
           return { completions: rollout.completions, logProbs: rollout.logProbs.map((l) => Array.from(l)), masks: rollout.masks.map((m) => Array.from(m)) };
         });
-      const calls = decodeAttentionCounts.calls;
+      const calls = { ...decodeAttentionCounts };
       const off = await run(false);
+      expect(decodeAttentionCounts).toEqual(calls);
+      const segments = await withInPlace(false, () => run(true));
+      const inPlace = { ...decodeAttentionCounts };
+      expect(inPlace.inPlace).toBe(calls.inPlace);
       const on = await run(true);
-      expect(decodeAttentionCounts.calls > calls).toBe((model.dModel! / model.heads!) % 4 === 0);
+      const fused = (model.dModel! / model.heads!) % 4 === 0;
+      expect(inPlace.calls > calls.calls).toBe(fused);
+      expect(decodeAttentionCounts.inPlace > inPlace.inPlace).toBe(fused);
+      expect(segments).toEqual(off);
       expect(on).toEqual(off);
       expect(new Set(off.completions.map((c) => c.length)).size).toBeGreaterThan(1);
     });
