@@ -1,18 +1,22 @@
 /**
  * `npm run eval -- runs/x.a1run [--json]`: evaluation metrics of a run's last checkpoint.
- * `npm run eval -- --preset P [--json]`: those of the preset's base players.
+ * `npm run eval -- --preset P [--json]`: those of the preset's base players; `--base DIR [--size S]`: of the
+ * base checkpoint `npm run pretrain -- --out DIR [--size S]` wrote there instead of the shipped one.
  * Deterministic for a given checkpoint and --seed (sampling seed, default 0). Progress on stderr;
  * the table (or with --json one line) on stdout.
  */
 import { CliError, cliConfig, parseArgs, trainTasksFlag, usage, type FlagSpec } from "../src/node/cli.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { evalTasks, evaluateCheckpoint, lastCheckpoint, metricsJson, metricsTable } from "../src/node/evaluate-run.ts";
-import { loadOrPrepareBench, readRunFile, runTaskFile } from "../src/node/run-files.ts";
+import { baseCheckpointPath, loadOrPrepareBench, readRunFile, runTaskFile } from "../src/node/run-files.ts";
+import { baseCheckpointFile } from "../src/core/duel/pretrain.ts";
 import { BundleError } from "../src/core/bundle.ts";
 import type { TaskFile } from "../src/core/arena/task.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
   preset: { kind: "string", help: "evaluate this preset's base players instead of a run file" },
+  base: { kind: "string", help: "with --preset: take the base checkpoint from this folder (an `npm run pretrain -- --out DIR`) instead of public/checkpoints" },
+  size: { kind: "string", help: "with --preset: both players' model size, tiny | small (default the preset's)" },
   json: { kind: "bool", help: "print one JSON line" },
   samples: { kind: "int", min: 1, help: "programs and suites per task, n >= k (default 16)" },
   seed: { kind: "int", min: 0, help: "sampling seed of the evaluation, independent of the run's (default 0)" },
@@ -34,9 +38,16 @@ async function main(argv: string[]): Promise<void> {
   let config;
   let checkpoint;
   let label: string;
+  const baseDir = flags.base as string | undefined;
+  const size = flags.size as string | undefined;
+  if (!preset && (baseDir !== undefined || size !== undefined)) throw new CliError("--base and --size go with --preset (a run file carries its own players)");
+  if (size !== undefined && size !== "tiny" && size !== "small") throw new CliError(`--size must be tiny or small, got ${JSON.stringify(size)}`);
   if (preset) {
-    config = cliConfig(preset, {});
-    label = `base players of preset ${preset}`;
+    config = cliConfig(preset, {}, size ? { code_model: size, test_model: size } : {});
+    if (baseDir !== undefined && !baseCheckpointPath(config.code_model, baseDir)) {
+      throw new CliError(`--base ${baseDir}: no ${baseCheckpointFile(config.code_model)} there (npm run pretrain -- --out ${baseDir}${size === "small" ? " --size small" : ""})`);
+    }
+    label = `base players of preset ${preset}${baseDir !== undefined ? ` from ${baseDir}` : ""}`;
   } else {
     const snapshot = await readRunFile(positional[0]);
     // A run on an imported set carries it: evaluated on that set unless --tasks names another.
@@ -58,6 +69,7 @@ async function main(argv: string[]): Promise<void> {
     });
     const t0 = Date.now();
     const { evaluation, origin, step } = await evaluateCheckpoint(config, checkpoint, file, grader, bench, {
+      ...(baseDir !== undefined ? { baseDir } : {}),
       samples: (flags.samples as number | undefined) ?? 16,
       seed: (flags.seed as number | undefined) ?? 0,
       temperature: (flags.temperature as number | undefined) ?? 0.7,

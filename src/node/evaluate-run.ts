@@ -34,6 +34,8 @@ export interface NodeEvalOptions {
   trainTasks?: "trained" | "all";
   /** Evaluate only the first `taskLimit` of those train tasks and of each held-out split (file order). */
   taskLimit?: number;
+  /** Base players (no checkpoint) from the base checkpoint in this folder instead of public/checkpoints/. */
+  baseDir?: string;
   onProgress?: (p: PlayerEvalProgress) => void;
 }
 
@@ -112,7 +114,8 @@ export async function evaluateCheckpoint(
   }
   // The players as a run starts them (the same startPlayers as the trainer worker and `npm run train`).
   const vocab = arenaVocabulary();
-  const players = await startPlayers({ vocab, player: nodePlayer(vocab), baseCheckpoint: nodeBaseCheckpoint }, { ...config }, saved);
+  const baseCheckpoint = o.baseDir === undefined ? nodeBaseCheckpoint : (size: Config["code_model"]) => nodeBaseCheckpoint(size, o.baseDir);
+  const players = await startPlayers({ vocab, player: nodePlayer(vocab), baseCheckpoint }, { ...config }, saved);
   try {
     const evaluation = await evaluateNodePlayers(config, players, file, grader, bench, o, checkpoint?.step ?? 0);
     const origin = checkpoint

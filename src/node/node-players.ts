@@ -35,9 +35,9 @@ export function nodePlayer(vocab: Vocabulary): TrainerHost["player"] {
   };
 }
 
-/** The shipped base checkpoint of a size (public/checkpoints/), or null: fresh weights. */
-export async function nodeBaseCheckpoint(size: Config["code_model"]): Promise<ArrayBuffer | null> {
-  const path = baseCheckpointPath(size);
+/** The shipped base checkpoint of a size (public/checkpoints/, or `dir`), or null: fresh weights. */
+export async function nodeBaseCheckpoint(size: Config["code_model"], dir?: string): Promise<ArrayBuffer | null> {
+  const path = baseCheckpointPath(size, dir);
   if (!path) return null;
   const bytes = readFileSync(path);
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;

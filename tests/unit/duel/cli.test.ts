@@ -145,6 +145,15 @@ describe("the scripts", () => {
     r = run("eval", [join(dir, "bad.a1run"), "--json"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/Cannot open this \.a1run file: it is not a readable zip archive/);
+    r = run("eval", ["--preset", "classroom", "--base", dir, "--size", "small"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--base .*: no base-small\.bin there \(npm run pretrain -- --out .* --size small\)/);
+    r = run("eval", ["--preset", "classroom", "--size", "huge"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--size must be tiny or small, got "huge"/);
+    r = run("eval", [join(dir, "bad.a1run"), "--base", dir]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--base and --size go with --preset/);
   });
 
   it("reproduce: a cache made from another base checkpoint, or holding runs with no record of one, is refused before anything runs", () => {
