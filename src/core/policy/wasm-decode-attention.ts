@@ -19,7 +19,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { registerFlagOnce, type KernelArgs } from "./wasm-kernels.ts";
-import { Code, emitModule, F32, I32, V128, type FuncDef } from "./wasm-emit.ts";
+import { Code, emitModule, F32, I32, V128, whileNonZero, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps decoding on the tensor ops (the benchmark's "before", and a check). */
 export const DECODE_ATTENTION_FLAG = "A1_WASM_DECODE_ATTENTION";
@@ -27,14 +27,6 @@ registerFlagOnce(DECODE_ATTENTION_FLAG);
 const SCORES = "A1DecodeScores";
 const VALUES = "A1DecodeValues";
 const SCORES_IN_PLACE = "A1DecodeScoresInPlace";
-
-function whileNonZero(c: Code, counter: number, body: (c: Code) => void): void {
-  c.block().loop();
-  c.get(counter).eqz().brIf(1);
-  body(c);
-  c.get(counter).i32(1).sub().set(counter);
-  c.br(0).end().end();
-}
 
 /** scores(q, k, bias, out, BH, H, S, Stot, off, scale): one segment's columns of att. */
 function scoresFunction(D: number): FuncDef {

@@ -165,6 +165,15 @@ export class Code {
   }
 }
 
+/** `for (; counter != 0; counter--) body`: the kernels' loop over a count held in an i32 local. */
+export function whileNonZero(c: Code, counter: number, body: (c: Code) => void): void {
+  c.block().loop();
+  c.get(counter).eqz().brIf(1);
+  body(c);
+  c.get(counter).i32(1).sub().set(counter);
+  c.br(0).end().end();
+}
+
 export interface FuncDef {
   name: string;
   params: ValType[];

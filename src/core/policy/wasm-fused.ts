@@ -27,7 +27,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { kernelOver, registerFlagOnce, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
-import { Code, F32, I32, V128, type FuncDef } from "./wasm-emit.ts";
+import { Code, F32, I32, V128, whileNonZero, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps LayerNorm and GELU on the tensor ops (the benchmark's "before", and a check). */
 export const FUSED_OPS_FLAG = "A1_WASM_FUSED_OPS";
@@ -36,14 +36,6 @@ const LAYERNORM = "A1LayerNorm";
 const GELU_INNER = "A1GeluInner";
 /** The model's epsilon (GPT-2's), as tf.add(variance, 1e-5) rounds it: a float32 scalar. */
 export const LAYERNORM_EPS = 1e-5;
-
-function whileNonZero(c: Code, counter: number, body: (c: Code) => void): void {
-  c.block().loop();
-  c.get(counter).eqz().brIf(1);
-  body(c);
-  c.get(counter).i32(1).sub().set(counter);
-  c.br(0).end().end();
-}
 
 /** layerNorm(x, g, b, out, N, C, cf, eps): x, out (N, C); g, b (C); cf = C as float32; C % 4 = 0. */
 function layerNormFunction(): FuncDef {

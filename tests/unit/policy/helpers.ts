@@ -1,3 +1,4 @@
+import * as tf from "@tensorflow/tfjs";
 import { useNodeBackend } from "../../../src/node/tf-backend.ts";
 import { Policy, type CreatePolicyOptions } from "../../../src/core/policy/policy.ts";
 import type { TrainConfig } from "../../../src/core/policy/train-config.ts";
@@ -17,4 +18,14 @@ export function smallPolicy(vocab: number, seed: number | string, train: Partial
     train: { warmupSteps: 0, ...train },
     ...extra,
   });
+}
+
+/** Run `f` with the tfjs flag `flag` set to `on`, then set it back on (the speed-ups' default). */
+export async function withFlag<T>(flag: string, on: boolean, f: () => T | Promise<T>): Promise<T> {
+  tf.env().set(flag, on);
+  try {
+    return await f();
+  } finally {
+    tf.env().set(flag, true);
+  }
 }

@@ -13,27 +13,12 @@ import { Policy } from "../../../src/core/policy/policy.ts";
 import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
 import { DECODE_ATTENTION_FLAG, decodeAttentionAvailable, decodeAttentionCounts, KV_IN_PLACE_FLAG } from "../../../src/core/policy/wasm-decode-attention.ts";
 import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend } from "./helpers.ts";
+import { setupBackend, withFlag } from "./helpers.ts";
 
 beforeAll(setupBackend);
 
-async function withFlag<T>(on: boolean, f: () => T | Promise<T>): Promise<T> {
-  tf.env().set(DECODE_ATTENTION_FLAG, on);
-  try {
-    return await f();
-  } finally {
-    tf.env().set(DECODE_ATTENTION_FLAG, true);
-  }
-}
-
-async function withInPlace<T>(on: boolean, f: () => T | Promise<T>): Promise<T> {
-  tf.env().set(KV_IN_PLACE_FLAG, on);
-  try {
-    return await f();
-  } finally {
-    tf.env().set(KV_IN_PLACE_FLAG, true);
-  }
-}
+const withFused = <T>(on: boolean, f: () => T | Promise<T>) => withFlag(DECODE_ATTENTION_FLAG, on, f);
+const withInPlace = <T>(on: boolean, f: () => T | Promise<T>) => withFlag(KV_IN_PLACE_FLAG, on, f);
 
 const bits = (t: tf.Tensor) => Array.from(new Uint32Array(Float32Array.from(t.dataSync()).buffer));
 
@@ -58,7 +43,7 @@ describe("fused decoding attention on wasm", () => {
       const positions = tf.tensor2d(pad.map((p) => S - 1 - p), [B, 1], "int32");
       const attnBias = attentionBias(pad, 1, S);
       const step = (on: boolean) =>
-        withFlag(on, () =>
+        withFused(on, () =>
           tf.tidy(() => {
             const out = model.forward({ tokens, positions, attnBias, past, growLast: true });
             return [bits(out.logits), ...out.present.flatMap((c) => [bits(c.k), bits(c.v)])];
@@ -87,7 +72,7 @@ describe("fused decoding attention on wasm", () => {
     it(`sampled rollouts are the same token for token (dModel ${model.dModel}, ${model.heads} heads)`, async () => {
       const grammar = new ToyConstraint(24, 2, 14);
       const run = (on: boolean) =>
-        withFlag(on, async () => {
+        withFused(on, async () => {
           const policy = Policy.create({ model: { ...model, tiedHead: true }, vocab: 24, seed: `decode-${model.dModel}` });
           // 5 distinct prompts of 2 to 30 tokens, each for 3 rows: shared prefills, left padding, rows ending apart.
           const prompts = Array.from({ length: 15 }, (_, i) => [TOY_BOS, ...Array.from({ length: 1 + ((i % 5) * 7) }, (_, j) => 3 + (((i % 5) * 5 + j) % 20))]);

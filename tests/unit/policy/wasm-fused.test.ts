@@ -12,18 +12,10 @@ import { Policy } from "../../../src/core/policy/policy.ts";
 import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
 import { FUSED_OPS_FLAG, fusedGeluInner, fusedLayerNorm, fusedOpsAvailable, fusedOpsCounts, LAYERNORM_EPS } from "../../../src/core/policy/wasm-fused.ts";
 import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend } from "./helpers.ts";
+import { setupBackend, withFlag } from "./helpers.ts";
 
 beforeAll(setupBackend);
 
-async function withFlag<T>(on: boolean, f: () => T | Promise<T>): Promise<T> {
-  tf.env().set(FUSED_OPS_FLAG, on);
-  try {
-    return await f();
-  } finally {
-    tf.env().set(FUSED_OPS_FLAG, true);
-  }
-}
 
 const bits = (t: tf.Tensor) => Array.from(new Uint32Array(Float32Array.from(t.dataSync()).buffer));
 
@@ -99,7 +91,7 @@ describe("one-kernel LayerNorm and GELU argument on wasm", () => {
     it(`sampled rollouts and the update are the same bit for bit (dModel ${model.dModel})`, async () => {
       const grammar = new ToyConstraint(24, 2, 14);
       const run = (on: boolean) =>
-        withFlag(on, async () => {
+        withFlag(FUSED_OPS_FLAG, on, async () => {
           const policy = Policy.create({ model: { ...model, tiedHead: true }, vocab: 24, seed: `ln-${model.dModel}`, train: { warmupSteps: 0 } });
           const prompts = Array.from({ length: 12 }, (_, i) => [TOY_BOS, ...Array.from({ length: 1 + ((i % 4) * 6) }, (_, j) => 3 + (((i % 4) * 5 + j) % 20))]);
           const rollout = await policy.sample(prompts, grammar, { maxNewTokens: 16, rng: new Rng(23), temperature: 1.2 });
