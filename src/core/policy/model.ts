@@ -181,6 +181,7 @@ export class GptModel {
     const D = C / heads;
     const training = input.training ?? false;
     const fuseOps = !training && fusedOpsAvailable(C);
+    if (input.inPlace && (T !== 1 || training)) throw new Error(`an in-place cache takes one decoding step without a gradient, got T = ${T}${training ? " under a gradient" : ""}`);
     const dense = (x: tf.Tensor2D, name: string): tf.Tensor2D =>
       training
         ? (tf.add(linear(x, this.p(`${name}.w`)), this.p(`${name}.b`)) as tf.Tensor2D)
