@@ -195,13 +195,9 @@ export class GptModel {
     };
     // (B*T, V) @ (V, C) + (B*T, P) @ (P, C) -> (B*T, C)
     let x: tf.Tensor2D = tf.add(embed(input.tokens, "wte", V), embed(input.positions, "wpe", P));
-    // (B*T, C) <-> (B, H, T, D); with T = 1 the transpose is a reshape.
-    const splitHeads = (t: tf.Tensor) =>
-      (T === 1 ? tf.reshape(t, [B, heads, 1, D]) : tf.transpose(tf.reshape(t, [B, T, heads, D]), [0, 2, 1, 3])) as tf.Tensor4D;
-    const mergeHeads = (t: tf.Tensor) => (T === 1 ? tf.reshape(t, [B, C]) : tf.reshape(tf.transpose(tf.reshape(t, [B, heads, T, D]), [0, 2, 1, 3]), [B * T, C])) as tf.Tensor2D;
     const present: LayerCache[] = [];
     for (let l = 0; l < layers; l++) {
-      // Attention: pre-LN, qkv projection, split heads.
+      // Attention: pre-LN, qkv projection, then over the cache kept in place or the segments.
       const h = layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`), fuseOps);
       const qkv = dense(h, `h${l}.attn.qkv`); // (B*T, 3C)
       let attended: tf.Tensor2D; // (B*T, C)
@@ -212,52 +208,7 @@ export class GptModel {
         const pos = input.inPlace.pos;
         const att = decodeScoresInPlace(qkv, cache, input.attnBias, heads, pos, 1 / Math.sqrt(D));
         attended = tf.reshape(decodeValues(tf.softmax(att, -1) as tf.Tensor4D, [cache.v, cache.vGen], [cache.v.shape[2], pos + 1]), [B, C]);
-      } else {
-        const [q, kNew, vNew] = tf.split(qkv, 3, 1).map(splitHeads); // each (B, H, T, D)
-        const past = input.past?.[l] ?? [];
-        const grow = input.growLast && past.length >= 2;
-        const last = grow
-          ? { k: tf.concat([past[past.length - 1].k, kNew], 2) as tf.Tensor4D, v: tf.concat([past[past.length - 1].v, vNew], 2) as tf.Tensor4D }
-          : { k: kNew, v: vNew };
-        present.push(last);
-        const segments = [...(grow ? past.slice(0, -1) : past), last]; // each (B, H, S_i, D)
-        const sizes = segments.map((g) => g.k.shape[2]);
-        const S = sizes.reduce((a, b) => a + b, 0);
-        // (B*H, T, D) @ (B*H, D, S_i) per segment -> (B, H, T, S), scaled by 1/sqrt(D), masked, softmax over keys.
-        // With one query (a decoding step) the products are broadcast multiply + sum on wasm and cpu:
-        // wasm's batched matMul has no fast path and costs about 10x more on (256, 1, 16) x (256, 16, 72).
-        // Not on webgpu, whose sum spends a 64-thread workgroup on each 16-term dot product: on
-        // SwiftShader that is 15-20x slower than matMul for the scores and 2x for the values.
-        // Decoding on wasm: the same sums in two fused kernels around the softmax (wasm-decode-attention.ts).
-        const fused = T === 1 && !training && decodeAttentionAvailable(D);
-        const mulSum = T === 1 && tf.getBackend() !== "webgpu";
-        const qh = tf.reshape(q, [B * heads, T, D]);
-        const flat = (t: tf.Tensor4D, n: number) => tf.reshape(t, [B * heads, n, D]) as tf.Tensor3D;
-        let att: tf.Tensor;
-        if (fused) att = decodeScores(qh as tf.Tensor3D, segments.map((g, i) => flat(g.k, sizes[i])), input.attnBias, heads, 1 / Math.sqrt(D));
-        else {
-          const scores = segments.map((g, i) => {
-            const k = flat(g.k, sizes[i]);
-            return mulSum ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
-          });
-          att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
-          att = tf.add(tf.mul(att, 1 / Math.sqrt(D)), input.attnBias);
-        }
-        let y: tf.Tensor;
-        if (fused) y = decodeValues(tf.softmax(att, -1) as tf.Tensor4D, segments.map((g, i) => flat(g.v, sizes[i])));
-        else {
-          const probs = tf.reshape(tf.softmax(att, -1), [B * heads, T, S]);
-          // (B*H, T, S_i) @ (B*H, S_i, D) summed over segments -> (B, H, T, D) -> (B*T, C)
-          const parts = segments.length === 1 ? [probs] : tf.split(probs, sizes, 2);
-          y = parts
-            .map((p, i) => {
-              const v = flat(segments[i].v, sizes[i]);
-              return mulSum ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
-            })
-            .reduce((a, b) => tf.add(a, b));
-        }
-        attended = mergeHeads(y);
-      }
+      } else attended = this.segmentAttention(qkv, l, input, present);
       x = tf.add(x, dense(attended, `h${l}.attn.proj`));
       // MLP: pre-LN, C -> 4C -> C with GELU.
       const h2 = layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`), fuseOps);
@@ -276,6 +227,66 @@ export class GptModel {
     const head = this.config.tiedHead ? tf.transpose(this.p("wte")) : this.p("head.w");
     const logits = training ? linear(hf, head) : tf.matMul(hf, head as tf.Tensor2D);
     return { logits: tf.reshape(logits, [outB, rows, V]), present };
+  }
+
+  /**
+   * Attention of one block over cache segments (`input.past`, tensor ops or, for a decoding step on
+   * wasm, the two kernels of wasm-decode-attention.ts); pushes this call's keys and values (grown
+   * into the last segment with growLast) to `present`. Returns (B*T, C).
+   */
+  private segmentAttention(qkv: tf.Tensor2D, l: number, input: ForwardInput, present: LayerCache[]): tf.Tensor2D {
+    const { heads, dModel: C } = this.config;
+    const [B, T] = input.tokens.shape;
+    const D = C / heads;
+    const training = input.training ?? false;
+    // (B*T, C) <-> (B, H, T, D); with T = 1 the transpose is a reshape.
+    const splitHeads = (t: tf.Tensor) =>
+      (T === 1 ? tf.reshape(t, [B, heads, 1, D]) : tf.transpose(tf.reshape(t, [B, T, heads, D]), [0, 2, 1, 3])) as tf.Tensor4D;
+    const mergeHeads = (t: tf.Tensor) => (T === 1 ? tf.reshape(t, [B, C]) : tf.reshape(tf.transpose(tf.reshape(t, [B, heads, T, D]), [0, 2, 1, 3]), [B * T, C])) as tf.Tensor2D;
+    const [q, kNew, vNew] = tf.split(qkv, 3, 1).map(splitHeads); // each (B, H, T, D)
+    const past = input.past?.[l] ?? [];
+    const grow = input.growLast && past.length >= 2;
+    const last = grow
+      ? { k: tf.concat([past[past.length - 1].k, kNew], 2) as tf.Tensor4D, v: tf.concat([past[past.length - 1].v, vNew], 2) as tf.Tensor4D }
+      : { k: kNew, v: vNew };
+    present.push(last);
+    const segments = [...(grow ? past.slice(0, -1) : past), last]; // each (B, H, S_i, D)
+    const sizes = segments.map((g) => g.k.shape[2]);
+    const S = sizes.reduce((a, b) => a + b, 0);
+    // (B*H, T, D) @ (B*H, D, S_i) per segment -> (B, H, T, S), scaled by 1/sqrt(D), masked, softmax over keys.
+    // With one query (a decoding step) the products are broadcast multiply + sum on wasm and cpu:
+    // wasm's batched matMul has no fast path and costs about 10x more on (256, 1, 16) x (256, 16, 72).
+    // Not on webgpu, whose sum spends a 64-thread workgroup on each 16-term dot product: on
+    // SwiftShader that is 15-20x slower than matMul for the scores and 2x for the values.
+    // Decoding on wasm: the same sums in two fused kernels around the softmax (wasm-decode-attention.ts).
+    const fused = T === 1 && !training && decodeAttentionAvailable(D);
+    const mulSum = T === 1 && tf.getBackend() !== "webgpu";
+    const qh = tf.reshape(q, [B * heads, T, D]);
+    const flat = (t: tf.Tensor4D, n: number) => tf.reshape(t, [B * heads, n, D]) as tf.Tensor3D;
+    let att: tf.Tensor;
+    if (fused) att = decodeScores(qh as tf.Tensor3D, segments.map((g, i) => flat(g.k, sizes[i])), input.attnBias, heads, 1 / Math.sqrt(D));
+    else {
+      const scores = segments.map((g, i) => {
+        const k = flat(g.k, sizes[i]);
+        return mulSum ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
+      });
+      att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
+      att = tf.add(tf.mul(att, 1 / Math.sqrt(D)), input.attnBias);
+    }
+    let y: tf.Tensor;
+    if (fused) y = decodeValues(tf.softmax(att, -1) as tf.Tensor4D, segments.map((g, i) => flat(g.v, sizes[i])));
+    else {
+      const probs = tf.reshape(tf.softmax(att, -1), [B * heads, T, S]);
+      // (B*H, T, S_i) @ (B*H, S_i, D) summed over segments -> (B, H, T, D) -> (B*T, C)
+      const parts = segments.length === 1 ? [probs] : tf.split(probs, sizes, 2);
+      y = parts
+        .map((p, i) => {
+          const v = flat(segments[i].v, sizes[i]);
+          return mulSum ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
+        })
+        .reduce((a, b) => tf.add(a, b));
+    }
+    return mergeHeads(y);
   }
 
   dispose(): void {
