@@ -18,8 +18,8 @@
  * width D (D % 4 = 0), instantiated over the backend's memory like wasm-matmul.ts.
  */
 import * as tf from "@tensorflow/tfjs";
-import { registerFlagOnce, type KernelArgs } from "./wasm-kernels.ts";
-import { Code, emitModule, F32, I32, V128, whileNonZero, type FuncDef } from "./wasm-emit.ts";
+import { kernelOver, registerFlagOnce, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { Code, F32, I32, V128, whileNonZero, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps decoding on the tensor ops (the benchmark's "before", and a check). */
 export const DECODE_ATTENTION_FLAG = "A1_WASM_DECODE_ATTENTION";
@@ -176,35 +176,12 @@ interface Exports {
   append(qkv: number, kT: number, v: number, BH: number, H: number, cap: number, pos: number): void;
 }
 
-interface WasmBackendInternals {
-  dataIdMap: { get(dataId: object): { memoryOffset: number | null } | undefined };
-  makeOutput(shape: number[], dtype: "float32"): tf.TensorInfo;
-  wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
-}
-
-const instances = new WeakMap<WebAssembly.Memory, Map<number, Exports | null>>();
-
-function memoryOf(backend: unknown): WebAssembly.Memory | null {
-  const b = backend as Partial<WasmBackendInternals>;
-  const memory = b.wasm?.asm?.memory ?? b.wasm?.wasmMemory;
-  return memory instanceof WebAssembly.Memory && typeof b.makeOutput === "function" && b.dataIdMap ? memory : null;
-}
-
-function kernelsFor(memory: WebAssembly.Memory, D: number): Exports | null {
-  let byD = instances.get(memory);
-  if (!byD) instances.set(memory, (byD = new Map()));
-  let k = byD.get(D);
-  if (k === undefined) {
-    try {
-      const shared = typeof SharedArrayBuffer !== "undefined" && memory.buffer instanceof SharedArrayBuffer;
-      const bytes = emitModule([scoresFunction(D), valuesFunction(D, false), valuesFunction(D, true), scoresTFunction(D), appendFunction(D)], { shared });
-      k = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports as unknown as Exports;
-    } catch {
-      k = null; // no SIMD in this engine, or a memory we cannot import
-    }
-    byD.set(D, k);
-  }
-  return k;
+/** The kernels for head width D over this backend's memory (wasm-kernels.ts' kernelOver, one cache per D), or null. */
+const instances = new Map<number, WeakMap<WebAssembly.Memory, Exports | null>>();
+function kernelsFor(backend: unknown, D: number): Exports | null {
+  let cache = instances.get(D);
+  if (!cache) instances.set(D, (cache = new WeakMap()));
+  return kernelOver<Exports>(backend, cache, () => [scoresFunction(D), valuesFunction(D, false), valuesFunction(D, true), scoresTFunction(D), appendFunction(D)]);
 }
 
 const offset = (backend: unknown, t: tf.TensorInfo) => (backend as WasmBackendInternals).dataIdMap.get(t.dataId)!.memoryOffset!;
@@ -220,7 +197,7 @@ function scoresKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorInfo {
   const ks = Array.from({ length: segments }, (_, i) => inputs[`k${i}`] as tf.TensorInfo);
   const S = ks.reduce((a, k) => a + k.shape[1], 0);
   const out = (backend as WasmBackendInternals).makeOutput([BH / heads, heads, 1, S], "float32");
-  const k = kernelsFor(memoryOf(backend)!, D)!;
+  const k = kernelsFor(backend, D)!;
   decodeAttentionCounts.calls++;
   let off = 0;
   for (const kt of ks) {
@@ -242,7 +219,7 @@ function valuesKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorInfo {
   const BH = p.shape[0] * p.shape[1];
   const S = p.shape[3];
   const out = (backend as WasmBackendInternals).makeOutput([BH, 1, D], "float32");
-  const k = kernelsFor(memoryOf(backend)!, D)!;
+  const k = kernelsFor(backend, D)!;
   let off = 0;
   vs.forEach((vt, i) => {
     const rowFloats = vt.shape.reduce((a, b) => a * b, 1) / BH;
@@ -266,7 +243,7 @@ function scoresInPlaceKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorI
   const cap = kT1.shape[3];
   const S = P + pos + 1;
   const out = (backend as WasmBackendInternals).makeOutput([B, H, 1, S], "float32");
-  const k = kernelsFor(memoryOf(backend)!, D)!;
+  const k = kernelsFor(backend, D)!;
   decodeAttentionCounts.calls++;
   decodeAttentionCounts.inPlace++;
   const at = (t: tf.TensorInfo) => offset(backend, t);
@@ -294,8 +271,7 @@ export function decodeAttentionAvailable(D: number): boolean {
   if (tf.getBackend() !== "wasm" || D % 4 !== 0) return false;
   register();
   if (!tf.env().getBool(DECODE_ATTENTION_FLAG)) return false;
-  const memory = memoryOf(tf.backend());
-  return memory !== null && kernelsFor(memory, D) !== null;
+  return kernelsFor(tf.backend(), D) !== null;
 }
 
 /** Scaled, biased scores (B, H, 1, S) of queries q (BH, 1, D) over key segments (BH, S_i, D). */
