@@ -125,8 +125,8 @@ export async function runPolicyBench(
 /**
  * Sampling as a duel step does it: 16 prompts x G = 4 rows each (a task's programs share its prompt),
  * under a grammar whose rows end after 8 to 47 symbols, so they finish apart. Each repetition times
- * the default sampler (each distinct prompt prefilled once, finished rows dropped) and the full batch
- * (`sharePrefill`, `dropFinished` off) back to back on the same seed, whose rollouts are identical;
+ * the default sampler (each distinct prompt prefilled once, its padding skipped, finished rows dropped)
+ * and the full batch (`sharePrefill`, `skipPadding`, `dropFinished` off) back to back on the same seed, whose rollouts are identical;
  * medians of tok/s over `reps` after one untimed warm-up of each.
  */
 export async function runGroupedSampleBench(host: Pick<PolicyService, "sample">, vocab: number, reps: number): Promise<{ sharedTokPerS: number; fullTokPerS: number }> {
@@ -136,7 +136,7 @@ export async function runGroupedSampleBench(host: Pick<PolicyService, "sample">,
   const rates = { shared: [] as number[], full: [] as number[] };
   for (let rep = 0; rep <= reps; rep++) {
     for (const variant of ["shared", "full"] as const) {
-      const off = variant === "full" ? { sharePrefill: false, dropFinished: false } : {};
+      const off = variant === "full" ? { sharePrefill: false, dropFinished: false, skipPadding: false } : {};
       const t0 = performance.now();
       const { rollout } = await host.sample(prompts, spec, { maxNewTokens: w.newTokens, rngState: [5, 6, 7, rep], ...off });
       const tokens = rollout.completions.reduce((a, c) => a + c.length, 0);

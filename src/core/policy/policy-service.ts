@@ -41,6 +41,7 @@ export interface ServiceSampleOptions {
   kvCache?: boolean;
   sharePrefill?: boolean;
   dropFinished?: boolean;
+  skipPadding?: boolean;
   /** Random stream to draw from; the advanced state comes back with the rollout. */
   rngState: RngState;
 }

@@ -42,6 +42,8 @@ export interface SampleOptions {
   sharePrefill?: boolean;
   /** Take finished rows out of the batch (default true); same rollout either way. */
   dropFinished?: boolean;
+  /** Leave the prompts' left padding out of the per-position work (default true); same rollout either way. */
+  skipPadding?: boolean;
 }
 
 /** What one batched sampling call produced; plain arrays, so it crosses worker boundaries. */
@@ -146,6 +148,7 @@ export async function sampleBatch<S>(
   const distinct = [...new Set(ofRow)].map((u) => ofRow.indexOf(u));
   const sharePrefill = kvCache && (opts.sharePrefill ?? true) && distinct.length < B;
   const dropFinished = opts.dropFinished ?? true;
+  const skipPadding = opts.skipPadding ?? true;
   // The rows in the batch, in cache order: all of them until finished ones are dropped.
   let batchRows = prompts.map((_, b) => b);
   let promptCache: LayerCache[] | undefined;
@@ -186,6 +189,7 @@ export async function sampleBatch<S>(
         tokens: tf.tensor2d(toks, [rows.length, T], "int32"),
         positions: tf.tensor2d(pos, [rows.length, T], "int32"),
         attnBias: attentionBias(rowPad, T, S),
+        leftPad: skipPadding ? rowPad : undefined,
         past,
         growLast: true,
         lastOnly: true,

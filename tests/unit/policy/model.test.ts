@@ -71,6 +71,41 @@ describe("GptModel", () => {
     m.dispose();
   });
 
+  it("skips left padding (leftPad) with the same bits at every real position, and zero keys and values at the padding", async () => {
+    // The tiny config (16-wide heads: the wasm kernels) and a 2-block 8-wide one; rows padded 0 to 6.
+    for (const cfg of [modelConfig("tiny", 64), modelConfig({ layers: 2, heads: 2, dModel: 16, context: 16, tiedHead: false }, 64)]) {
+      const m = GptModel.init(cfg, new Rng(11));
+      const pad = [3, 0, 6, 1, 6];
+      const T = 9;
+      const rng = new Rng(12);
+      const tokens = pad.map((p) => Array.from({ length: T }, (_, t) => (t < p ? 0 : 1 + Math.floor(rng.next() * 63))));
+      const positions = pad.map((p) => Array.from({ length: T }, (_, t) => Math.max(0, t - p)));
+      const run = (leftPad: number[] | undefined, lastOnly: boolean) =>
+        tf.tidy(() => {
+          const out = m.forward({ tokens: tf.tensor2d(tokens, undefined, "int32"), positions: tf.tensor2d(positions, undefined, "int32"), attnBias: attentionBias(pad, T, T), leftPad, lastOnly });
+          return { logits: out.logits.arraySync(), k: out.present.map((c) => c.k.arraySync()), v: out.present.map((c) => c.v.arraySync()) };
+        });
+      for (const lastOnly of [false, true]) {
+        const [full, skipped] = [run(undefined, lastOnly), run(pad, lastOnly)];
+        pad.forEach((p, b) => {
+          const real = lastOnly ? [0] : Array.from({ length: T - p }, (_, i) => p + i);
+          for (const t of real) expect(new Float32Array(skipped.logits[b][t])).toEqual(new Float32Array(full.logits[b][t])); // bit for bit
+          for (const [a, c] of [[skipped.k, full.k], [skipped.v, full.v]]) {
+            a.forEach((layer, l) =>
+              layer[b].forEach((head, h) =>
+                head.forEach((row, t) => {
+                  if (t >= p) expect(new Float32Array(row)).toEqual(new Float32Array(c[l][b][h][t]));
+                  else expect(row.every((x) => x === 0)).toBe(true);
+                }),
+              ),
+            );
+          }
+        });
+      }
+      m.dispose();
+    }
+  });
+
   it("keeps two policies independent: training one leaves the other's weights untouched", async () => {
     const codePolicy = Policy.create({ size: "tiny", vocab: 32, seed: "code" });
     const testPolicy = Policy.create({ size: "tiny", vocab: 32, seed: "test" });

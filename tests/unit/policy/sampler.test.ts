@@ -34,14 +34,14 @@ describe("sampleBatch", () => {
     policy.dispose();
   });
 
-  it("prefills each distinct prompt once and drops finished rows, bit-for-bit the rollout of the full batch", async () => {
+  it("prefills each distinct prompt once, skips its padding and drops finished rows, bit-for-bit the rollout of the full batch", async () => {
     const policy = smallPolicy(V, 4);
     // Three prompts, each repeated as a task's G programs are, interleaved, of different lengths.
     const grouped = [0, 1, 2, 0, 1, 2, 2, 0, 1].map((i) => prompts[i + 1]);
     const opts = { maxNewTokens: 12, temperature: 0.9 };
     const wide = new ToyConstraint(V, 1, 10); // completions of 2 to 11 tokens: rows finish apart
     const shared = await policy.sample(grouped, wide, { ...opts, rng: new Rng(9) });
-    const each = await policy.sample(grouped, wide, { ...opts, rng: new Rng(9), sharePrefill: false, dropFinished: false });
+    const each = await policy.sample(grouped, wide, { ...opts, rng: new Rng(9), sharePrefill: false, dropFinished: false, skipPadding: false });
     expect(shared.completions).toEqual(each.completions);
     // Rows finished at different steps, most well before the last, so rows really left the batch.
     const lengths = shared.completions.map((c) => c.length);
