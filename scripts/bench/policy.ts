@@ -44,14 +44,14 @@ import { WASM_SUM_FLAG } from "../../src/core/policy/wasm-sum.ts";
 import { WASM_EMBEDDING_FLAG } from "../../src/core/policy/wasm-embedding.ts";
 import { FUSED_OPS_FLAG } from "../../src/core/policy/wasm-fused.ts";
 import { SCORED_HEAD_FLAG } from "../../src/core/policy/policy.ts";
-import { benchPolicyOptions, benchRow, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
+import { benchPolicyOptions, benchRow, median, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
 import { execFile } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { useNodeBackend } from "../../src/node/tf-backend.ts";
 import { CliError, parseArgs, type FlagSpec } from "../../src/node/cli.ts";
-import { compareWithTorch, hasTorch, type TorchComparison, torchPython, torchReport } from "./torch-gpt.ts";
+import { hasTorch, medianRun, openTorchSide, type TorchBenchRun, type TorchComparison, torchPython, torchReport } from "./torch-gpt.ts";
 import { launchBrowser } from "../../tests/e2e/browser.ts";
 import { callHarness, startPolicyDevServer } from "../../tests/e2e/policy-page.ts";
 import { BENCH_PROGRESS } from "../../tests/e2e/policy-harness.ts";
@@ -245,57 +245,81 @@ export async function main(argv: string[]): Promise<void> {
   log(`policy benchmark: batch 64 x 48 new constrained tokens; GRPO update on 64 x 128 tokens; vocab ${VOCAB}; median of ${args.reps}`);
   const python = torchPython();
   const withTorch = args.backends.includes("wasm") && hasTorch(python);
-  const recordTorch = async (size: ModelSize, wasm: PolicyBenchResult | null) => {
-    let comparison: TorchComparison | null = null;
-    if (withTorch) {
-      try {
-        comparison = await compareWithTorch(size, VOCAB, args.reps, availableParallelism(), python);
-      } catch (e) {
-        notes.push(`${size} torch: ${(e as Error).message}`);
-        log(`${size.padEnd(5)} ${"torch".padEnd(13)} unavailable: ${(e as Error).message}`);
-      }
-    }
-    const report = torchReport(size, wasm, comparison);
-    Object.assign(figures, report.figures);
-    report.lines.forEach(log);
-    notes.push(...report.notes);
-    if (report.mismatch) {
-      console.error(`ERROR ${report.mismatch}`);
-      notes.push(report.mismatch);
-      process.exitCode = 1;
+  /** The PyTorch comparison of one size, or null (with a note) where torch is absent or fails. */
+  const openTorch = async (size: ModelSize) => {
+    if (!withTorch) return null;
+    try {
+      return await openTorchSide(size, VOCAB, python);
+    } catch (e) {
+      notes.push(`${size} torch: ${(e as Error).message}`);
+      log(`${size.padEnd(5)} ${"torch".padEnd(13)} unavailable: ${(e as Error).message}`);
+      return null;
     }
   };
   const runNode = async (backend: "cpu" | "wasm") => {
     if (!args.backends.includes(backend)) return;
     for (const size of args.sizes) {
       if (backend === "wasm") {
-        // The "before"s, side by side: tfjs's own kernels, then the SIMD BatchMatMul alone; then everything on.
-        // Each in its own process; this one's wasm backend builds the PyTorch comparison's weights.
-        await useNodeBackend("wasm");
-        const results: Partial<Record<WasmVariant, PolicyBenchResult>> = {};
-        for (const variant of ["wasm-tfjs", "wasm-simd-only", "wasm"] as const) {
+        // Paired rounds: each round runs tfjs's own kernels, the SIMD BatchMatMul alone, every speed-up
+        // and PyTorch one after the other (one warm-up and one timed repetition each, every variant in a
+        // process of its own), so the ratios compare runs that saw the same load on the shared cores.
+        await useNodeBackend("wasm"); // this process's wasm backend builds the PyTorch comparison's weights
+        const torch = await openTorch(size);
+        const variants = ["wasm-tfjs", "wasm-simd-only", "wasm"] as const;
+        const rounds: Record<WasmVariant, (PolicyBenchResult | null)[]> = { "wasm-tfjs": [], "wasm-simd-only": [], wasm: [] };
+        const errors: Partial<Record<WasmVariant, string>> = {};
+        const torchRounds: TorchBenchRun[] = [];
+        let torchInfo: TorchComparison["info"] | undefined;
+        for (let round = 0; round < args.reps; round++) {
+          for (const variant of variants) {
+            rounds[variant].push(await nodeBenchInChild(variant, size, 1).catch((e: Error) => ((errors[variant] = e.message), null)));
+          }
+          if (!torch) continue;
           try {
-            results[variant] = await nodeBenchInChild(variant, size, args.reps);
-            record(size, variant, results[variant]);
+            const { info, run } = await torch.run(1);
+            torchRounds.push(run);
+            torchInfo = info;
           } catch (e) {
-            record(size, variant, null, (e as Error).message);
+            notes.push(`${size} torch round ${round + 1}: ${(e as Error).message}`);
           }
         }
-        const result = results.wasm ?? null;
-        const ratio = (x: number | undefined, y: number | undefined) => (x && y ? Math.round((x / y) * 100) / 100 : null);
+        let comparison: TorchComparison | null = null;
+        if (torch && torchInfo) {
+          // The all-cores figure is secondary (and slow where other jobs share the cores): one repetition.
+          const allCores = availableParallelism() > 1 ? await torch.run(availableParallelism()).then((r) => r.run, (e: Error) => (notes.push(`${size} torch on every core: ${e.message}`), null)) : null;
+          comparison = { logitsMaxAbsDiff: torch.logitsMaxAbsDiff, info: torchInfo, rounds: torchRounds, allCores };
+        }
+        torch?.close();
+        const results: Partial<Record<WasmVariant, PolicyBenchResult>> = {};
+        for (const variant of variants) {
+          const ok = rounds[variant].filter((r) => r !== null);
+          if (ok.length) results[variant] = medianRun(ok);
+          record(size, variant, results[variant] ?? null, errors[variant]);
+        }
+        const paired = (a: (PolicyBenchResult | null)[], b: (PolicyBenchResult | null)[], k: "sampleTokPerS" | "updateMs" | "sampleTokPerCpuS" | "updateCpuMs") => {
+          const ratios = a.flatMap((x, i) => (x?.[k] && b[i]?.[k] ? [x[k]! / b[i]![k]!] : []));
+          return ratios.length ? Math.round(median(ratios) * 100) / 100 : null;
+        };
         for (const [before, label] of [["wasm-tfjs", "tfjs's kernels"], ["wasm-simd-only", "SIMD BatchMatMul alone"]] as const) {
           const key = `${size}_wasm_vs_${before.replaceAll("-", "_")}`;
-          const b = results[before];
-          figures[`${key}_sample_ratio`] = ratio(result?.sampleTokPerS, b?.sampleTokPerS);
-          figures[`${key}_update_ratio`] = ratio(result?.updateMs, b?.updateMs);
-          figures[`${key}_sample_cpu_ratio`] = ratio(result?.sampleTokPerCpuS, b?.sampleTokPerCpuS);
-          figures[`${key}_update_cpu_ratio`] = ratio(result?.updateCpuMs, b?.updateCpuMs);
+          figures[`${key}_sample_ratio`] = paired(rounds.wasm, rounds[before], "sampleTokPerS");
+          figures[`${key}_update_ratio`] = paired(rounds.wasm, rounds[before], "updateMs");
+          figures[`${key}_sample_cpu_ratio`] = paired(rounds.wasm, rounds[before], "sampleTokPerCpuS");
+          figures[`${key}_update_cpu_ratio`] = paired(rounds.wasm, rounds[before], "updateCpuMs");
           log(
             `${size.padEnd(5)} wasm / ${label}: sampling ${figures[`${key}_sample_ratio`]}x tok/s, update ${figures[`${key}_update_ratio`]}x ms` +
               `   (per CPU time: ${figures[`${key}_sample_cpu_ratio`]}x, ${figures[`${key}_update_cpu_ratio`]}x)`,
           );
         }
-        await recordTorch(size, result); // side by side with its wasm run
+        const report = torchReport(size, rounds.wasm, comparison);
+        Object.assign(figures, report.figures);
+        report.lines.forEach(log);
+        notes.push(...report.notes);
+        if (report.mismatch) {
+          console.error(`ERROR ${report.mismatch}`);
+          notes.push(report.mismatch);
+          process.exitCode = 1;
+        }
         try {
           await useNodeBackend("wasm");
           const service = new PolicyService();

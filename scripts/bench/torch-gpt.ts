@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as tf from "@tensorflow/tfjs";
 import type { GrpoSample } from "../../src/core/policy/batch.ts";
-import { benchPolicyOptions, benchRow, benchWorkload, type PolicyBenchResult } from "../../src/core/policy/bench-workload.ts";
+import { benchPolicyOptions, benchRow, benchWorkload, median, type PolicyBenchResult } from "../../src/core/policy/bench-workload.ts";
 import { decodeCheckpoint } from "../../src/core/policy/checkpoint.ts";
 import { type ModelConfig, type ModelSize, validateModelConfig } from "../../src/core/policy/config.ts";
 import { attentionBias, GptModel, parameterShapes } from "../../src/core/policy/model.ts";
@@ -237,40 +237,53 @@ export const LOGITS_TOLERANCE = 1e-4;
 export interface TorchComparison {
   /** Largest |tfjs - torch| logit over the parity batch, full forward and KV-cached decoding. */
   logitsMaxAbsDiff: number;
-  bench: TorchReplies["bench"];
+  /** What torch_gpt.py reported of itself. */
+  info: Omit<TorchReplies["bench"], "runs">;
+  /** 1-thread runs, one per round of the benchmark: round i ran right after tfjs's round i. */
+  rounds: TorchBenchRun[];
+  /** One run on every core (secondary), or null on one core. */
+  allCores: TorchBenchRun | null;
 }
 
 /**
  * The PyTorch side of one benchmarked size: the same seeded initial weights as runPolicyBench's
- * policy (benchPolicyOptions), a logits check against tfjs on the current backend (the first 4 of the
- * workload's prompts, left-padded, the last 16 positions decoded through torch's KV cache), then
- * torch_gpt.py's timing of the same workload with 1 thread and with `threads`.
+ * policy (benchPolicyOptions), checked once against tfjs on the current backend (the first 4 of the
+ * workload's prompts, left-padded, the last 16 positions decoded through torch's KV cache); then
+ * `run` times the same workload in torch_gpt.py (one warm-up, then `reps` timed repetitions), as often
+ * as the caller pairs it with a tfjs round. `close` removes the weights.
  */
-export async function compareWithTorch(size: ModelSize, vocab: number, reps: number, threads: number, python = torchPython()): Promise<TorchComparison> {
+export async function openTorchSide(size: ModelSize, vocab: number, python = torchPython()) {
   const policy = Policy.create(benchPolicyOptions(size, vocab));
   const dir = mkdtempSync(join(tmpdir(), "torch-gpt-"));
+  const close = () => rmSync(dir, { recursive: true, force: true });
   try {
     const { config, weights } = decodeCheckpoint(await policy.save());
     const path = writeRawWeights(dir, size, config, weights);
     const w = benchWorkload(vocab);
     const rows = w.samplePrompts.slice(0, 4);
     const diff = await logitsMaxAbsDiff(config, weights, path, rows, Math.max(...rows.map((r) => r.length)) - 16, python);
-    const bench = await runTorchGpt(
-      {
-        op: "bench",
-        weights: path,
-        train: policy.train,
-        workload: { samplePrompts: w.samplePrompts, updatePrompts: w.updatePrompts, newTokens: w.newTokens, toy: w.spec.params },
-        // The all-cores figure is secondary (and slow where other jobs share the cores): one repetition.
-        runs: threads > 1 ? [{ threads: 1, reps }, { threads, reps: 1 }] : [{ threads: 1, reps }],
+    const workload = { samplePrompts: w.samplePrompts, updatePrompts: w.updatePrompts, newTokens: w.newTokens, toy: w.spec.params };
+    const train = policy.train;
+    return {
+      logitsMaxAbsDiff: Math.max(diff.full, diff.cached),
+      run: async (threads: number, reps = 1) => {
+        const { runs, ...info } = await runTorchGpt({ op: "bench", weights: path, train, workload, runs: [{ threads, reps }] }, python);
+        return { info, run: runs[0] };
       },
-      python,
-    );
-    return { logitsMaxAbsDiff: Math.max(diff.full, diff.cached), bench };
+      close,
+    };
+  } catch (e) {
+    close();
+    throw e;
   } finally {
     policy.dispose();
-    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Per-figure medians of several runs (each figure's own median: not one run's figures). */
+export function medianRun<R extends { sampleTokPerS: number; updateMs: number; sampleTokPerCpuS?: number; updateCpuMs?: number }>(runs: readonly R[]): R {
+  const m = (k: keyof R) => (runs.every((r) => r[k] !== undefined) ? median(runs.map((r) => r[k] as number)) : undefined);
+  return { ...runs[0], sampleTokPerS: m("sampleTokPerS")!, updateMs: m("updateMs")!, sampleTokPerCpuS: m("sampleTokPerCpuS"), updateCpuMs: m("updateCpuMs") };
 }
 
 /** A short name for the BLAS library torch_gpt.py found loaded (its path), for the report. */
@@ -293,18 +306,24 @@ export interface TorchReport {
 
 /**
  * Keys (policy.ts's header): `<size>_torch_{sample_tok_per_s, update_ms, sample_tok_per_cpu_s,
- * update_cpu_ms}` with 1 thread, `<size>_torch_all_cores_{sample_tok_per_s, update_ms}`,
- * `<size>_torch_logits_max_abs_diff`, and tfjs / torch ratios of the 1-thread figures
- * `<size>_wasm_vs_torch_{sample_ratio, update_ratio, sample_cpu_ratio, update_cpu_ratio}`.
+ * update_cpu_ms}` with 1 thread (medians over the rounds), `<size>_torch_all_cores_{sample_tok_per_s,
+ * update_ms}`, `<size>_torch_logits_max_abs_diff`, and the tfjs / torch ratios of the 1-thread figures
+ * `<size>_wasm_vs_torch_{sample_ratio, update_ratio, sample_cpu_ratio, update_cpu_ratio}`: the median
+ * over the rounds of each round's ratio (`wasm[i]` against `t.rounds[i]`, run one after the other,
+ * so both saw the same load; a round missing on either side is left out).
  */
-export function torchReport(size: string, wasm: PolicyBenchResult | null, t: TorchComparison | null): TorchReport {
+export function torchReport(size: string, wasm: readonly (PolicyBenchResult | null)[], t: TorchComparison | null): TorchReport {
   const figures: Record<string, number | null> = {};
   const keys = ["sample_tok_per_s", "update_ms", "sample_tok_per_cpu_s", "update_cpu_ms", "all_cores_sample_tok_per_s", "all_cores_update_ms", "logits_max_abs_diff"];
   for (const k of keys) figures[`${size}_torch_${k}`] = null;
   for (const k of ["sample_ratio", "update_ratio", "sample_cpu_ratio", "update_cpu_ratio"]) figures[`${size}_wasm_vs_torch_${k}`] = null;
-  if (!t) return { figures, lines: [], notes: [], mismatch: null };
-  const [one, all] = t.bench.runs;
-  const ratio = (a: number | undefined, b: number) => (a === undefined ? null : Number((a / b).toPrecision(3)));
+  if (!t || t.rounds.length === 0) return { figures, lines: [], notes: [], mismatch: null };
+  const one = medianRun(t.rounds);
+  const all = t.allCores;
+  const paired = (k: "sampleTokPerS" | "updateMs" | "sampleTokPerCpuS" | "updateCpuMs") => {
+    const ratios = t.rounds.flatMap((r, i) => (wasm[i]?.[k] !== undefined ? [wasm[i]![k]! / r[k]] : []));
+    return ratios.length ? Number(median(ratios).toPrecision(3)) : null;
+  };
   Object.assign(figures, {
     [`${size}_torch_sample_tok_per_s`]: Math.round(one.sampleTokPerS),
     [`${size}_torch_update_ms`]: Math.round(one.updateMs),
@@ -313,22 +332,18 @@ export function torchReport(size: string, wasm: PolicyBenchResult | null, t: Tor
     [`${size}_torch_all_cores_sample_tok_per_s`]: all ? Math.round(all.sampleTokPerS) : null,
     [`${size}_torch_all_cores_update_ms`]: all ? Math.round(all.updateMs) : null,
     [`${size}_torch_logits_max_abs_diff`]: t.logitsMaxAbsDiff,
+    [`${size}_wasm_vs_torch_sample_ratio`]: paired("sampleTokPerS"),
+    [`${size}_wasm_vs_torch_update_ratio`]: paired("updateMs"),
+    [`${size}_wasm_vs_torch_sample_cpu_ratio`]: paired("sampleTokPerCpuS"),
+    [`${size}_wasm_vs_torch_update_cpu_ratio`]: paired("updateCpuMs"),
   });
-  if (wasm) {
-    Object.assign(figures, {
-      [`${size}_wasm_vs_torch_sample_ratio`]: ratio(wasm.sampleTokPerS, one.sampleTokPerS),
-      [`${size}_wasm_vs_torch_update_ratio`]: ratio(wasm.updateMs, one.updateMs),
-      [`${size}_wasm_vs_torch_sample_cpu_ratio`]: ratio(wasm.sampleTokPerCpuS, one.sampleTokPerCpuS),
-      [`${size}_wasm_vs_torch_update_cpu_ratio`]: ratio(wasm.updateCpuMs, one.updateCpuMs),
-    });
-  }
   const row = (label: string, r: TorchBenchRun) => benchRow(size, label, r);
-  const b = t.bench;
+  const b = t.info;
   const lines = [row("torch 1 thr", one), ...(all ? [row(`torch ${all.threads} thr`, all)] : [])];
   const f = (k: string) => figures[`${size}_wasm_vs_torch_${k}`];
   lines.push(
     `${size.padEnd(5)} torch ${b.torch} on ${blasName(b.blas)}, default threads ${b.defaultThreads}; logits max |tfjs - torch| ${t.logitsMaxAbsDiff.toExponential(2)}` +
-      (wasm ? `; tfjs wasm / torch 1 thread: ${f("sample_ratio")}x the tok/s, ${f("update_ratio")}x the ms/update (per CPU time ${f("sample_cpu_ratio")}x, ${f("update_cpu_ratio")}x)` : ""),
+      (f("sample_ratio") !== null ? `; tfjs wasm / torch 1 thread, median of ${t.rounds.length} paired rounds: ${f("sample_ratio")}x the tok/s, ${f("update_ratio")}x the ms/update (per CPU time ${f("sample_cpu_ratio")}x, ${f("update_cpu_ratio")}x)` : ""),
   );
   const notes = blasName(b.blas).startsWith("reference")
     ? [`${size} torch: ran on the reference BLAS (${b.blas}), matmuls about 5x slower than OpenBLAS: apt-get install libopenblas0-pthread for a fair comparison`]

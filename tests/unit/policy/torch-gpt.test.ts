@@ -69,22 +69,18 @@ describe("raw weights for torch_gpt.py", () => {
 });
 
 describe("torchReport", () => {
+  const run = (threads: number, sampleTokPerS: number, sampleTokPerCpuS: number, updateMs: number, updateCpuMs: number) => ({ threads, sampleTokPerS, sampleTokPerCpuS, updateMs, updateCpuMs });
+  // Three rounds whose load changed: torch and tfjs both ran at half speed in round 2.
   const comparison = (diff: number): TorchComparison => ({
     logitsMaxAbsDiff: diff,
-    bench: {
-      torch: "1.13",
-      blas: "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0",
-      defaultThreads: 1,
-      cores: 2,
-      runs: [
-        { threads: 1, sampleTokPerS: 4000, sampleTokPerCpuS: 5000, updateMs: 500, updateCpuMs: 400 },
-        { threads: 2, sampleTokPerS: 3000, sampleTokPerCpuS: 2000, updateMs: 400, updateCpuMs: 700 },
-      ],
-    },
+    info: { torch: "1.13", blas: "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0", defaultThreads: 1, cores: 2 },
+    rounds: [run(1, 4000, 5000, 500, 400), run(1, 2000, 2500, 1000, 800), run(1, 4400, 5000, 450, 400)],
+    allCores: run(2, 3000, 2000, 400, 700),
   });
-  const wasm = { backend: "wasm", sampleTokPerS: 2000, updateMs: 1000, sampleTokPerCpuS: 2500, updateCpuMs: 1200 };
+  const tfjs = (k: number) => ({ backend: "wasm", sampleTokPerS: 2000 * k, updateMs: 1000 / k, sampleTokPerCpuS: 2500 * k, updateCpuMs: 1200 / k });
+  const wasm = [tfjs(1), tfjs(0.5), tfjs(1)];
 
-  it("gives null keys without torch, tfjs / torch ratios of the 1-thread figures with it", () => {
+  it("gives null keys without torch; with it, torch's medians and the median of each round's tfjs / torch ratio", () => {
     const none = torchReport("tiny", wasm, null);
     expect(Object.values(none.figures).every((v) => v === null)).toBe(true);
     expect(none.figures).toHaveProperty("tiny_wasm_vs_torch_sample_ratio");
@@ -95,13 +91,22 @@ describe("torchReport", () => {
       tiny_torch_update_ms: 500,
       tiny_torch_all_cores_update_ms: 400,
       tiny_torch_logits_max_abs_diff: 3e-7,
+      // Per round 0.5, 0.5, 0.455: paired, not the ratio of the medians (2000 / 4000 happens to agree here).
       tiny_wasm_vs_torch_sample_ratio: 0.5,
       tiny_wasm_vs_torch_update_ratio: 2,
       tiny_wasm_vs_torch_sample_cpu_ratio: 0.5,
       tiny_wasm_vs_torch_update_cpu_ratio: 3,
     });
+    // Unpaired, round 2's slow tfjs against a fast torch would count: here the pairing is what holds the ratio.
+    const shuffled = torchReport("tiny", [tfjs(0.5), tfjs(1), tfjs(1)], comparison(3e-7));
+    expect(shuffled.figures.tiny_wasm_vs_torch_sample_ratio).toBe(0.455);
     expect(r.mismatch).toBeNull();
     expect(r.notes.join()).toMatch(/reference BLAS/);
+  });
+
+  it("leaves out a round missing on the tfjs side", () => {
+    const r = torchReport("tiny", [tfjs(1), null, tfjs(0.25)], comparison(3e-7));
+    expect(r.figures.tiny_wasm_vs_torch_sample_ratio).toBe(Number(((0.5 + (500 / 4400)) / 2).toPrecision(3)));
   });
 
   it("fails on logits that differ beyond 1e-4, NaN included", () => {
