@@ -13,6 +13,7 @@ import { WASM_EMBEDDING_FLAG } from "./wasm-embedding.ts";
 import { FUSED_OPS_FLAG } from "./wasm-fused.ts";
 import { installWasmBatchMatMul, SIMD_MATMUL_FLAG } from "./wasm-matmul.ts";
 import { installWasmColumnSum, WASM_SUM_FLAG } from "./wasm-sum.ts";
+import { REDUCTION_GRADS_FLAG } from "./reduction-grads.ts";
 import { type AdapterReport, type BackendDecision, type BackendPreference, type ProbeTiming, decideBackend, requestAdapterReport } from "./backend-choice.ts";
 
 export type BackendName = "webgpu" | "wasm" | "cpu";
@@ -163,7 +164,8 @@ export async function chooseBackend(preference: BackendPreference, env?: Paramet
 /**
  * The tfjs env flags of the wasm backend's speed-ups (all bit-identical, all on by default): the SIMD
  * BatchMatMul, the copy kernels, the column Sum, the decoding attention, the embedding gradient, the
- * one-kernel LayerNorm and GELU argument; and
- * policy.ts's head at scored positions (A1_SCORED_POSITIONS_HEAD, set by its own module).
+ * one-kernel LayerNorm and GELU argument, the Mean and Sum gradients without a new ones tensor (that
+ * one on every backend); and policy.ts's head at scored positions (A1_SCORED_POSITIONS_HEAD, set by
+ * its own module).
  */
-export const WASM_SPEEDUP_FLAGS = [SIMD_MATMUL_FLAG, WASM_COPY_FLAG, WASM_SUM_FLAG, DECODE_ATTENTION_FLAG, WASM_EMBEDDING_FLAG, FUSED_OPS_FLAG] as const;
+export const WASM_SPEEDUP_FLAGS = [SIMD_MATMUL_FLAG, WASM_COPY_FLAG, WASM_SUM_FLAG, DECODE_ATTENTION_FLAG, WASM_EMBEDDING_FLAG, FUSED_OPS_FLAG, REDUCTION_GRADS_FLAG] as const;

@@ -17,6 +17,7 @@ import { countParams, type ModelConfig, validateModelConfig } from "./config.ts"
 import { decodeAttentionAvailable, decodeScores, decodeScoresInPlace, decodeValues, type InPlaceCache } from "./wasm-decode-attention.ts";
 import { embeddingKernelAvailable, embedRows } from "./wasm-embedding.ts";
 import { fusedGeluInner, fusedLayerNorm, fusedOpsAvailable } from "./wasm-fused.ts";
+import "./reduction-grads.ts"; // Mean and Sum gradients without tfjs's ones() (same bits)
 
 /** Keys and values of one block for the positions seen so far: each (B, H, S, D). */
 export interface LayerCache {
