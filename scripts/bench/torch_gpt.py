@@ -74,16 +74,24 @@ class Gpt:
         shape = (B, self.heads, S, self.D)
         return [(torch.zeros(shape), torch.zeros(shape)) for _ in range(self.cfg["layers"])]
 
-    def forward(self, tokens, positions, bias, cache=None, start=0, last_only=False):
+    def forward(self, tokens, positions, bias, cache=None, start=0, last_only=False, pad=None):
         """tokens, positions (B, T) int64; bias (B or 1, 1, T, S) additive, S = start + T;
-        cache: keys/values of positions [0, start) (written at [start, S) here). -> (B, T or 1, V)"""
+        cache: keys/values of positions [0, start) (written at [start, S) here). -> (B, T or 1, V)
+        pad (a prefill, start 0): each row's left padding, left out of the per-position work as
+        model.ts's leftPad does (zero keys and values there, which the bias masks)."""
         p, H, D = self.p, self.heads, self.D
         B, T = tokens.shape
         C = self.cfg["dModel"]
-        x = F.embedding(tokens, p["wte"]) + F.embedding(positions, p["wpe"])  # (B, T, C)
+        real = None
+        if pad is not None and start == 0 and any(pad):
+            real = torch.tensor([b * T + t for b in range(B) for t in range(pad[b], T)])
+            tokens, positions = tokens.reshape(-1)[real], positions.reshape(-1)[real]
+        x = F.embedding(tokens, p["wte"]) + F.embedding(positions, p["wpe"])  # (B, T, C), or (R, C) packed
         for l in range(self.cfg["layers"]):
             h = F.layer_norm(x, (C,), p[f"h{l}.ln1.g"], p[f"h{l}.ln1.b"], 1e-5)
             qkv = h @ p[f"h{l}.attn.qkv.w"] + p[f"h{l}.attn.qkv.b"]  # (B, T, 3C)
+            if real is not None:
+                qkv = torch.zeros(B * T, 3 * C).index_copy_(0, real, qkv).reshape(B, T, 3 * C)
             q, k, v = (t.reshape(B, T, H, D).transpose(1, 2) for t in qkv.split(C, -1))  # (B, H, T, D)
             if cache is not None:
                 kc, vc = cache[l]
@@ -98,12 +106,16 @@ class Gpt:
             else:
                 att = (q @ k.transpose(-1, -2)) * (1 / math.sqrt(D)) + bias  # (B, H, T, S)
                 y = (att.softmax(-1) @ v).transpose(1, 2).reshape(B, T, C)
+            if real is not None:
+                y = y.reshape(B * T, C)[real]
             x = x + y @ p[f"h{l}.attn.proj.w"] + p[f"h{l}.attn.proj.b"]
             h2 = F.layer_norm(x, (C,), p[f"h{l}.ln2.g"], p[f"h{l}.ln2.b"], 1e-5)
             m = F.gelu(h2 @ p[f"h{l}.mlp.fc.w"] + p[f"h{l}.mlp.fc.b"], approximate="tanh")  # (B, T, 4C)
             x = x + m @ p[f"h{l}.mlp.proj.w"] + p[f"h{l}.mlp.proj.b"]
         if last_only:
-            x = x[:, -1:]
+            x = x[torch.tensor([T - pad[b] for b in range(B)]).cumsum(0) - 1].reshape(B, 1, C) if real is not None else x[:, -1:]
+        elif real is not None:
+            x = torch.zeros(B * T, C).index_copy_(0, real, x).reshape(B, T, C)
         hf = F.layer_norm(x, (C,), p["lnf.g"], p["lnf.b"], 1e-5)
         return hf @ (p["wte"].t() if self.cfg["tiedHead"] else p["head.w"])
 
@@ -131,7 +143,7 @@ def logits_op(req):
         else:
             # The sampler's path: a prefill, then one position per call through the KV cache.
             cache = model.new_cache(B, T)
-            parts = [model.forward(tokens[:, :prefill], positions[:, :prefill], attention_bias(pad, prefill, prefill), cache, 0)]
+            parts = [model.forward(tokens[:, :prefill], positions[:, :prefill], attention_bias(pad, prefill, prefill), cache, 0, pad=pad)]
             for s in range(prefill, T):
                 parts.append(model.forward(tokens[:, s:s + 1], positions[:, s:s + 1], attention_bias(pad, 1, s + 1), cache, s))
             out = torch.cat(parts, 1)
@@ -204,7 +216,7 @@ def sample(model, prompts, grammar, new_tokens, rng, temperature=1.0):
             if all(done):
                 break
             if i == 0:
-                logits = model.forward(tokens, positions, bias[:, :, :P, :P], cache, 0, last_only=True)
+                logits = model.forward(tokens, positions, bias[:, :, :P, :P], cache, 0, last_only=True, pad=pad)
             else:
                 s = P + i - 1
                 logits = model.forward(tokens, (s - pads).clamp(min=0), bias[:, :, s:s + 1, :s + 1], cache, s)
