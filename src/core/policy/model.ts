@@ -17,6 +17,7 @@ import { countParams, type ModelConfig, validateModelConfig } from "./config.ts"
 import { decodeAttentionAvailable, decodeScores, decodeScoresInPlace, decodeValues, type InPlaceCache } from "./wasm-decode-attention.ts";
 import { embeddingKernelAvailable, embedRows } from "./wasm-embedding.ts";
 import { fusedGeluInner, fusedLayerNorm, fusedOpsAvailable } from "./wasm-fused.ts";
+import { triangularMatMul } from "./wasm-matmul.ts";
 import "./reduction-grads.ts"; // Mean and Sum gradients without tfjs's ones() (same bits)
 
 /** Keys and values of one block for the positions seen so far: each (B, H, S, D). */
@@ -280,6 +281,10 @@ export class GptModel {
     // Decoding on wasm: the same sums in two fused kernels around the softmax (wasm-decode-attention.ts).
     const fused = T === 1 && !training && decodeAttentionAvailable(D);
     const mulSum = T === 1 && tf.getBackend() !== "webgpu";
+    // Under a gradient (training batches are right-padded: every query sees its own key) attention is
+    // causal: causalScores and causalValues tell the products where their operands are known zeros
+    // (same values, fewer terms on wasm).
+    const causal = training && segments.length === 1 && S === T && T > 1;
     const qh = tf.reshape(q, [B * heads, T, D]);
     const flat = (t: tf.Tensor4D, n: number) => tf.reshape(t, [B * heads, n, D]) as tf.Tensor3D;
     let att: tf.Tensor;
@@ -287,6 +292,7 @@ export class GptModel {
     else {
       const scores = segments.map((g, i) => {
         const k = flat(g.k, sizes[i]);
+        if (causal) return causalScores(qh as tf.Tensor3D, k);
         return mulSum ? tf.expandDims(tf.sum(tf.mul(qh, k), -1), 1) : tf.matMul(qh, k, false, true);
       });
       att = tf.reshape(scores.length === 1 ? scores[0] : tf.concat(scores, 2), [B, heads, T, S]);
@@ -301,6 +307,7 @@ export class GptModel {
       y = parts
         .map((p, i) => {
           const v = flat(segments[i].v, sizes[i]);
+          if (causal) return causalValues(p as tf.Tensor3D, v);
           return mulSum ? tf.sum(tf.mul(tf.reshape(p, [B * heads, sizes[i], 1]), v), 1, true) : tf.matMul(p, v);
         })
         .reduce((a, b) => tf.add(a, b));
@@ -339,6 +346,29 @@ const linearGrad = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, save: tf.Grad
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]);
 const linear = (x: tf.Tensor, w: tf.Tensor): tf.Tensor2D => linearGrad(x, w) as tf.Tensor2D;
+
+/**
+ * Causal attention's two products, q (BH, T, D) @ k^T and probs (BH, T, T) @ v, with tfjs's own gradient
+ * products (BatchMatMul's gradient: the same operands and transposes), each told where its A is known
+ * to be zero: the probabilities and their gradient dS are zero above the diagonal (the mask's
+ * probabilities are exactly 0, and dS = (dP - sum(dP P)) P there), their transposes below it.
+ * triangularMatMul leaves those terms out on wasm with the same bits; elsewhere it is tf.matMul.
+ */
+const causalScores = tf.customGrad(((q: tf.Tensor3D, k: tf.Tensor3D, save: tf.GradSaveFunc) => {
+  save([q, k]);
+  return {
+    value: tf.matMul(q, k, false, true),
+    gradFunc: (dy: tf.Tensor3D, [qs, ks]: tf.Tensor3D[]) => [triangularMatMul(dy, ks, false, false, "above"), triangularMatMul(dy, qs, true, false, "below")],
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (q: tf.Tensor3D, k: tf.Tensor3D) => tf.Tensor3D;
+
+const causalValues = tf.customGrad(((p: tf.Tensor3D, v: tf.Tensor3D, save: tf.GradSaveFunc) => {
+  save([p, v]);
+  return {
+    value: triangularMatMul(p, v, false, false, "above"),
+    gradFunc: (dy: tf.Tensor3D, [ps, vs]: tf.Tensor3D[]) => [tf.matMul(dy, vs, false, true), triangularMatMul(ps, dy, true, false, "below")],
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (p: tf.Tensor3D, v: tf.Tensor3D) => tf.Tensor3D;
 
 /**
  * Rows `idx` of x (N, C), with a gradient that scatters back to those rows (zeros elsewhere): no

@@ -91,6 +91,19 @@ export class Code {
   ltU(): this {
     return this.emit(0x49);
   }
+  /** Signed comparisons, and inequality. */
+  lt(): this {
+    return this.emit(0x48);
+  }
+  gt(): this {
+    return this.emit(0x4a);
+  }
+  le(): this {
+    return this.emit(0x4c);
+  }
+  ne(): this {
+    return this.emit(0x47);
+  }
   eqz(): this {
     return this.emit(0x45);
   }

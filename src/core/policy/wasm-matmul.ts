@@ -28,15 +28,21 @@ export const SIMD_MATMUL_FLAG = "A1_WASM_SIMD_MATMUL";
 
 // ---- the kernel, emitted ----
 
-/** bmm's parameters (all i32; strides and offsets in bytes). */
-const P = { a: 0, b: 1, out: 2, batch: 3, M: 4, N: 5, K: 6, aBatch: 7, aRow: 8, aK: 9, bBatch: 10, bK: 11 } as const;
-/** bmm's i32 locals, after the params. */
-const L = { bi: 12, k0: 13, kn: 14, i0: 15, j0: 16, pa: 17, pb: 18, kk: 19, po: 20, aB: 21, bB: 22, oB: 23, oRow: 24, aRow2: 25, aRow3: 26, oRow2: 27, oRow3: 28, oBatch: 29 } as const;
-const I32_LOCALS = 18;
+/**
+ * bmm's parameters (all i32; strides and offsets in bytes). `zeros`: what the caller knows of A
+ * (ZEROS_*): 0 nothing; 1 A[i, k] = 0 for k > i; 2 A[i, k] = 0 for k < i.
+ */
+const P = { a: 0, b: 1, out: 2, batch: 3, M: 4, N: 5, K: 6, aBatch: 7, aRow: 8, aK: 9, bBatch: 10, bK: 11, zeros: 12 } as const;
+/** bmm's i32 locals, after the params: kLo / kCnt are a tile's k range within the block [k0, k0 + kn). */
+const L = { bi: 13, k0: 14, kn: 15, i0: 16, j0: 17, pa: 18, pb: 19, kk: 20, po: 21, aB: 22, bB: 23, oB: 24, oRow: 25, aRow2: 26, aRow3: 27, oRow2: 28, oRow3: 29, oBatch: 30, kLo: 31, kCnt: 32 } as const;
+const I32_LOCALS = 20;
+const PARAMS = 13;
+/** Values of bmm's `zeros`, and of the BatchMatMul attr `aZeros` that sets it (see causalMatMul). */
+const ZEROS = { none: 0, above: 1, below: 2 } as const;
 const ROWS = 4;
 const VECS = 2;
 /** v128 locals: the tile's block sums s[r][v], then the loaded B vectors, then the splatted A value. */
-const S0 = 12 + I32_LOCALS;
+const S0 = PARAMS + I32_LOCALS;
 const BV0 = S0 + ROWS * VECS;
 const AV = BV0 + VECS;
 /** f32 locals for the scalar column tile: sums per row, then A and B values. */
@@ -63,10 +69,10 @@ function tile(c: Code, rows: number, vecs: number): void {
     if (vecs === 0) c.f32Zero().set(SF0 + r);
     else for (let v = 0; v < vecs; v++) c.v128Zero().set(s(r, v));
   }
-  // pa = aB + i0 * aRow + k0 * aK;  pb = bB + k0 * bK + j0 * 4
-  c.get(L.aB).get(L.i0).get(P.aRow).mul().add().get(L.k0).get(P.aK).mul().add().set(L.pa);
-  c.get(L.bB).get(L.k0).get(P.bK).mul().add().get(L.j0).i32(4).mul().add().set(L.pb);
-  c.get(L.kn).set(L.kk);
+  // pa = aB + i0 * aRow + kLo * aK;  pb = bB + kLo * bK + j0 * 4
+  c.get(L.aB).get(L.i0).get(P.aRow).mul().add().get(L.kLo).get(P.aK).mul().add().set(L.pa);
+  c.get(L.bB).get(L.kLo).get(P.bK).mul().add().get(L.j0).i32(4).mul().add().set(L.pb);
+  c.get(L.kCnt).set(L.kk);
   c.loop();
   if (vecs === 0) {
     c.get(L.pb).f32Load().set(BF);
@@ -126,6 +132,28 @@ function columns(c: Code, rows: number): void {
   }
 }
 
+/**
+ * The k range of the rows i0 .. i0 + rows - 1 within the block [k0, k0 + kn): all of it, or without
+ * the terms A's known zeros make for every row of the tile (above: k > i0 + rows - 1; below: k < i0).
+ * Leaving out exact zeros changes no sum: a block's sum starts from +0, so it is never -0, and
+ * x + (+-0) = x; a block left out entirely adds that +0 to the output, which is never -0 either.
+ */
+function tileRange(c: Code, rows: number): void {
+  c.get(L.k0).set(L.kLo);
+  c.get(L.kn).set(L.kCnt);
+  // above: kCnt = min(kn, i0 + rows - k0)  (signed: negative when the block starts past the tile's rows)
+  c.block();
+  c.get(P.zeros).i32(ZEROS.above).ne().brIf(0);
+  c.get(L.i0).i32(rows).add().get(L.k0).sub().get(L.kCnt).get(L.i0).i32(rows).add().get(L.k0).sub().get(L.kCnt).lt().select().set(L.kCnt);
+  c.end();
+  // below: kLo = max(k0, i0), kCnt = k0 + kn - kLo
+  c.block();
+  c.get(P.zeros).i32(ZEROS.below).ne().brIf(0);
+  c.get(L.i0).get(L.k0).get(L.i0).get(L.k0).gt().select().set(L.kLo);
+  c.get(L.k0).get(L.kn).add().get(L.kLo).sub().set(L.kCnt);
+  c.end();
+}
+
 function bmmFunction(): FuncDef {
   const c = new Code();
   // Strides of the output and of rows 2, 3 of a tile.
@@ -158,7 +186,12 @@ function bmmFunction(): FuncDef {
               c,
               (c) => c.get(P.M).get(L.i0).sub().i32(rows).ltU(),
               (c) => {
+                tileRange(c, rows);
+                // A tile whose k range holds only A's known zeros adds +0 to each output: skipped.
+                c.block();
+                c.get(L.kCnt).i32(0).le().brIf(0);
                 columns(c, rows);
+                c.end();
                 c.get(L.i0).i32(rows).add().set(L.i0);
               },
             );
@@ -171,7 +204,7 @@ function bmmFunction(): FuncDef {
   );
   return {
     name: "bmm",
-    params: new Array(12).fill(I32),
+    params: new Array(PARAMS).fill(I32),
     locals: [...new Array(I32_LOCALS).fill(I32), ...new Array(ROWS * VECS + VECS + 1).fill(V128), ...new Array(ROWS + 2).fill(F32)],
     body: c,
   };
@@ -236,7 +269,7 @@ const size = (shape: readonly number[]) => shape.reduce((x, y) => x * y, 1);
 /** The fast path, or null to let tfjs's kernel do it. Shapes follow tfjs's kernels/BatchMatMul.js. */
 function simdBatchMatMul(args: Parameters<KernelFunc>[0]): tf.TensorInfo | null {
   const { a, b } = args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
-  const { transposeA, transposeB } = (args.attrs ?? {}) as { transposeA: boolean; transposeB: boolean };
+  const { transposeA, transposeB, aZeros } = (args.attrs ?? {}) as { transposeA: boolean; transposeB: boolean; aZeros?: keyof typeof ZEROS };
   if (a.dtype !== "float32" || b.dtype !== "float32") return null;
   const batchA = size(a.shape.slice(0, -2));
   const batchB = size(b.shape.slice(0, -2));
@@ -268,9 +301,19 @@ function simdBatchMatMul(args: Parameters<KernelFunc>[0]): tf.TensorInfo | null 
   const outOffset = backend.dataIdMap.get(out.dataId)!.memoryOffset!;
   // a[i, k] at aRow * i + aK * k (bytes); b[k, j] at bK * k + 4 j.
   const [aRow, aK] = transposeA ? [4, 4 * M] : [4 * K, 4];
-  kernel.bmm(aOffset, bData, outOffset, batch, M, N, K, batchA === 1 ? 0 : 4 * M * K, aRow, aK, batchB === 1 ? 0 : 4 * K * N, 4 * N);
+  kernel.bmm(aOffset, bData, outOffset, batch, M, N, K, batchA === 1 ? 0 : 4 * M * K, aRow, aK, batchB === 1 ? 0 : 4 * K * N, 4 * N, ZEROS[aZeros ?? "none"] ?? 0);
   if (packed) backend.disposeData(packed.dataId);
   return out;
+}
+
+/**
+ * a (batch, M, K) @ b (batch, K, N), transposes as tf.matMul, where the caller knows the (transposed) A
+ * to be zero above its diagonal (A[i, k] = 0 for k > i: causal attention's probabilities and their
+ * gradients) or below it (k < i: their transposes). On wasm the SIMD kernel leaves those terms out,
+ * with the same bits (see tileRange); every other kernel ignores the hint and computes the whole product.
+ */
+export function triangularMatMul(a: tf.Tensor3D, b: tf.Tensor3D, transposeA: boolean, transposeB: boolean, aZeros: "above" | "below"): tf.Tensor3D {
+  return tf.engine().runKernel("BatchMatMul", { a, b }, { transposeA, transposeB, aZeros }) as tf.Tensor3D;
 }
 
 /** Calls that took each path since start (tests check the SIMD path really ran). */

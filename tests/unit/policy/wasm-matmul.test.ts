@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { rolloutSamples } from "../../../src/core/policy/batch.ts";
 import { groupAdvantages } from "../../../src/core/policy/grpo.ts";
 import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
-import { SIMD_MATMUL_FLAG, installWasmBatchMatMul, wasmMatMulCounts } from "../../../src/core/policy/wasm-matmul.ts";
+import { SIMD_MATMUL_FLAG, installWasmBatchMatMul, triangularMatMul, wasmMatMulCounts } from "../../../src/core/policy/wasm-matmul.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import { setupBackend, smallPolicy } from "./helpers.ts";
 
@@ -85,6 +85,39 @@ describe("SIMD BatchMatMul", () => {
     // Every case but the batch-1 untransposed ones (XNNPACK's, left to tfjs: [] x [] and [1] x [1],
     // 3 repetitions each) took the SIMD path.
     expect(wasmMatMulCounts.simd - before.simd).toBe(cases - 2 * 3);
+  });
+
+  it("leaves out A's known zeros (triangularMatMul) with the same bits as tfjs's whole product", () => {
+    const rng = new Rng("triangular");
+    let cases = 0;
+    // Square A around the 4-row tiles and 48-deep blocks; B of a few widths; both transposes of A.
+    for (const T of [1, 3, 4, 5, 9, 47, 48, 49, 97, 130]) {
+      for (const aZeros of ["above", "below"] as const) {
+        for (const ta of [false, true]) {
+          const N = [1, 5, 16][cases % 3];
+          // The logical A (after the transpose) is zero above (k > i) or below (k < i) its diagonal,
+          // with random signs, subnormals and exact zeros elsewhere.
+          const logical = Array.from({ length: 3 * T * T }, (_, f) => {
+            const [i, k] = [Math.floor(f / T) % T, f % T];
+            if (aZeros === "above" ? k > i : k < i) return 0;
+            const u = rng.next();
+            return u < 0.05 ? 0 : u < 0.1 ? (rng.next() - 0.5) * 1e-40 : (rng.next() - 0.5) * 4;
+          });
+          const a0 = tf.tensor3d(logical, [3, T, T]);
+          const a = ta ? tf.transpose(a0, [0, 2, 1]) : a0;
+          const b = tf.randomNormal([3, T, N], 0, 1, "float32", rng.int(1e9));
+          const bits = (t: tf.Tensor) => new Uint32Array(Float32Array.from(t.dataSync()).buffer);
+          const simdBefore = wasmMatMulCounts.simd;
+          const ours = withKernel(true, () => tf.tidy(() => bits(triangularMatMul(a as tf.Tensor3D, b as tf.Tensor3D, ta, false, aZeros))));
+          expect(wasmMatMulCounts.simd).toBe(simdBefore + 1);
+          const tfjs = withKernel(false, () => tf.tidy(() => bits(tf.matMul(a, b, ta, false))));
+          expect(differences(ours, tfjs), `T ${T} ${aZeros} ta ${ta}`).toEqual({ count: 0, first: -1 });
+          tf.dispose([a0, a, b]);
+          cases++;
+        }
+      }
+    }
+    expect(cases).toBe(40);
   });
 
   it("keeps special values and signed zeros as tfjs does", () => {
