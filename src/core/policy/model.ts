@@ -349,24 +349,25 @@ const linear = (x: tf.Tensor, w: tf.Tensor): tf.Tensor2D => linearGrad(x, w) as 
 
 /**
  * Causal attention's two products, q (BH, T, D) @ k^T and probs (BH, T, T) @ v, with tfjs's own gradient
- * products (BatchMatMul's gradient: the same operands and transposes), each told where its A is known
- * to be zero: the probabilities and their gradient dS are zero above the diagonal (the mask's
- * probabilities are exactly 0, and dS = (dP - sum(dP P)) P there), their transposes below it.
- * triangularMatMul leaves those terms out on wasm with the same bits; elsewhere it is tf.matMul.
+ * products (BatchMatMul's gradient: the same operands and transposes), each told what triangularMatMul
+ * may leave out: the probabilities and their gradient dS are zero above the diagonal (the mask's
+ * probabilities are exactly 0, and dS = (dP - sum(dP P)) P there), their transposes below it; and the
+ * scores and dP are not needed above it (the mask's -1e9 makes any finite score's probability 0, and
+ * the softmax's gradient multiplies dP there by that 0). Same bits on wasm; elsewhere it is tf.matMul.
  */
 const causalScores = tf.customGrad(((q: tf.Tensor3D, k: tf.Tensor3D, save: tf.GradSaveFunc) => {
   save([q, k]);
   return {
-    value: tf.matMul(q, k, false, true),
-    gradFunc: (dy: tf.Tensor3D, [qs, ks]: tf.Tensor3D[]) => [triangularMatMul(dy, ks, false, false, "above"), triangularMatMul(dy, qs, true, false, "below")],
+    value: triangularMatMul(q, k, false, true, { outAbove: true }),
+    gradFunc: (dy: tf.Tensor3D, [qs, ks]: tf.Tensor3D[]) => [triangularMatMul(dy, ks, false, false, { aZeros: "above" }), triangularMatMul(dy, qs, true, false, { aZeros: "below" })],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (q: tf.Tensor3D, k: tf.Tensor3D) => tf.Tensor3D;
 
 const causalValues = tf.customGrad(((p: tf.Tensor3D, v: tf.Tensor3D, save: tf.GradSaveFunc) => {
   save([p, v]);
   return {
-    value: triangularMatMul(p, v, false, false, "above"),
-    gradFunc: (dy: tf.Tensor3D, [ps, vs]: tf.Tensor3D[]) => [tf.matMul(dy, vs, false, true), triangularMatMul(ps, dy, true, false, "below")],
+    value: triangularMatMul(p, v, false, false, { aZeros: "above" }),
+    gradFunc: (dy: tf.Tensor3D, [ps, vs]: tf.Tensor3D[]) => [triangularMatMul(dy, vs, false, true, { outAbove: true }), triangularMatMul(ps, dy, true, false, { aZeros: "below" })],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (p: tf.Tensor3D, v: tf.Tensor3D) => tf.Tensor3D;
 

@@ -30,13 +30,17 @@ export const SIMD_MATMUL_FLAG = "A1_WASM_SIMD_MATMUL";
 
 /**
  * bmm's parameters (all i32; strides and offsets in bytes). `zeros`: what the caller knows of A
- * (ZEROS_*): 0 nothing; 1 A[i, k] = 0 for k > i; 2 A[i, k] = 0 for k < i.
+ * (ZEROS): 0 nothing; 1 A[i, k] = 0 for k > i; 2 A[i, k] = 0 for k < i. `outAbove`: 1 when the
+ * caller does not need out[i, j] for j > i (they stay +0).
  */
-const P = { a: 0, b: 1, out: 2, batch: 3, M: 4, N: 5, K: 6, aBatch: 7, aRow: 8, aK: 9, bBatch: 10, bK: 11, zeros: 12 } as const;
-/** bmm's i32 locals, after the params: kLo / kCnt are a tile's k range within the block [k0, k0 + kn). */
-const L = { bi: 13, k0: 14, kn: 15, i0: 16, j0: 17, pa: 18, pb: 19, kk: 20, po: 21, aB: 22, bB: 23, oB: 24, oRow: 25, aRow2: 26, aRow3: 27, oRow2: 28, oRow3: 29, oBatch: 30, kLo: 31, kCnt: 32 } as const;
-const I32_LOCALS = 20;
-const PARAMS = 13;
+const P = { a: 0, b: 1, out: 2, batch: 3, M: 4, N: 5, K: 6, aBatch: 7, aRow: 8, aK: 9, bBatch: 10, bK: 11, zeros: 12, outAbove: 13 } as const;
+/**
+ * bmm's i32 locals, after the params: kLo / kCnt are a tile's k range within the block [k0, k0 + kn),
+ * nLim its columns.
+ */
+const L = { bi: 14, k0: 15, kn: 16, i0: 17, j0: 18, pa: 19, pb: 20, kk: 21, po: 22, aB: 23, bB: 24, oB: 25, oRow: 26, aRow2: 27, aRow3: 28, oRow2: 29, oRow3: 30, oBatch: 31, kLo: 32, kCnt: 33, nLim: 34 } as const;
+const I32_LOCALS = 21;
+const PARAMS = 14;
 /** Values of bmm's `zeros`, and of the BatchMatMul attr `aZeros` that sets it (see causalMatMul). */
 const ZEROS = { none: 0, above: 1, below: 2 } as const;
 const ROWS = 4;
@@ -117,13 +121,21 @@ function tile(c: Code, rows: number, vecs: number): void {
   }
 }
 
-/** All columns of the rows at i0: 8-wide tiles, then one 4-wide, then single columns. */
+/**
+ * The columns of the rows at i0: 8-wide tiles, then one 4-wide, then single columns; all N, or with
+ * `outAbove` only those up to the tile's last row (nLim), the rest left at the +0 the output starts at.
+ */
 function columns(c: Code, rows: number): void {
+  c.get(P.N).set(L.nLim);
+  c.block();
+  c.get(P.outAbove).eqz().brIf(0);
+  c.get(L.i0).i32(rows).add().get(P.N).get(L.i0).i32(rows).add().get(P.N).ltU().select().set(L.nLim);
+  c.end();
   c.i32(0).set(L.j0);
   for (const [vecs, width] of [[2, 8], [1, 4], [0, 1]] as const) {
     whileLoop(
       c,
-      (c) => c.get(P.N).get(L.j0).sub().i32(width).ltU(),
+      (c) => c.get(L.nLim).get(L.j0).sub().i32(width).ltU(),
       (c) => {
         tile(c, rows, vecs);
         c.get(L.j0).i32(width).add().set(L.j0);
@@ -269,7 +281,7 @@ const size = (shape: readonly number[]) => shape.reduce((x, y) => x * y, 1);
 /** The fast path, or null to let tfjs's kernel do it. Shapes follow tfjs's kernels/BatchMatMul.js. */
 function simdBatchMatMul(args: Parameters<KernelFunc>[0]): tf.TensorInfo | null {
   const { a, b } = args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
-  const { transposeA, transposeB, aZeros } = (args.attrs ?? {}) as { transposeA: boolean; transposeB: boolean; aZeros?: keyof typeof ZEROS };
+  const { transposeA, transposeB, aZeros, outAbove } = (args.attrs ?? {}) as { transposeA: boolean; transposeB: boolean; aZeros?: keyof typeof ZEROS; outAbove?: boolean };
   if (a.dtype !== "float32" || b.dtype !== "float32") return null;
   const batchA = size(a.shape.slice(0, -2));
   const batchB = size(b.shape.slice(0, -2));
@@ -301,19 +313,22 @@ function simdBatchMatMul(args: Parameters<KernelFunc>[0]): tf.TensorInfo | null 
   const outOffset = backend.dataIdMap.get(out.dataId)!.memoryOffset!;
   // a[i, k] at aRow * i + aK * k (bytes); b[k, j] at bK * k + 4 j.
   const [aRow, aK] = transposeA ? [4, 4 * M] : [4 * K, 4];
-  kernel.bmm(aOffset, bData, outOffset, batch, M, N, K, batchA === 1 ? 0 : 4 * M * K, aRow, aK, batchB === 1 ? 0 : 4 * K * N, 4 * N, ZEROS[aZeros ?? "none"] ?? 0);
+  kernel.bmm(aOffset, bData, outOffset, batch, M, N, K, batchA === 1 ? 0 : 4 * M * K, aRow, aK, batchB === 1 ? 0 : 4 * K * N, 4 * N, ZEROS[aZeros ?? "none"] ?? 0, outAbove === true ? 1 : 0);
   if (packed) backend.disposeData(packed.dataId);
   return out;
 }
 
 /**
  * a (batch, M, K) @ b (batch, K, N), transposes as tf.matMul, where the caller knows the (transposed) A
- * to be zero above its diagonal (A[i, k] = 0 for k > i: causal attention's probabilities and their
- * gradients) or below it (k < i: their transposes). On wasm the SIMD kernel leaves those terms out,
- * with the same bits (see tileRange); every other kernel ignores the hint and computes the whole product.
+ * to be zero above its diagonal (aZeros "above": A[i, k] = 0 for k > i, causal attention's
+ * probabilities and their gradients) or below it ("below": k < i, their transposes), or does not need
+ * the output above its diagonal (outAbove: out[i, j] for j > i, causal scores and their gradient
+ * before the mask and the softmax's gradient zero them). On wasm the SIMD kernel leaves those terms
+ * out with the same bits (see tileRange) and those outputs at +0; every other kernel ignores the hints
+ * and computes the whole product.
  */
-export function triangularMatMul(a: tf.Tensor3D, b: tf.Tensor3D, transposeA: boolean, transposeB: boolean, aZeros: "above" | "below"): tf.Tensor3D {
-  return tf.engine().runKernel("BatchMatMul", { a, b }, { transposeA, transposeB, aZeros }) as tf.Tensor3D;
+export function triangularMatMul(a: tf.Tensor3D, b: tf.Tensor3D, transposeA: boolean, transposeB: boolean, hints: { aZeros?: "above" | "below"; outAbove?: boolean }): tf.Tensor3D {
+  return tf.engine().runKernel("BatchMatMul", { a, b }, { transposeA, transposeB, ...hints }) as tf.Tensor3D;
 }
 
 /** Calls that took each path since start (tests check the SIMD path really ran). */

@@ -108,9 +108,10 @@ describe("SIMD BatchMatMul", () => {
           const b = tf.randomNormal([3, T, N], 0, 1, "float32", rng.int(1e9));
           const bits = (t: tf.Tensor) => new Uint32Array(Float32Array.from(t.dataSync()).buffer);
           const simdBefore = wasmMatMulCounts.simd;
-          const ours = withKernel(true, () => tf.tidy(() => bits(triangularMatMul(a as tf.Tensor3D, b as tf.Tensor3D, ta, false, aZeros))));
+          const [o, t] = [withKernel(true, () => triangularMatMul(a as tf.Tensor3D, b as tf.Tensor3D, ta, false, { aZeros })), withKernel(false, () => tf.matMul(a, b, ta, false))];
           expect(wasmMatMulCounts.simd).toBe(simdBefore + 1);
-          const tfjs = withKernel(false, () => tf.tidy(() => bits(tf.matMul(a, b, ta, false))));
+          const [ours, tfjs] = [bits(o), bits(t)];
+          tf.dispose([o, t]);
           expect(differences(ours, tfjs), `T ${T} ${aZeros} ta ${ta}`).toEqual({ count: 0, first: -1 });
           tf.dispose([a0, a, b]);
           cases++;
@@ -118,6 +119,32 @@ describe("SIMD BatchMatMul", () => {
       }
     }
     expect(cases).toBe(40);
+  });
+
+  it("with outAbove, computes every output on or below the diagonal with tfjs's bits; above it, tfjs's or +0", () => {
+    const rng = new Rng("out-above");
+    let skipped = 0;
+    for (const [M, N, K] of [[9, 9, 16], [127, 127, 16], [5, 12, 3], [12, 5, 49], [1, 7, 4]]) {
+      for (const tb of [false, true]) {
+        const a = tf.randomNormal([2, M, K], 0, 1, "float32", rng.int(1e9));
+        const b = tf.randomNormal(tb ? [2, N, K] : [2, K, N], 0, 1, "float32", rng.int(1e9));
+        const ours = withKernel(true, () => tf.tidy(() => triangularMatMul(a as tf.Tensor3D, b as tf.Tensor3D, false, tb, { outAbove: true })));
+        const tfjs = withKernel(false, () => tf.matMul(a, b, false, tb));
+        const [o, t] = [ours.arraySync() as number[][][], tfjs.arraySync() as number[][][]];
+        o.forEach((m, bi) =>
+          m.forEach((row, i) =>
+            row.forEach((x, j) => {
+              const f = Math.fround(t[bi][i][j]);
+              if (j <= i) expect(Object.is(x, f), `${M} x ${N} x ${K} tb ${tb} at ${i}, ${j}`).toBe(true);
+              else if (!Object.is(x, f)) expect(Object.is(x, 0), `above the diagonal at ${i}, ${j}: ${x}`).toBe(true);
+              if (j > i && Object.is(x, 0) && f !== 0) skipped++;
+            }),
+          ),
+        );
+        tf.dispose([a, b, ours, tfjs]);
+      }
+    }
+    expect(skipped).toBeGreaterThan(2 * 127 * 100); // most of 127 x 127's upper triangle was left out
   });
 
   it("keeps special values and signed zeros as tfjs does", () => {
