@@ -70,7 +70,10 @@ export interface ForwardInput {
   /**
    * Under a gradient (tf.variableGrads): embeddings as oneHot x matMul and linears with the
    * wasm-friendly gradient. Otherwise gather and fused matMul + bias, fewer kernels per decoding
-   * step, same values (a oneHot row times a matrix is that matrix row exactly).
+   * step, same values (a oneHot row times a matrix is that matrix row exactly). Without a cache,
+   * training attention is causal (causalScores): attnBias must let every query see its own key, as
+   * the right-padded batches of policy.ts do; a row whose keys are all masked (left padding) would
+   * get other values than without a gradient.
    */
   training?: boolean;
 }
