@@ -3,8 +3,8 @@
  *   Sum:  dx = reshape(dy) * ones(x.shape)
  *   Mean: dx = (reshape(dy) * ones(x.shape)) / n       (n the number of elements reduced)
  * and `ones` fills a new array in JavaScript on every call (about 2 ms for 2032 x 64 on wasm, where
- * the Multiply takes 0.06 ms): a tenth of a tiny GRPO update's time in Node, whose micro-batches take
- * two Means in each of their five LayerNorms. Here the ones tensor is kept per backend and shape and
+ * the Multiply takes 0.06 ms), twice in each of a micro-batch's five LayerNorms: without it a tiny GRPO
+ * update in Node takes about 6 % less time (docs/BENCHMARKS.md, third round). Here the ones tensor is kept per backend and shape and
  * reused, and Mean divides the n-times smaller reshape(dy) before the multiply:
  *   Sum:  dx = reshape(dy) * ONES(x.shape)
  *   Mean: dx = (reshape(dy) / n) * ONES(x.shape)
