@@ -11,11 +11,11 @@
  * work plus shader compilation), and a note names the adapter: here SwiftShader, WebGPU on the CPU.
  * Node rows add `<size>_<backend>_sample_tok_per_cpu_s` and `_update_cpu_ms`: the same work per CPU
  * second of the process, the figure to compare when the 2 shared cores are busy with other jobs.
- * Node wasm runs three times per size, side by side: `wasm-tfjs` (tfjs's own kernels), `wasm-simd-only`
- * (the SIMD BatchMatMul of src/core/policy/wasm-matmul.ts alone) and `wasm` (also the byte-copy
- * GatherV2 / SplitV and sharing Identity of wasm-copy.ts, the head at scored positions only, the fused
- * decoding attention of wasm-decode-attention.ts, the column Sum of wasm-sum.ts and the embedding
- * lookup of wasm-embedding.ts; all bit-identical).
+ * Node wasm runs three variants per size: `wasm-tfjs` (tfjs's own kernels), `wasm-simd-only` (the
+ * SIMD BatchMatMul of src/core/policy/wasm-matmul.ts alone) and `wasm` (every speed-up of VARIANT_FLAGS;
+ * all bit-identical), in `--reps` paired rounds: each round runs the three and PyTorch one after the
+ * other (one warm-up and one timed repetition each, each in a process of its own); figures are each
+ * side's medians, and every ratio is the median of the rounds' ratios (pairedRatio).
  * `<size>_wasm_vs_wasm_tfjs_sample_ratio` (tok/s: above 1, wasm is faster) and `_update_ratio` (ms:
  * below 1, faster), the same `_vs_wasm_simd_only_`, and `_sample_cpu_ratio`, `_update_cpu_ratio` the
  * same per CPU second (steadier when other jobs share the cores). Then `<size>_wasm_grouped_sample_tok_per_s`
@@ -45,14 +45,14 @@ import { WASM_EMBEDDING_FLAG } from "../../src/core/policy/wasm-embedding.ts";
 import { FUSED_OPS_FLAG } from "../../src/core/policy/wasm-fused.ts";
 import { SCORED_HEAD_FLAG } from "../../src/core/policy/policy.ts";
 import { REDUCTION_GRADS_FLAG } from "../../src/core/policy/reduction-grads.ts";
-import { benchPolicyOptions, benchRow, median, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
+import { benchPolicyOptions, benchRow, medianRun, pairedRatio, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench, type RunFigure } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
 import { execFile } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { useNodeBackend } from "../../src/node/tf-backend.ts";
 import { CliError, parseArgs, type FlagSpec } from "../../src/node/cli.ts";
-import { hasTorch, medianRun, openTorchSide, type TorchBenchRun, type TorchComparison, torchPython, torchReport } from "./torch-gpt.ts";
+import { hasTorch, openTorchSide, type TorchBenchRun, type TorchComparison, torchPython, torchReport } from "./torch-gpt.ts";
 import { launchBrowser } from "../../tests/e2e/browser.ts";
 import { callHarness, startPolicyDevServer } from "../../tests/e2e/policy-page.ts";
 import { BENCH_PROGRESS } from "../../tests/e2e/policy-harness.ts";
@@ -101,7 +101,7 @@ const FLAGS: Record<string, FlagSpec> = {
   json: { kind: "bool", help: "print exactly one JSON line" },
   sizes: { kind: "string", help: "tiny,small (default both)" },
   backends: { kind: "string", help: `${ALL_BACKENDS.join(",")} (default all)` },
-  reps: { kind: "int", min: 1, help: "timed repetitions, median reported (default 3)" },
+  reps: { kind: "int", min: 1, help: "timed repetitions (paired rounds on Node wasm), median reported (default 3)" },
   child: { kind: "string", help: "(internal) measure this one Node variant and print its result as JSON" },
 };
 
@@ -298,9 +298,9 @@ export async function main(argv: string[]): Promise<void> {
           if (ok.length) results[variant] = medianRun(ok);
           record(size, variant, results[variant] ?? null, errors[variant]);
         }
-        const paired = (a: (PolicyBenchResult | null)[], b: (PolicyBenchResult | null)[], k: "sampleTokPerS" | "updateMs" | "sampleTokPerCpuS" | "updateCpuMs") => {
-          const ratios = a.flatMap((x, i) => (x?.[k] && b[i]?.[k] ? [x[k]! / b[i]![k]!] : []));
-          return ratios.length ? Math.round(median(ratios) * 100) / 100 : null;
+        const paired = (a: (PolicyBenchResult | null)[], b: (PolicyBenchResult | null)[], k: RunFigure) => {
+          const r = pairedRatio(a, b, k);
+          return r === null ? null : Math.round(r * 100) / 100;
         };
         for (const [before, label] of [["wasm-tfjs", "tfjs's kernels"], ["wasm-simd-only", "SIMD BatchMatMul alone"]] as const) {
           const key = `${size}_wasm_vs_${before.replaceAll("-", "_")}`;

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as tf from "@tensorflow/tfjs";
 import type { GrpoSample } from "../../src/core/policy/batch.ts";
-import { benchPolicyOptions, benchRow, benchWorkload, median, type PolicyBenchResult } from "../../src/core/policy/bench-workload.ts";
+import { benchPolicyOptions, benchRow, benchWorkload, medianRun, pairedRatio, type PolicyBenchResult, type RunFigure } from "../../src/core/policy/bench-workload.ts";
 import { decodeCheckpoint } from "../../src/core/policy/checkpoint.ts";
 import { type ModelConfig, type ModelSize, validateModelConfig } from "../../src/core/policy/config.ts";
 import { attentionBias, GptModel, parameterShapes } from "../../src/core/policy/model.ts";
@@ -280,12 +280,6 @@ export async function openTorchSide(size: ModelSize, vocab: number, python = tor
   }
 }
 
-/** Per-figure medians of several runs (each figure's own median: not one run's figures). */
-export function medianRun<R extends { sampleTokPerS: number; updateMs: number; sampleTokPerCpuS?: number; updateCpuMs?: number }>(runs: readonly R[]): R {
-  const m = (k: keyof R) => (runs.every((r) => r[k] !== undefined) ? median(runs.map((r) => r[k] as number)) : undefined);
-  return { ...runs[0], sampleTokPerS: m("sampleTokPerS")!, updateMs: m("updateMs")!, sampleTokPerCpuS: m("sampleTokPerCpuS"), updateCpuMs: m("updateCpuMs") };
-}
-
 /** A short name for the BLAS library torch_gpt.py found loaded (its path), for the report. */
 export function blasName(path: string | null): string {
   if (!path) return "unknown BLAS";
@@ -320,9 +314,9 @@ export function torchReport(size: string, wasm: readonly (PolicyBenchResult | nu
   if (!t || t.rounds.length === 0) return { figures, lines: [], notes: [], mismatch: null };
   const one = medianRun(t.rounds);
   const all = t.allCores;
-  const paired = (k: "sampleTokPerS" | "updateMs" | "sampleTokPerCpuS" | "updateCpuMs") => {
-    const ratios = t.rounds.flatMap((r, i) => (wasm[i]?.[k] !== undefined ? [wasm[i]![k]! / r[k]] : []));
-    return ratios.length ? Number(median(ratios).toPrecision(3)) : null;
+  const paired = (k: RunFigure) => {
+    const r = pairedRatio(wasm, t.rounds, k);
+    return r === null ? null : Number(r.toPrecision(3));
   };
   Object.assign(figures, {
     [`${size}_torch_sample_tok_per_s`]: Math.round(one.sampleTokPerS),

@@ -157,3 +157,22 @@ export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
+
+/** The four figures a timed run reports (PolicyBenchResult and torch_gpt.py's runs). */
+export type RunFigure = "sampleTokPerS" | "updateMs" | "sampleTokPerCpuS" | "updateCpuMs";
+
+/** Per-figure medians of several runs (each figure's own median: not one run's figures). */
+export function medianRun<R extends { sampleTokPerS: number; updateMs: number; sampleTokPerCpuS?: number; updateCpuMs?: number }>(runs: readonly R[]): R {
+  const m = (k: RunFigure) => (runs.every((r) => r[k] !== undefined) ? median(runs.map((r) => r[k] as number)) : undefined);
+  return { ...runs[0], sampleTokPerS: m("sampleTokPerS")!, updateMs: m("updateMs")!, sampleTokPerCpuS: m("sampleTokPerCpuS"), updateCpuMs: m("updateCpuMs") };
+}
+
+/**
+ * The median over rounds of a[i][k] / b[i][k]: runs made one after the other in round i saw the same
+ * load on shared cores. Rounds missing (null) or without the figure on either side are left out; null
+ * when none is left.
+ */
+export function pairedRatio(a: readonly (Partial<Record<RunFigure, number>> | null)[], b: readonly (Partial<Record<RunFigure, number>> | null)[], k: RunFigure): number | null {
+  const ratios = a.flatMap((x, i) => (x?.[k] && b[i]?.[k] ? [x[k]! / b[i]![k]!] : []));
+  return ratios.length ? median(ratios) : null;
+}
