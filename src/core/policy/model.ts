@@ -54,11 +54,12 @@ export interface ForwardInput {
   /** Only compute logits for the last position (prefill for sampling). */
   lastOnly?: boolean;
   /**
-   * Each row's left padding (the `pad` given to attentionBias), outside a gradient: the work done
-   * position by position (embeddings, LayerNorms, linears, GELU, residuals) then runs on the real
-   * positions alone, and attention sees zero keys and values at the padded ones (which attnBias masks
-   * out). The real positions' outputs keep their bits: every such op works row by row, and a masked
-   * key's probability is exactly 0 whatever its value. Ignored with `outputRows` or under a gradient.
+   * Each row's left padding (the `pad` given to attentionBias), for a call without a cache and outside
+   * a gradient (a prefill): the work done position by position (embeddings, LayerNorms, linears,
+   * GELU, residuals) then runs on the real positions alone, and attention sees zero keys and values at
+   * the padded ones (which attnBias masks out). The real positions' outputs keep their bits: every
+   * such op works row by row, and a masked key's probability is exactly 0 whatever its value.
+   * Ignored with a cache, with `outputRows` or under a gradient.
    */
   leftPad?: readonly number[];
   /**
@@ -206,9 +207,9 @@ export class GptModel {
       if (embedKernel) return embedRows(this.p(table) as tf.Tensor2D, flat);
       return training ? linear(tf.oneHot(flat, n), this.p(table)) : (tf.gather(this.p(table), flat) as tf.Tensor2D);
     };
-    // Outside a gradient, the padded positions can be left out of the per-position work.
-    const S = T + (input.past?.[0] ?? []).reduce((n, g) => n + g.k.shape[2], 0) + (input.inPlace ? input.inPlace.pos + input.inPlace.caches[0].v.shape[2] : 0);
-    const packed = !training && input.leftPad && !input.outputRows ? packRows(input.leftPad, T, S) : null;
+    // Outside a gradient and without a cache (a prefill), the padded positions can be left out of the
+    // per-position work: with a cache the queries are past the padding.
+    const packed = !training && input.leftPad && !input.outputRows && !input.past?.length && !input.inPlace ? packRows(input.leftPad, T) : null;
     // (B*T, V) @ (V, C) + (B*T, P) @ (P, C) -> (B*T, C), or the R real positions' rows when packed.
     const ids = (t: tf.Tensor2D) => (packed ? tf.gather(tf.reshape(t, [B * T]), packed.real) : t);
     let x: tf.Tensor2D = tf.add(embed(ids(input.tokens), "wte", V), embed(ids(input.positions), "wpe", P));
@@ -227,8 +228,7 @@ export class GptModel {
         attended = tf.reshape(decodeValues(tf.softmax(att, -1) as tf.Tensor4D, [cache.v, cache.vGen], [cache.v.shape[2], pos + 1]), [B, C]);
       } else if (packed) {
         // Back to (B*T, 3C) with zero rows at the padding, and the real rows of the result.
-        const full = tf.gather(tf.concat([qkv, tf.zeros([1, 3 * C])], 0), packed.unpack) as tf.Tensor2D;
-        attended = tf.gather(this.segmentAttention(full, l, input, present), packed.real);
+        attended = tf.gather(this.segmentAttention(packed.unpackRows(qkv), l, input, present), packed.real);
       } else attended = this.segmentAttention(qkv, l, input, present);
       x = tf.add(x, dense(attended, `h${l}.attn.proj`));
       // MLP: pre-LN, C -> 4C -> C with GELU.
@@ -245,7 +245,7 @@ export class GptModel {
       const last = packed ? packed.last : Array.from({ length: B }, (_, b) => b * T + T - 1);
       x = tf.gather(x, tf.tensor1d(last, "int32"));
       rows = 1;
-    } else if (packed) x = tf.gather(tf.concat([x, tf.zeros([1, C])], 0), packed.unpack) as tf.Tensor2D;
+    } else if (packed) x = packed.unpackRows(x);
     const hf = layerNorm(x, this.p("lnf.g"), this.p("lnf.b"), fuseOps);
     const head = this.config.tiedHead ? tf.transpose(this.p("wte")) : this.p("head.w");
     const logits = training ? linear(hf, head) : tf.matMul(hf, head as tf.Tensor2D);
@@ -387,27 +387,27 @@ function selectRows(x: tf.Tensor2D, idx: tf.Tensor1D): tf.Tensor2D {
 }
 
 /**
- * The real (not left-padding) positions of a (B, T) window of queries, the last T of S positions:
- * `real`, their flat indices in increasing order (R of them); `unpack`, for each of the B*T positions,
- * its row among the R, or R (a zero row) for padding; `last`, each row's last position among the R.
- * Null when no position of the window is padding.
+ * The real (not left-padding) positions of (B, T) left-padded rows: `real`, their flat indices in
+ * increasing order (R of them); `unpackRows`, (R, W) rows back to (B*T, W) with zero rows at the
+ * padding; `last`, each row's last position among the R. Null when no row is padded.
  */
-function packRows(pad: readonly number[], T: number, S: number): { real: tf.Tensor1D; unpack: tf.Tensor1D; last: number[] } | null {
-  const B = pad.length;
-  const firstReal = pad.map((p) => Math.min(T, Math.max(0, p - (S - T)))); // padded queries per row
+function packRows(pad: readonly number[], T: number): { real: tf.Tensor1D; unpackRows: (t: tf.Tensor2D) => tf.Tensor2D; last: number[] } | null {
+  const firstReal = pad.map((p) => Math.min(T, p));
   if (firstReal.every((f) => f === 0)) return null;
   const R = firstReal.reduce((n, f) => n + T - f, 0);
   const real: number[] = [];
-  const unpack = new Int32Array(B * T).fill(R);
+  const unpack = new Int32Array(pad.length * T).fill(R); // row R: the zero row appended below
   const last: number[] = [];
-  for (let b = 0; b < B; b++) {
-    for (let t = firstReal[b]; t < T; t++) {
+  firstReal.forEach((first, b) => {
+    for (let t = first; t < T; t++) {
       unpack[b * T + t] = real.length;
       real.push(b * T + t);
     }
     last.push(real.length - 1);
-  }
-  return { real: tf.tensor1d(real, "int32"), unpack: tf.tensor1d(unpack, "int32"), last };
+  });
+  const unpackIdx = tf.tensor1d(unpack, "int32");
+  const unpackRows = (t: tf.Tensor2D) => tf.gather(tf.concat([t, tf.zeros([1, t.shape[1]])], 0), unpackIdx) as tf.Tensor2D;
+  return { real: tf.tensor1d(real, "int32"), unpackRows, last };
 }
 
 /**
