@@ -40,6 +40,7 @@ import { type BackendName } from "../../src/core/policy/backend.ts";
 import { SIMD_MATMUL_FLAG } from "../../src/core/policy/wasm-matmul.ts";
 import { WASM_COPY_FLAG } from "../../src/core/policy/wasm-copy.ts";
 import { DECODE_ATTENTION_FLAG } from "../../src/core/policy/wasm-decode-attention.ts";
+import { DIRECT_DECODE_FLAG } from "../../src/core/policy/wasm-decode-step.ts";
 import { WASM_SUM_FLAG } from "../../src/core/policy/wasm-sum.ts";
 import { WASM_EMBEDDING_FLAG } from "../../src/core/policy/wasm-embedding.ts";
 import { FUSED_OPS_FLAG } from "../../src/core/policy/wasm-fused.ts";
@@ -64,14 +65,15 @@ type WasmVariant = "wasm" | "wasm-tfjs" | "wasm-simd-only";
  * BatchMatMul (wasm-matmul.ts), the byte-copy GatherV2 / SplitV (wasm-copy.ts), the head at scored
  * positions only (policy.ts), the fused decoding attention (wasm-decode-attention.ts), the column
  * Sum (wasm-sum.ts), the embedding lookup under a gradient (wasm-embedding.ts), the one-kernel
- * LayerNorm and GELU argument outside a gradient (wasm-fused.ts) and the Mean and Sum gradients
- * without a new ones tensor (reduction-grads.ts). `wasm-tfjs` is tfjs as it comes;
+ * LayerNorm and GELU argument outside a gradient (wasm-fused.ts), the Mean and Sum gradients
+ * without a new ones tensor (reduction-grads.ts) and the decoding steps without tfjs's engine
+ * (wasm-decode-step.ts). `wasm-tfjs` is tfjs as it comes;
  * `wasm-simd-only` is the SIMD BatchMatMul alone (the code before the copy kernels and the scored head).
  */
 const VARIANT_FLAGS: Record<WasmVariant, Record<string, boolean>> = {
-  "wasm-tfjs": { [SIMD_MATMUL_FLAG]: false, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false, [WASM_EMBEDDING_FLAG]: false, [FUSED_OPS_FLAG]: false, [REDUCTION_GRADS_FLAG]: false },
-  "wasm-simd-only": { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false, [WASM_EMBEDDING_FLAG]: false, [FUSED_OPS_FLAG]: false, [REDUCTION_GRADS_FLAG]: false },
-  wasm: { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: true, [SCORED_HEAD_FLAG]: true, [DECODE_ATTENTION_FLAG]: true, [WASM_SUM_FLAG]: true, [WASM_EMBEDDING_FLAG]: true, [FUSED_OPS_FLAG]: true, [REDUCTION_GRADS_FLAG]: true },
+  "wasm-tfjs": { [SIMD_MATMUL_FLAG]: false, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false, [WASM_EMBEDDING_FLAG]: false, [FUSED_OPS_FLAG]: false, [REDUCTION_GRADS_FLAG]: false, [DIRECT_DECODE_FLAG]: false },
+  "wasm-simd-only": { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false, [WASM_EMBEDDING_FLAG]: false, [FUSED_OPS_FLAG]: false, [REDUCTION_GRADS_FLAG]: false, [DIRECT_DECODE_FLAG]: false },
+  wasm: { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: true, [SCORED_HEAD_FLAG]: true, [DECODE_ATTENTION_FLAG]: true, [WASM_SUM_FLAG]: true, [WASM_EMBEDDING_FLAG]: true, [FUSED_OPS_FLAG]: true, [REDUCTION_GRADS_FLAG]: true, [DIRECT_DECODE_FLAG]: true },
 };
 const ALL_BACKENDS: BenchBackend[] = ["cpu", "wasm", "webgpu", "chromium-wasm"];
 /** The arena's vocabulary is a few hundred words; 256 stands in for it until it is fixed. */

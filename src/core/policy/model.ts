@@ -426,10 +426,13 @@ function layerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor, fused: boolean): 
  * `fused`: the sigmoid's argument in one wasm kernel with the same bits (wasm-fused.ts), only outside a gradient.
  */
 function gelu(x: tf.Tensor2D, fused: boolean): tf.Tensor2D {
-  const c = 2 * Math.sqrt(2 / Math.PI);
-  const inner = fused ? fusedGeluInner(x, c * 0.044715, c) : tf.mul(x, tf.add(tf.mul(tf.square(x), c * 0.044715), c));
+  const { a, c } = GELU;
+  const inner = fused ? fusedGeluInner(x, a, c) : tf.mul(x, tf.add(tf.mul(tf.square(x), a), c));
   return tf.mul(x, tf.sigmoid(inner));
 }
+
+/** GELU's sigmoid argument x (x^2 a + c): c = 2 sqrt(2/pi), a = 0.044715 c. */
+export const GELU = { a: 2 * Math.sqrt(2 / Math.PI) * 0.044715, c: 2 * Math.sqrt(2 / Math.PI) };
 
 /**
  * Additive attention bias (B, 1, T, S) for rows left-padded by `pad[b]` tokens, where the T queries

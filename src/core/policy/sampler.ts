@@ -26,6 +26,7 @@ import type { TokenConstraint } from "../decoding.ts";
 import type { Rng } from "../rng.ts";
 import { attentionBias, type GptModel, type LayerCache } from "./model.ts";
 import { inPlaceCache, inPlaceCacheAvailable, type InPlaceCache } from "./wasm-decode-attention.ts";
+import { DirectDecoder, directDecodeAvailable } from "./wasm-decode-step.ts";
 
 export interface SampleOptions {
   /** Most tokens generated per row; rows stop earlier when their constraint is done. */
@@ -157,6 +158,14 @@ export async function sampleBatch<S>(
   // position per step, the same bits.
   const inPlace = kvCache && inPlaceCacheAvailable(model.config.dModel / model.config.heads);
   let inPlaceCaches: InPlaceCache[] | undefined;
+  // And its decoding steps run without tfjs's engine (wasm-decode-step.ts), the same kernels.
+  const direct = inPlace && directDecodeAvailable(model) ? new DirectDecoder(model) : undefined;
+  /** Logits (rows in the batch, V) of a decoding step over the in-place cache, without the engine. */
+  const directStep = (): Float32Array => {
+    const S = history[batchRows[0]].length;
+    const rowPad = batchRows.map((b) => pad[b]);
+    return direct!.step(batchRows.map((b) => history[b][S - 1]), paddedPositions(rowPad, 1, S).map((p) => p[0]), rowPad, inPlaceCaches!, S - 1 - P);
+  };
   const disposeCache = (c: LayerCache[] | undefined) => c?.forEach((x) => { x.k.dispose(); x.v.dispose(); });
   const disposeInPlace = () => inPlaceCaches?.forEach((c) => tf.dispose([c.kT, c.v, c.kTGen, c.vGen]));
   /** Keep only the unfinished rows: in the batch, and in both cache segments (axis 0). */
@@ -218,9 +227,13 @@ export async function sampleBatch<S>(
   try {
     for (let i = 0; i < opts.maxNewTokens; i++) {
       if (done.every(Boolean)) break;
-      const logitsT = step(i === 0);
-      const logits = (await logitsT.data()) as Float32Array; // the one device->host read of this step
-      logitsT.dispose();
+      let logits: Float32Array;
+      if (direct && i > 0) logits = directStep();
+      else {
+        const logitsT = step(i === 0);
+        logits = (await logitsT.data()) as Float32Array; // the one device->host read of this step
+        logitsT.dispose();
+      }
       for (let r = 0; r < batchRows.length; r++) {
         const b = batchRows[r];
         if (done[b]) {
@@ -240,6 +253,7 @@ export async function sampleBatch<S>(
       if (dropFinished && finished < batchRows.length && finished * 4 >= batchRows.length) dropFinishedRows();
     }
   } finally {
+    direct?.dispose();
     disposeCache(promptCache);
     disposeCache(genCache);
     disposeInPlace();

@@ -18,7 +18,7 @@
  * width D (D % 4 = 0), instantiated over the backend's memory like wasm-matmul.ts.
  */
 import * as tf from "@tensorflow/tfjs";
-import { kernelOver, registerFlagOnce, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { kernelOver, registerFlagOnce, type KernelArgs, type KernelCall, runCall, type WasmBackendInternals } from "./wasm-kernels.ts";
 import { Code, F32, I32, V128, whileNonZero, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps decoding on the tensor ops (the benchmark's "before", and a check). */
@@ -286,9 +286,14 @@ export function decodeScores(q: tf.Tensor3D, keys: tf.Tensor3D[], bias: tf.Tenso
  * the first lengths[i] positions of caches (B, H, cap_i, D).
  */
 export function decodeValues(p: tf.Tensor4D, values: (tf.Tensor3D | tf.Tensor4D)[], lengths?: number[]): tf.Tensor3D {
-  const inputs: tf.NamedTensorMap = { p };
+  return runCall<tf.Tensor3D>(decodeValuesCall(p, values, lengths));
+}
+
+/** decodeValues' kernel call (also run without the engine: wasm-decode-step.ts). */
+export function decodeValuesCall(p: tf.TensorInfo, values: tf.TensorInfo[], lengths?: number[]): KernelCall {
+  const inputs: tf.NamedTensorInfoMap = { p };
   values.forEach((v, i) => (inputs[`v${i}`] = v));
-  return tf.engine().runKernel(VALUES, inputs, { segments: values.length, ...(lengths ? { lengths } : {}) }) as tf.Tensor3D;
+  return [VALUES, inputs, { segments: values.length, ...(lengths ? { lengths } : {}) }];
 }
 
 /**
@@ -331,6 +336,11 @@ export function inPlaceCache(k: tf.Tensor4D, v: tf.Tensor4D, cap: number): InPla
  * in qkv) at generated position pos. Same bits as decodeScores over segments (B*H, S_i, D).
  */
 export function decodeScoresInPlace(qkv: tf.Tensor2D, cache: InPlaceCache, bias: tf.Tensor4D, heads: number, pos: number, scale: number): tf.Tensor4D {
-  return tf.engine().runKernel(SCORES_IN_PLACE, { qkv, bias, kT0: cache.kT, kT1: cache.kTGen, v1: cache.vGen }, { heads, pos, scale: Math.fround(scale) }) as tf.Tensor4D;
+  return runCall<tf.Tensor4D>(decodeScoresInPlaceCall(qkv, cache, bias, heads, pos, scale));
+}
+
+/** decodeScoresInPlace's kernel call (also run without the engine: wasm-decode-step.ts). */
+export function decodeScoresInPlaceCall(qkv: tf.TensorInfo, cache: InPlaceCache, bias: tf.TensorInfo, heads: number, pos: number, scale: number): KernelCall {
+  return [SCORES_IN_PLACE, { qkv, bias, kT0: cache.kT, kT1: cache.kTGen, v1: cache.vGen }, { heads, pos, scale: Math.fround(scale) }];
 }
 
