@@ -134,6 +134,7 @@ export async function sampleBatch<S>(
   const masks = prompts.map(() => new Uint8Array(opts.maxNewTokens * W));
   const scratch = { allowed: new Uint8Array(V), weight: new Float64Array(V), order: new Int32Array(V) };
   states.forEach((s, b) => (done[b] = rowConstraint[b].isDone(s)));
+  const draws: Draws<S> = { V, W, constraints: rowConstraint, states, done, completions, logProbs, masks, history: padded, temperature, topP, rng: opts.rng, scratch };
 
   // (B, P) left-padded prompt tokens and per-row positions; `history` grows as tokens are drawn.
   // The cache is two segments per block: the prompt's keys/values (fixed after the first step) and
@@ -234,20 +235,7 @@ export async function sampleBatch<S>(
         logits = (await logitsT.data()) as Float32Array; // the one device->host read of this step
         logitsT.dispose();
       }
-      for (let r = 0; r < batchRows.length; r++) {
-        const b = batchRows[r];
-        if (done[b]) {
-          history[b].push(0); // a finished row still in the batch keeps it rectangular; its outputs are ignored
-          continue;
-        }
-        const j = completions[b].length;
-        const { token, logProb } = drawToken(logits.subarray(r * V, (r + 1) * V), rowConstraint[b], states[b], temperature, topP, opts.rng, scratch, masks[b].subarray(j * W, (j + 1) * W), b);
-        states[b] = rowConstraint[b].advance(states[b], token);
-        completions[b].push(token);
-        logProbs[b][j] = logProb;
-        history[b].push(token);
-        done[b] = rowConstraint[b].isDone(states[b]);
-      }
+      drawStep(logits, batchRows, draws);
       const finished = batchRows.filter((b) => done[b]).length;
       // Dropping copies the caches, so it waits until a quarter of the batch is idle.
       if (dropFinished && finished < batchRows.length && finished * 4 >= batchRows.length) dropFinishedRows();
@@ -267,6 +255,49 @@ export async function sampleBatch<S>(
     temperature,
     vocab: V,
   };
+}
+
+/** What a sampling call's draws read and write, row by row: one object per call (a steady shape for V8's optimiser). */
+interface Draws<S> {
+  V: number;
+  /** Bytes per packed mask. */
+  W: number;
+  constraints: readonly TokenConstraint<S>[];
+  states: S[];
+  done: boolean[];
+  completions: number[][];
+  logProbs: Float32Array[];
+  masks: Uint8Array[];
+  /** Each row's tokens so far (prompt, then draws). */
+  history: number[][];
+  temperature: number;
+  topP: number;
+  rng: Rng;
+  scratch: { allowed: Uint8Array; weight: Float64Array; order: Int32Array };
+}
+
+/**
+ * The host side of a decoding step: one token for each unfinished row of the batch (`batchRows`, in
+ * cache order) from its logits, rows in order. A function of its own, apart from sampleBatch's long
+ * body, so V8 optimises this hot loop once instead of re-optimising sampleBatch (over 100 ms of
+ * compiler time on a helper thread) whenever one of its many objects changes shape.
+ */
+function drawStep<S>(logits: Float32Array, batchRows: readonly number[], d: Draws<S>): void {
+  const { V, W } = d;
+  for (let r = 0; r < batchRows.length; r++) {
+    const b = batchRows[r];
+    if (d.done[b]) {
+      d.history[b].push(0); // a finished row still in the batch keeps it rectangular; its outputs are ignored
+      continue;
+    }
+    const j = d.completions[b].length;
+    const { token, logProb } = drawToken(logits.subarray(r * V, (r + 1) * V), d.constraints[b], d.states[b], d.temperature, d.topP, d.rng, d.scratch, d.masks[b].subarray(j * W, (j + 1) * W), b);
+    d.states[b] = d.constraints[b].advance(d.states[b], token);
+    d.completions[b].push(token);
+    d.logProbs[b][j] = logProb;
+    d.history[b].push(token);
+    d.done[b] = d.constraints[b].isDone(d.states[b]);
+  }
 }
 
 /**
