@@ -14,7 +14,7 @@
  * Node wasm runs three variants per size: `wasm-tfjs` (tfjs's own kernels), `wasm-simd-only` (the
  * SIMD BatchMatMul of src/core/policy/wasm-matmul.ts alone) and `wasm` (every speed-up of VARIANT_FLAGS;
  * all bit-identical), in `--reps` paired rounds: each round runs the three and PyTorch one after the
- * other (one warm-up and one timed repetition each, each in a process of its own); figures are each
+ * other (`--warmups` untimed repetitions, default 3, and one timed repetition each, each in a process of its own); figures are each
  * side's medians, and every ratio is the median of the rounds' ratios (pairedRatio).
  * `<size>_wasm_vs_wasm_tfjs_sample_ratio` (tok/s: above 1, wasm is faster) and `_update_ratio` (ms:
  * below 1, faster), the same `_vs_wasm_simd_only_`, and `_sample_cpu_ratio`, `_update_cpu_ratio` the
@@ -96,14 +96,26 @@ interface Args {
   sizes: ModelSize[];
   backends: BenchBackend[];
   reps: number;
+  /** Untimed repetitions before the timed one, in each Node wasm and PyTorch measurement. */
+  warmups: number;
   child?: "cpu" | WasmVariant;
 }
+
+/**
+ * Untimed repetitions before each Node wasm and PyTorch measurement. V8 is still optimising the
+ * JavaScript during the first calls of a process (measured 2026-12-01, tiny, every speed-up on:
+ * sampling took 685, 137, 112, 115, 113 ms in calls 1 to 5, 938, 202, 141, 135, 129 ms of CPU;
+ * the update 883, 534, 511, 481, 494 ms), so after one warm-up the timed call still paid for the
+ * compiler; a training run makes hundreds of these calls. PyTorch gets the same number.
+ */
+const NODE_WARMUPS = 3;
 
 const FLAGS: Record<string, FlagSpec> = {
   json: { kind: "bool", help: "print exactly one JSON line" },
   sizes: { kind: "string", help: "tiny,small (default both)" },
   backends: { kind: "string", help: `${ALL_BACKENDS.join(",")} (default all)` },
   reps: { kind: "int", min: 1, help: "timed repetitions (paired rounds on Node wasm), median reported (default 3)" },
+  warmups: { kind: "int", min: 1, help: `untimed repetitions before each timed one, Node wasm and PyTorch (default ${NODE_WARMUPS})` },
   child: { kind: "string", help: "(internal) measure this one Node variant and print its result as JSON" },
 };
 
@@ -115,7 +127,8 @@ function benchArgs(argv: string[]): Args {
   for (const b of backends) if (!ALL_BACKENDS.includes(b)) throw new CliError(`unknown backend ${b}: use ${ALL_BACKENDS.join(", ")}`);
   const child = flags.child as string | undefined;
   if (child !== undefined && child !== "cpu" && !(child in VARIANT_FLAGS)) throw new CliError(`--child: unknown variant ${child}`);
-  return { json: flags.json === true, sizes, backends, reps: (flags.reps as number | undefined) ?? 3, ...(child ? { child: child as "cpu" | WasmVariant } : {}) };
+  const warmups = (flags.warmups as number | undefined) ?? NODE_WARMUPS;
+  return { json: flags.json === true, sizes, backends, reps: (flags.reps as number | undefined) ?? 3, warmups, ...(child ? { child: child as "cpu" | WasmVariant } : {}) };
 }
 
 /**
@@ -123,9 +136,9 @@ function benchArgs(argv: string[]): Args {
  * variant runs on a heap and JIT state another left: measured 2026-12-01, every speed-up on ran about
  * 20 % slower right after a run on tfjs's own kernels in the same process than in a fresh one.
  */
-function nodeBenchInChild(bench: "cpu" | WasmVariant, size: ModelSize, reps: number): Promise<PolicyBenchResult> {
+function nodeBenchInChild(bench: "cpu" | WasmVariant, size: ModelSize, reps: number, warmups: number): Promise<PolicyBenchResult> {
   return new Promise((resolve, reject) => {
-    const args = [...process.execArgv, process.argv[1], "policy", "--child", bench, "--sizes", size, "--reps", String(reps)];
+    const args = [...process.execArgv, process.argv[1], "policy", "--child", bench, "--sizes", size, "--reps", String(reps), "--warmups", String(warmups)];
     execFile(process.execPath, args, { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
       const line = stdout.trim().split("\n").pop() ?? "";
       if (error) reject(new Error(`${bench} ${size} in a child process: ${(stderr.trim().split("\n").pop() ?? error.message).slice(0, 300)}`));
@@ -135,7 +148,7 @@ function nodeBenchInChild(bench: "cpu" | WasmVariant, size: ModelSize, reps: num
 }
 
 /** A wasm variant runs with its VARIANT_FLAGS (switched by tfjs env flags), then every flag goes back on. */
-async function nodeBench(bench: "cpu" | WasmVariant, size: ModelSize, reps: number): Promise<PolicyBenchResult> {
+async function nodeBench(bench: "cpu" | WasmVariant, size: ModelSize, reps: number, warmups: number): Promise<PolicyBenchResult> {
   const backend = bench === "cpu" ? "cpu" : "wasm";
   const choice = await useNodeBackend(backend);
   if (choice.backend !== backend) throw new Error(`Node backend ${backend} unavailable: ${choice.reason}`);
@@ -147,7 +160,7 @@ async function nodeBench(bench: "cpu" | WasmVariant, size: ModelSize, reps: numb
       const u = process.cpuUsage();
       return (u.user + u.system) / 1000;
     };
-    return await runPolicyBench(service, backend === "cpu" ? { backend, size, vocab: VOCAB, reps: 1, warmup: false } : { backend, size, vocab: VOCAB, reps }, cpuMs);
+    return await runPolicyBench(service, backend === "cpu" ? { backend, size, vocab: VOCAB, reps: 1, warmups: 0 } : { backend, size, vocab: VOCAB, reps, warmups }, cpuMs);
   } finally {
     service.dispose();
     for (const flag of Object.keys(VARIANT_FLAGS.wasm)) tf.env().set(flag, true);
@@ -223,7 +236,7 @@ async function webgpuAdapter(origin: string): Promise<string | null> {
 export async function main(argv: string[]): Promise<void> {
   const args = benchArgs(argv);
   if (args.child) {
-    process.stdout.write(JSON.stringify(await nodeBench(args.child, args.sizes[0], args.reps)) + "\n");
+    process.stdout.write(JSON.stringify(await nodeBench(args.child, args.sizes[0], args.reps, args.warmups)) + "\n");
     return;
   }
   const figures: Record<string, number | null> = {};
@@ -246,7 +259,7 @@ export async function main(argv: string[]): Promise<void> {
       log(`${size.padEnd(5)} ${backend.padEnd(13)} unavailable: ${error}`);
     }
   };
-  log(`policy benchmark: batch 64 x 48 new constrained tokens; GRPO update on 64 x 128 tokens; vocab ${VOCAB}; median of ${args.reps}`);
+  log(`policy benchmark: batch 64 x 48 new constrained tokens; GRPO update on 64 x 128 tokens; vocab ${VOCAB}; median of ${args.reps}, each after ${args.warmups} untimed repetitions (Node wasm, PyTorch)`);
   const python = torchPython();
   const withTorch = args.backends.includes("wasm") && hasTorch(python);
   /** The PyTorch comparison of one size, or null (with a note) where torch is absent or fails. */
@@ -265,7 +278,7 @@ export async function main(argv: string[]): Promise<void> {
     for (const size of args.sizes) {
       if (backend === "wasm") {
         // Paired rounds: each round runs tfjs's own kernels, the SIMD BatchMatMul alone, every speed-up
-        // and PyTorch one after the other (one warm-up and one timed repetition each, every variant in a
+        // and PyTorch one after the other (args.warmups untimed and one timed repetition each, every variant in a
         // process of its own), so the ratios compare runs that saw the same load on the shared cores.
         await useNodeBackend("wasm"); // this process's wasm backend builds the PyTorch comparison's weights
         const torch = await openTorch(size);
@@ -276,11 +289,11 @@ export async function main(argv: string[]): Promise<void> {
         let torchInfo: TorchComparison["info"] | undefined;
         for (let round = 0; round < args.reps; round++) {
           for (const variant of variants) {
-            rounds[variant].push(await nodeBenchInChild(variant, size, 1).catch((e: Error) => ((errors[variant] = e.message), null)));
+            rounds[variant].push(await nodeBenchInChild(variant, size, 1, args.warmups).catch((e: Error) => ((errors[variant] = e.message), null)));
           }
           if (!torch) continue;
           try {
-            const { info, run } = await torch.run(1);
+            const { info, run } = await torch.run(1, 1, args.warmups);
             torchRounds.push(run);
             torchInfo = info;
           } catch (e) {
@@ -340,7 +353,7 @@ export async function main(argv: string[]): Promise<void> {
         continue;
       }
       try {
-        record(size, backend, await nodeBenchInChild(backend, size, args.reps));
+        record(size, backend, await nodeBenchInChild(backend, size, args.reps, args.warmups));
       } catch (e) {
         record(size, backend, null, (e as Error).message);
       }

@@ -126,8 +126,8 @@ export type TorchRequest =
       weights: string;
       train: TrainConfig;
       workload: { samplePrompts: number[][]; updatePrompts: number[][]; newTokens: number; toy: { vocab: number; minLength: number; maxLength: number } };
-      /** Timed runs, each from the initial weights: torch threads and timed repetitions (after one warm-up). */
-      runs: { threads: number; reps: number }[];
+      /** Timed runs, each from the initial weights: torch threads, timed repetitions and untimed ones before them (default 1). */
+      runs: { threads: number; reps: number; warmups?: number }[];
       microBatchSize?: number;
     };
 
@@ -249,7 +249,7 @@ export interface TorchComparison {
  * The PyTorch side of one benchmarked size: the same seeded initial weights as runPolicyBench's
  * policy (benchPolicyOptions), checked once against tfjs on the current backend (the first 4 of the
  * workload's prompts, left-padded, the last 16 positions decoded through torch's KV cache); then
- * `run` times the same workload in torch_gpt.py (one warm-up, then `reps` timed repetitions), as often
+ * `run` times the same workload in torch_gpt.py (`warmups` untimed repetitions, then `reps` timed ones), as often
  * as the caller pairs it with a tfjs round. `close` removes the weights.
  */
 export async function openTorchSide(size: ModelSize, vocab: number, python = torchPython()) {
@@ -266,8 +266,8 @@ export async function openTorchSide(size: ModelSize, vocab: number, python = tor
     const train = policy.train;
     return {
       logitsMaxAbsDiff: Math.max(diff.full, diff.cached),
-      run: async (threads: number, reps = 1) => {
-        const { runs, ...info } = await runTorchGpt({ op: "bench", weights: path, train, workload, runs: [{ threads, reps }] }, python);
+      run: async (threads: number, reps = 1, warmups = 1) => {
+        const { runs, ...info } = await runTorchGpt({ op: "bench", weights: path, train, workload, runs: [{ threads, reps, warmups }] }, python);
         return { info, run: runs[0] };
       },
       close,

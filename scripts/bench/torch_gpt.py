@@ -15,8 +15,9 @@ One JSON request on stdin, one JSON reply on stdout (or a list of requests, a li
    "seed": n, "out": PATH?} -> metrics of one GRPO update (policy.ts's update) on those samples;
                           with out, the updated weights written there (float32 LE, no header)
   {"op": "bench", "weights": HEADER, "train": TrainConfig, "workload": {...},
-   "runs": [{"threads": n, "reps": n}, ...]} -> per run, from the same initial weights: median
-                          sampled tok/s and ms per GRPO update, wall and CPU time
+   "runs": [{"threads": n, "reps": n, "warmups": n?}, ...]} -> per run, from the same initial weights:
+                          median sampled tok/s and ms per GRPO update, wall and CPU time, over
+                          reps timed repetitions after warmups (default 1) untimed ones
 """
 import array
 import ctypes
@@ -434,7 +435,7 @@ def set_threads(n):
         ctypes.CDLL(blas).openblas_set_num_threads(n)
 
 
-def bench_once(cfg, params, req, threads, reps):
+def bench_once(cfg, params, req, threads, reps, warmups=1):
     set_threads(threads)
     w = req["workload"]
     toy = w["toy"]
@@ -443,7 +444,7 @@ def bench_once(cfg, params, req, threads, reps):
     micro = req.get("microBatchSize", req["train"]["microBatchSize"])
     rng = random.Random(1)
     rates, cpu_rates, update_ms, update_cpu_ms = [], [], [], []
-    for rep in range(reps + 1):  # rep 0: untimed warm-up
+    for rep in range(1 - warmups, reps + 1):  # reps <= 0: untimed warm-ups
         t0, c0 = time.perf_counter(), time.process_time()
         sampled = sample(learner.model, w["samplePrompts"], grammar, w["newTokens"], rng)
         seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
@@ -467,7 +468,7 @@ def bench_once(cfg, params, req, threads, reps):
 def bench_op(req):
     cfg, params = load_weights(req["weights"])
     default_threads = torch.get_num_threads()
-    runs = [bench_once(cfg, params, req, r["threads"], r["reps"]) for r in req["runs"]]
+    runs = [bench_once(cfg, params, req, r["threads"], r["reps"], r.get("warmups", 1)) for r in req["runs"]]
     return {"torch": torch.__version__, "blas": blas_library(), "defaultThreads": default_threads, "cores": len(os.sched_getaffinity(0)), "runs": runs}
 
 

@@ -21,8 +21,11 @@ export interface PolicyBenchOptions {
   vocab: number;
   /** Timed repetitions. */
   reps: number;
-  /** One untimed repetition first (shader compilation, kernel caches); default true. */
-  warmup?: boolean;
+  /**
+   * Untimed repetitions first (shader compilation, kernel caches, V8's optimising compiler); default 1.
+   * warmupS times the first.
+   */
+  warmups?: number;
   /** PolicyService.init's wasmThreads (tfjs's threaded wasm build, in a cross-origin isolated page). */
   wasmThreads?: number;
   /** PolicyService.init's wasmSpeedups (false: tfjs's own kernels). */
@@ -83,10 +86,10 @@ export async function runPolicyBench(
   const cpuRates: number[] = [];
   const cpuUpdateMs: number[] = [];
   const cpu = cpuClock ?? (() => 0);
-  const first = o.warmup === false ? 1 : 0;
+  const warmups = o.warmups ?? 1;
   let warmupS: number | undefined;
-  for (let rep = first; rep <= o.reps; rep++) {
-    const label = rep === 0 ? "warm-up" : `rep ${rep}/${o.reps}`;
+  for (let rep = 1 - warmups; rep <= o.reps; rep++) {
+    const label = rep <= 0 ? `warm-up ${rep + warmups}/${warmups}` : `rep ${rep}/${o.reps}`;
     const repStart = performance.now();
     const since = (t: number) => `${((performance.now() - t) / 1000).toFixed(0)} s`;
     let t0 = performance.now();
@@ -107,7 +110,7 @@ export async function runPolicyBench(
     const cpuMs = cpu() - c0;
     rngState = next;
     onProgress?.(`${label}: updated in ${since(t0)}`);
-    if (rep === 0) warmupS = (performance.now() - repStart) / 1000;
+    if (rep === 1 - warmups && rep <= 0) warmupS = (performance.now() - repStart) / 1000;
     if (rep > 0) {
       rates.push(tokens / seconds);
       updateMs.push(ms);
