@@ -28,6 +28,14 @@ const SCORES = "A1DecodeScores";
 const VALUES = "A1DecodeValues";
 const SCORES_IN_PLACE = "A1DecodeScoresInPlace";
 
+/**
+ * attentionBias's mask (model.ts): a key biased by it gets a score near -1e9, whose softmax probability
+ * is exactly 0 (tfjs's softmax gives exp(x - max) = 0 below about -87), whatever the key: scoresT
+ * leaves the products of leading masked keys out and scores them -1e9 (with the prompt's padded keys
+ * zero, as the sampler's prefill leaves them, that is even the same score).
+ */
+const MASK = -1e9;
+
 /** scores(q, k, bias, out, BH, H, S, Stot, off, scale): one segment's columns of att. */
 function scoresFunction(D: number): FuncDef {
   const P = { q: 0, k: 1, bias: 2, out: 3, BH: 4, H: 5, S: 6, Stot: 7, off: 8, scale: 9 };
@@ -72,6 +80,17 @@ function valuesFunction(D: number, add: boolean): FuncDef {
     c.get(P.p).get(L.bh).i32(1).sub().get(P.Stot).mul().get(P.off).add().i32(4).mul().add().set(L.pp);
     c.get(P.v).get(L.bh).i32(1).sub().get(P.vRow).mul().i32(4).mul().add().set(L.vp);
     c.get(P.S).set(L.j);
+    if (!add) {
+      // Leading positions of probability exactly 0 (a row's left padding) are skipped: each would add
+      // 0 * v = +-0 to a sum that is still +0, which leaves it +0 (v finite).
+      c.block().loop();
+      c.get(L.j).eqz().brIf(1);
+      c.get(L.pp).f32Load().f32Zero().f32Eq().eqz().brIf(1);
+      c.get(L.pp).i32(4).add().set(L.pp);
+      c.get(L.vp).i32(D * 4).add().set(L.vp);
+      c.get(L.j).i32(1).sub().set(L.j);
+      c.br(0).end().end();
+    }
     whileNonZero(c, L.j, (c) => {
       c.get(L.pp).v128Load32Splat().set(L.pv);
       for (let v = 0; v < vecs; v++) c.get(L.acc0 + v).get(L.pv).get(L.vp).v128Load(16 * v).f32x4Mul().f32x4Add().set(L.acc0 + v);
@@ -115,6 +134,15 @@ function scoresTFunction(D: number): FuncDef {
     c.get(P.out).get(L.bh).i32(1).sub().get(P.Stot).mul().get(P.off).add().i32(4).mul().add().set(L.op);
     c.get(P.bias).get(L.bh).i32(1).sub().get(P.H).divU().get(P.Stot).mul().get(P.off).add().i32(4).mul().add().set(L.bp);
     c.get(P.S).set(L.j);
+    // Leading masked keys (bias at MASK or below: a row's left padding) get the bias as their score:
+    // their softmax probability is exactly 0 either way (see MASK).
+    c.block().loop();
+    c.get(L.j).eqz().brIf(1);
+    c.get(L.bp).f32Load().f32Const(MASK).f32Gt().brIf(1);
+    c.get(L.op).get(L.bp).f32Load().f32Store();
+    for (const p of [L.kp, L.op, L.bp]) c.get(p).i32(4).add().set(p);
+    c.get(L.j).i32(1).sub().set(L.j);
+    c.br(0).end().end();
     for (const width of [8, 4, 1]) {
       c.block().loop();
       c.get(L.j).i32(width).ltU().brIf(1);

@@ -1,7 +1,7 @@
 /**
  * A small WebAssembly binary emitter: enough of the format (types, one imported memory, functions,
- * exports) and of the instruction set (i32 control flow and arithmetic, f32 and f32x4 loads, stores
- * and arithmetic, memory.copy and memory.fill) to write the wasm backend's kernels as TypeScript
+ * exports) and of the instruction set (i32 control flow and arithmetic, f32 and f32x4 loads, stores,
+ * arithmetic and comparisons, memory.copy and memory.fill) to write the wasm backend's kernels as TypeScript
  * that unrolls their register tiles: wasm-matmul.ts, wasm-decode-attention.ts, wasm-copy.ts,
  * wasm-sum.ts, wasm-embedding.ts. The bytes are built at run time: no build step, no binary in the repo.
  * Opcodes: WebAssembly Core Specification 2.0, section 5 (binary format), with the SIMD (0xFD) and
@@ -137,6 +137,16 @@ export class Code {
   }
   f32Zero(): this {
     return this.emit(0x43, 0, 0, 0, 0);
+  }
+  /** f32.const of `x` rounded to float32. */
+  f32Const(x: number): this {
+    return this.emit(0x43, ...new Uint8Array(Float32Array.of(x).buffer));
+  }
+  f32Eq(): this {
+    return this.emit(0x5b);
+  }
+  f32Gt(): this {
+    return this.emit(0x5e);
   }
   // --- f32x4 (alignment hint 4 bytes: tensors are only float-aligned) ---
   v128Load(offset = 0): this {

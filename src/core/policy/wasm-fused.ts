@@ -37,53 +37,75 @@ const GELU_INNER = "A1GeluInner";
 /** The model's epsilon (GPT-2's), as tf.add(variance, 1e-5) rounds it: a float32 scalar. */
 export const LAYERNORM_EPS = 1e-5;
 
-/** layerNorm(x, g, b, out, N, C, cf, eps): x, out (N, C); g, b (C); cf = C as float32; C % 4 = 0. */
+/**
+ * layerNorm(x, g, b, out, N, C, cf, eps): x, out (N, C); g, b (C); cf = C as float32; C % 4 = 0.
+ * Four rows at a time: their sums interleaved (each still in column order from +0, so the same
+ * bits), as one row's sum is a chain of dependent adds that leaves the core waiting on each.
+ */
 function layerNormFunction(): FuncDef {
   const P = { x: 0, g: 1, b: 2, out: 3, N: 4, C: 5, cf: 6, eps: 7 };
-  const L = { n: 8, c: 9, px: 10, pg: 11, pb: 12, po: 13, row: 14, sum: 15, mean: 16, d: 17, den: 18, vmean: 19, vden: 20 };
+  const R = 4;
+  const L = { n: 8, c: 9, px: 10, pg: 11, pb: 12, po: 13, row: 14, off: 15 /* R - 1 row offsets */, sum: 15 + R - 1, mean: 15 + 2 * R - 1, den: 15 + 3 * R - 1, d: 15 + 4 * R - 1, vmean: 15 + 4 * R, vden: 16 + 4 * R };
   const c = new Code();
+  /** Pushes x at column px of the group's row r. */
+  const load = (r: number) => (r === 0 ? c.get(L.px) : c.get(L.px).get(L.off + r - 1).add()).f32Load();
+  const rows = (n: number) => {
+    // mean = (0 + x[0] + x[1] + ...) / C, per row
+    for (let r = 0; r < n; r++) c.f32Zero().set(L.sum + r);
+    c.get(P.C).set(L.c);
+    whileNonZero(c, L.c, (c) => {
+      for (let r = 0; r < n; r++) {
+        c.get(L.sum + r);
+        load(r).f32Add().set(L.sum + r);
+      }
+      c.get(L.px).i32(4).add().set(L.px);
+    });
+    for (let r = 0; r < n; r++) c.get(L.sum + r).get(P.cf).f32Div().set(L.mean + r);
+    // var = (0 + (x[0] - mean)^2 + ...) / C;  den = sqrt(var + eps)
+    c.get(L.px).get(L.row).sub().set(L.px);
+    for (let r = 0; r < n; r++) c.f32Zero().set(L.sum + r);
+    c.get(P.C).set(L.c);
+    whileNonZero(c, L.c, (c) => {
+      for (let r = 0; r < n; r++) {
+        load(r).get(L.mean + r).f32Sub().set(L.d);
+        c.get(L.sum + r).get(L.d).get(L.d).f32Mul().f32Add().set(L.sum + r);
+      }
+      c.get(L.px).i32(4).add().set(L.px);
+    });
+    for (let r = 0; r < n; r++) c.get(L.sum + r).get(P.cf).f32Div().get(P.eps).f32Add().f32Sqrt().set(L.den + r);
+    // out = ((x - mean) / den) * g + b, row after row, four columns at a time
+    c.get(L.px).get(L.row).sub().set(L.px);
+    for (let r = 0; r < n; r++) {
+      c.get(L.mean + r).f32x4Splat().set(L.vmean);
+      c.get(L.den + r).f32x4Splat().set(L.vden);
+      c.get(P.g).set(L.pg);
+      c.get(P.b).set(L.pb);
+      c.get(P.C).i32(4).divU().set(L.c);
+      whileNonZero(c, L.c, (c) => {
+        c.get(L.po);
+        c.get(L.px).v128Load().get(L.vmean).f32x4Sub().get(L.vden).f32x4Div();
+        c.get(L.pg).v128Load().f32x4Mul().get(L.pb).v128Load().f32x4Add();
+        c.v128Store();
+        for (const p of [L.px, L.pg, L.pb, L.po]) c.get(p).i32(16).add().set(p);
+      });
+    }
+  };
   c.get(P.C).i32(4).mul().set(L.row);
+  for (let r = 1; r < R; r++) c.get(L.row).i32(r).mul().set(L.off + r - 1);
   c.get(P.x).set(L.px);
   c.get(P.out).set(L.po);
   c.get(P.N).set(L.n);
-  whileNonZero(c, L.n, (c) => {
-    // mean = (0 + x[0] + x[1] + ...) / C
-    c.f32Zero().set(L.sum);
-    c.get(P.C).set(L.c);
-    whileNonZero(c, L.c, (c) => {
-      c.get(L.sum).get(L.px).f32Load().f32Add().set(L.sum);
-      c.get(L.px).i32(4).add().set(L.px);
-    });
-    c.get(L.sum).get(P.cf).f32Div().set(L.mean);
-    // var = (0 + (x[0] - mean)^2 + ...) / C;  den = sqrt(var + eps)
-    c.get(L.px).get(L.row).sub().set(L.px);
-    c.f32Zero().set(L.sum);
-    c.get(P.C).set(L.c);
-    whileNonZero(c, L.c, (c) => {
-      c.get(L.px).f32Load().get(L.mean).f32Sub().set(L.d);
-      c.get(L.sum).get(L.d).get(L.d).f32Mul().f32Add().set(L.sum);
-      c.get(L.px).i32(4).add().set(L.px);
-    });
-    c.get(L.sum).get(P.cf).f32Div().get(P.eps).f32Add().f32Sqrt().set(L.den);
-    // out = ((x - mean) / den) * g + b, four columns at a time
-    c.get(L.px).get(L.row).sub().set(L.px);
-    c.get(L.mean).f32x4Splat().set(L.vmean);
-    c.get(L.den).f32x4Splat().set(L.vden);
-    c.get(P.g).set(L.pg);
-    c.get(P.b).set(L.pb);
-    c.get(P.C).i32(4).divU().set(L.c);
-    whileNonZero(c, L.c, (c) => {
-      c.get(L.po);
-      c.get(L.px).v128Load().get(L.vmean).f32x4Sub().get(L.vden).f32x4Div();
-      c.get(L.pg).v128Load().f32x4Mul().get(L.pb).v128Load().f32x4Add();
-      c.v128Store();
-      for (const p of [L.px, L.pg, L.pb, L.po]) c.get(p).i32(16).add().set(p);
-    });
-  });
+  for (const n of [R, 1]) {
+    c.block().loop();
+    c.get(L.n).i32(n).ltU().brIf(1);
+    rows(n);
+    c.get(L.n).i32(n).sub().set(L.n);
+    c.br(0).end().end();
+  }
   return {
     name: "layerNorm",
     params: [I32, I32, I32, I32, I32, I32, F32, F32],
-    locals: [...new Array(7).fill(I32), ...new Array(4).fill(F32), V128, V128],
+    locals: [...new Array(7 + R - 1).fill(I32), ...new Array(3 * R + 1).fill(F32), V128, V128],
     body: c,
   };
 }
