@@ -51,7 +51,13 @@ export interface ForwardInput {
    * and `present` is empty. Only where inPlaceCacheAvailable(D).
    */
   inPlace?: { caches: InPlaceCache[]; pos: number };
-  /** Only compute logits for the last position (prefill for sampling). */
+  /**
+   * Only compute logits for the last position (prefill for sampling). On wasm, without a cache and
+   * outside a gradient, the last block then also runs its attention output, MLP and residuals for
+   * the last position alone (its keys and values still cover every position): same bits, since every
+   * op there works row by row and the products keep their order per element (the SIMD BatchMatMul's
+   * order, tfjs's, does not depend on the number of rows).
+   */
   lastOnly?: boolean;
   /**
    * Each row's left padding (the `pad` given to attentionBias), for a call without a cache and outside
@@ -214,7 +220,11 @@ export class GptModel {
     const ids = (t: tf.Tensor2D) => (packed ? tf.gather(tf.reshape(t, [B * T]), packed.real) : t);
     let x: tf.Tensor2D = tf.add(embed(ids(input.tokens), "wte", V), embed(ids(input.positions), "wpe", P));
     const present: LayerCache[] = [];
+    // Each row's last position among x's rows, and whether the last block runs on those rows alone.
+    const lastRows = () => tf.tensor1d(packed ? packed.last : Array.from({ length: B }, (_, b) => b * T + T - 1), "int32");
+    const lastBlockAtLast = input.lastOnly === true && T > 1 && !training && !input.outputRows && !input.past?.length && !input.inPlace && tf.getBackend() === "wasm";
     for (let l = 0; l < layers; l++) {
+      const atLast = lastBlockAtLast && l === layers - 1;
       // Attention: pre-LN, qkv projection, then over the cache kept in place or the segments.
       const h = layerNorm(x, this.p(`h${l}.ln1.g`), this.p(`h${l}.ln1.b`), fuseOps);
       const qkv = dense(h, `h${l}.attn.qkv`); // (B*T, 3C)
@@ -226,6 +236,10 @@ export class GptModel {
         const pos = input.inPlace.pos;
         const att = decodeScoresInPlace(qkv, cache, input.attnBias, heads, pos, 1 / Math.sqrt(D));
         attended = tf.reshape(decodeValues(tf.softmax(att, -1) as tf.Tensor4D, [cache.v, cache.vGen], [cache.v.shape[2], pos + 1]), [B, C]);
+      } else if (atLast) {
+        // The last query of each row only: (B, C), the residual stream's last rows with it.
+        attended = this.segmentAttention(packed ? packed.unpackRows(qkv) : qkv, l, input, present, true);
+        x = tf.gather(x, lastRows());
       } else if (packed) {
         // Back to (B*T, 3C) with zero rows at the padding, and the real rows of the result.
         attended = tf.gather(this.segmentAttention(packed.unpackRows(qkv), l, input, present), packed.real);
@@ -242,8 +256,7 @@ export class GptModel {
       [outB, rows] = [1, input.outputRows.shape[0]];
     } else if (input.lastOnly && T > 1) {
       // Each row's last position (a row copy: tfjs-wasm's Slice takes 3 ms where this takes 0.1).
-      const last = packed ? packed.last : Array.from({ length: B }, (_, b) => b * T + T - 1);
-      x = tf.gather(x, tf.tensor1d(last, "int32"));
+      if (!lastBlockAtLast) x = tf.gather(x, lastRows());
       rows = 1;
     } else if (packed) x = packed.unpackRows(x);
     const hf = layerNorm(x, this.p("lnf.g"), this.p("lnf.b"), fuseOps);
@@ -255,9 +268,10 @@ export class GptModel {
   /**
    * Attention of one block over cache segments (`input.past`, tensor ops or, for a decoding step on
    * wasm, the two kernels of wasm-decode-attention.ts); pushes this call's keys and values (grown
-   * into the last segment with growLast) to `present`. Returns (B*T, C).
+   * into the last segment with growLast) to `present`. Returns (B*T, C), or with `lastQuery` (no cache,
+   * T > 1) the attention of each row's last query alone, (B, C).
    */
-  private segmentAttention(qkv: tf.Tensor2D, l: number, input: ForwardInput, present: LayerCache[]): tf.Tensor2D {
+  private segmentAttention(qkv: tf.Tensor2D, l: number, input: ForwardInput, present: LayerCache[], lastQuery = false): tf.Tensor2D {
     const { heads, dModel: C } = this.config;
     const [B, T] = input.tokens.shape;
     const D = C / heads;
@@ -267,6 +281,16 @@ export class GptModel {
       (T === 1 ? tf.reshape(t, [B, heads, 1, D]) : tf.transpose(tf.reshape(t, [B, T, heads, D]), [0, 2, 1, 3])) as tf.Tensor4D;
     const mergeHeads = (t: tf.Tensor) => (T === 1 ? tf.reshape(t, [B, C]) : tf.reshape(tf.transpose(tf.reshape(t, [B, heads, T, D]), [0, 2, 1, 3]), [B * T, C])) as tf.Tensor2D;
     const [q, kNew, vNew] = tf.split(qkv, 3, 1).map(splitHeads); // each (B, H, T, D)
+    if (lastQuery) {
+      // The full path's products, scale, bias and softmax on each row's last query: (BH, 1, D) @ k^T.
+      present.push({ k: kNew, v: vNew });
+      const k = tf.reshape(kNew, [B * heads, T, D]) as tf.Tensor3D;
+      const qLast = tf.reshape(tf.slice(q, [0, 0, T - 1, 0], [B, heads, 1, D]), [B * heads, 1, D]) as tf.Tensor3D;
+      const bias = tf.slice(input.attnBias, [0, 0, T - 1, 0], [B, 1, 1, T]);
+      const att = tf.add(tf.mul(tf.reshape(tf.matMul(qLast, k, false, true), [B, heads, 1, T]), 1 / Math.sqrt(D)), bias);
+      const probs = tf.reshape(tf.softmax(att, -1), [B * heads, 1, T]) as tf.Tensor3D;
+      return tf.reshape(tf.matMul(probs, tf.reshape(vNew, [B * heads, T, D]) as tf.Tensor3D), [B, C]);
+    }
     const past = input.past?.[l] ?? [];
     const grow = input.growLast && past.length >= 2;
     const last = grow

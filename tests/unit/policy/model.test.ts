@@ -7,6 +7,11 @@ import { Policy } from "../../../src/core/policy/policy.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import { setupBackend } from "./helpers.ts";
 
+/** A tensor's float32 bit patterns. */
+const bitsOf = (t: tf.Tensor) => new Uint32Array(Float32Array.from(t.dataSync()).buffer);
+/** The first index where two bit arrays differ (or their lengths do), -1 when equal: a failure stays readable. */
+const firstDiff = (a: Uint32Array, b: Uint32Array) => (a.length !== b.length ? Math.min(a.length, b.length) : a.findIndex((x, i) => x !== b[i]));
+
 beforeAll(setupBackend);
 
 describe("model config", () => {
@@ -101,6 +106,37 @@ describe("GptModel", () => {
             );
           }
         });
+      }
+      m.dispose();
+    }
+  });
+
+  it("lastOnly runs the last block at each row's last position alone, with the full forward's bits there", async () => {
+    // 60 positions (the products' 48-deep blocks crossed), rows padded 0 to 40, with and without leftPad;
+    // the tiny config (16-wide heads) and a 3-block 8-wide one with an untied head.
+    for (const cfg of [modelConfig("tiny", 64), modelConfig({ layers: 3, heads: 2, dModel: 16, context: 64, tiedHead: false }, 64)]) {
+      const m = GptModel.init(cfg, new Rng(21));
+      const pad = [0, 40, 7, 1];
+      const T = 60;
+      const rng = new Rng(22);
+      const tokens = pad.map((p) => Array.from({ length: T }, (_, t) => (t < p ? 0 : 1 + Math.floor(rng.next() * 63))));
+      const positions = pad.map((p) => Array.from({ length: T }, (_, t) => Math.max(0, t - p)));
+      const run = (leftPad: number[] | undefined, lastOnly: boolean) => {
+        const outs = tf.tidy(() => {
+          const out = m.forward({ tokens: tf.tensor2d(tokens, undefined, "int32"), positions: tf.tensor2d(positions, undefined, "int32"), attnBias: attentionBias(pad, T, T), leftPad, lastOnly });
+          const last = lastOnly ? out.logits : tf.slice(out.logits, [0, T - 1, 0], [pad.length, 1, cfg.vocab]);
+          return [last, ...out.present.flatMap((c) => [c.k, c.v])];
+        });
+        const bits = outs.map(bitsOf);
+        tf.dispose(outs);
+        return { logits: bits[0], kv: bits.slice(1) };
+      };
+      for (const leftPad of [undefined, pad]) {
+        const [full, last] = [run(leftPad, false), run(leftPad, true)];
+        expect(firstDiff(last.logits, full.logits)).toBe(-1);
+        expect(last.kv.length).toBe(2 * cfg.layers);
+        last.kv.forEach((kv, i) => expect(firstDiff(kv, full.kv[i])).toBe(-1));
+        expect(new Set(last.logits).size).toBeGreaterThan(cfg.vocab);
       }
       m.dispose();
     }
