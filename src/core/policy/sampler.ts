@@ -291,7 +291,7 @@ function drawStep<S>(logits: Float32Array, batchRows: readonly number[], d: Draw
       continue;
     }
     const j = d.completions[b].length;
-    const { token, logProb } = drawToken(logits.subarray(r * V, (r + 1) * V), d.constraints[b], d.states[b], d.temperature, d.topP, d.rng, d.scratch, d.masks[b].subarray(j * W, (j + 1) * W), b);
+    const { token, logProb } = drawToken(logits, r * V, V, d.constraints[b], d.states[b], d.temperature, d.topP, d.rng, d.scratch, d.masks[b], j * W, b);
     d.states[b] = d.constraints[b].advance(d.states[b], token);
     d.completions[b].push(token);
     d.logProbs[b][j] = logProb;
@@ -301,11 +301,14 @@ function drawStep<S>(logits: Float32Array, batchRows: readonly number[], d: Draw
 }
 
 /**
- * One draw from softmax(logits / T) restricted to the grammar mask and the top-p nucleus; writes the
- * final allowed set into `packed` and returns the token and its log-probability under that set.
+ * One draw from softmax(logits / T) over the V logits at `from`, restricted to the grammar mask and the
+ * top-p nucleus; writes the final allowed set into `packed` at byte `at` and returns the token and its
+ * log-probability under that set. (Offsets, not subarrays: 6000 views a sampling call were garbage.)
  */
 function drawToken<S>(
   logits: Float32Array,
+  from: number,
+  V: number,
   constraint: TokenConstraint<S>,
   state: S,
   temperature: number,
@@ -313,9 +316,9 @@ function drawToken<S>(
   rng: Rng,
   scratch: { allowed: Uint8Array; weight: Float64Array; order: Int32Array },
   packed: Uint8Array,
+  at: number,
   row: number,
 ): { token: number; logProb: number } {
-  const V = logits.length;
   const { allowed, weight, order } = scratch;
   allowed.fill(0);
   constraint.allowed(state, allowed);
@@ -325,7 +328,7 @@ function drawToken<S>(
   for (let t = 0; t < V; t++) {
     if (allowed[t]) {
       order[n++] = t;
-      const z = logits[t] / temperature;
+      const z = logits[from + t] / temperature;
       weight[t] = z;
       if (z > max) max = z;
     }
@@ -358,6 +361,6 @@ function drawToken<S>(
       break;
     }
   }
-  for (let i = 0; i < n; i++) packed[order[i] >> 3] |= 1 << (order[i] & 7);
+  for (let i = 0; i < n; i++) packed[at + (order[i] >> 3)] |= 1 << (order[i] & 7);
   return { token, logProb: Math.log(weight[token] / total) };
 }
