@@ -75,6 +75,13 @@ class Gpt:
         shape = (B, self.heads, S, self.D)
         return [(torch.zeros(shape), torch.zeros(shape)) for _ in range(self.cfg["layers"])]
 
+    def last_rows(self, x, T, pad):
+        """Each row's last position, (B, 1, C): of x (B, T, C), or of the packed rows (R, C) of rows padded by `pad`."""
+        if pad is None:
+            return x[:, -1:]
+        B = len(pad)
+        return x[torch.tensor([T - pad[b] for b in range(B)]).cumsum(0) - 1].reshape(B, 1, -1)
+
     def forward(self, tokens, positions, bias, cache=None, start=0, last_only=False, pad=None):
         """tokens, positions (B, T) int64; bias (B or 1, 1, T, S) additive, S = start + T;
         cache: keys/values of positions [0, start) (written at [start, S) here). -> (B, T or 1, V)
@@ -88,6 +95,8 @@ class Gpt:
             real = torch.tensor([b * T + t for b in range(B) for t in range(pad[b], T)])
             tokens, positions = tokens.reshape(-1)[real], positions.reshape(-1)[real]
         x = F.embedding(tokens, p["wte"]) + F.embedding(positions, p["wpe"])  # (B, T, C), or (R, C) packed
+        # last_only (a prefill): the last block at each row's last position alone, as model.ts does on wasm
+        last_block = self.cfg["layers"] - 1 if last_only and T > 1 else None
         for l in range(self.cfg["layers"]):
             h = F.layer_norm(x, (C,), p[f"h{l}.ln1.g"], p[f"h{l}.ln1.b"], 1e-5)
             qkv = h @ p[f"h{l}.attn.qkv.w"] + p[f"h{l}.attn.qkv.b"]  # (B, T, 3C)
@@ -104,18 +113,22 @@ class Gpt:
                 # batched matmul of (B*H) 1 x D by D x S products is 2x slower.
                 att = (q * k).sum(-1).unsqueeze(2) * (1 / math.sqrt(D)) + bias  # (B, H, 1, S)
                 y = (att.softmax(-1).transpose(-1, -2) * v).sum(2).reshape(B, 1, C)
+            elif l == last_block:
+                att = (q[:, :, -1:] @ k.transpose(-1, -2)) * (1 / math.sqrt(D)) + bias[:, :, -1:]  # (B, H, 1, S)
+                y = (att.softmax(-1) @ v).transpose(1, 2).reshape(B, 1, C)
+                x = self.last_rows(x, T, pad if real is not None else None)
             else:
                 att = (q @ k.transpose(-1, -2)) * (1 / math.sqrt(D)) + bias  # (B, H, T, S)
                 y = (att.softmax(-1) @ v).transpose(1, 2).reshape(B, T, C)
-            if real is not None:
+            if real is not None and l != last_block:
                 y = y.reshape(B * T, C)[real]
             x = x + y @ p[f"h{l}.attn.proj.w"] + p[f"h{l}.attn.proj.b"]
             h2 = F.layer_norm(x, (C,), p[f"h{l}.ln2.g"], p[f"h{l}.ln2.b"], 1e-5)
             m = F.gelu(h2 @ p[f"h{l}.mlp.fc.w"] + p[f"h{l}.mlp.fc.b"], approximate="tanh")  # (B, T, 4C)
             x = x + m @ p[f"h{l}.mlp.proj.w"] + p[f"h{l}.mlp.proj.b"]
-        if last_only:
-            x = x[torch.tensor([T - pad[b] for b in range(B)]).cumsum(0) - 1].reshape(B, 1, C) if real is not None else x[:, -1:]
-        elif real is not None:
+        if last_only and last_block is None:
+            x = self.last_rows(x, T, pad if real is not None else None)
+        elif real is not None and not last_only:
             x = torch.zeros(B * T, C).index_copy_(0, real, x).reshape(B, T, C)
         hf = F.layer_norm(x, (C,), p["lnf.g"], p["lnf.b"], 1e-5)
         return hf @ (p["wte"].t() if self.cfg["tiedHead"] else p["head.w"])
@@ -142,9 +155,15 @@ def logits_op(req):
         if prefill is None:
             out = model.forward(tokens, positions, attention_bias(pad, T, T))
         else:
-            # The sampler's path: a prefill, then one position per call through the KV cache.
+            # The sampler's path: a prefill, then one position per call through the KV cache. Where every
+            # row has a real position in the prefill (as a sampler's prompts do), its last position comes
+            # from a last_only prefill, whose cache the decoding then reads.
+            prompt = (tokens[:, :prefill], positions[:, :prefill], attention_bias(pad, prefill, prefill))
             cache = model.new_cache(B, T)
-            parts = [model.forward(tokens[:, :prefill], positions[:, :prefill], attention_bias(pad, prefill, prefill), cache, 0, pad=pad)]
+            parts = [model.forward(*prompt, cache, 0, pad=pad)]
+            if max(pad) < prefill:
+                cache = model.new_cache(B, T)
+                parts = [parts[0][:, :-1], model.forward(*prompt, cache, 0, last_only=True, pad=pad)]
             for s in range(prefill, T):
                 parts.append(model.forward(tokens[:, s:s + 1], positions[:, s:s + 1], attention_bias(pad, 1, s + 1), cache, s))
             out = torch.cat(parts, 1)

@@ -137,14 +137,16 @@ describe.skipIf(!hasTorch())("torch_gpt.py against tfjs", () => {
       cases.flatMap((c) => [
         { op: "logits" as const, weights: c.path, ...batch },
         { op: "logits" as const, weights: c.path, ...batch, prefill: 5 },
+        { op: "logits" as const, weights: c.path, ...batch, prefill: 8 }, // every row real by then: the last_only prefill
         { op: "logits" as const, weights: c.movedPath, ...batch },
       ]),
     )) as TorchReplies["logits"][];
     for (const [i, c] of cases.entries()) {
       const ours = await tfjsLogits(c.cfg, c.weights, batch);
-      const [full, cached, moved] = replies.slice(3 * i, 3 * i + 3).map((r) => realLogitsMaxAbsDiff(ours, r, batch, c.cfg.vocab));
+      const [full, cached, cachedLast, moved] = replies.slice(4 * i, 4 * i + 4).map((r) => realLogitsMaxAbsDiff(ours, r, batch, c.cfg.vocab));
       expect(full).toBeLessThan(1e-4);
       expect(cached).toBeLessThan(1e-4);
+      expect(cachedLast).toBeLessThan(1e-4);
       expect(moved).toBeGreaterThan(1e-3);
       expect(Math.max(...ours.map(Math.abs))).toBeGreaterThan(1); // logits large enough for 1e-4 to mean something
     }
