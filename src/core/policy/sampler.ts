@@ -160,7 +160,7 @@ export async function sampleBatch<S>(
   const inPlace = kvCache && inPlaceCacheAvailable(model.config.dModel / model.config.heads);
   let inPlaceCaches: InPlaceCache[] | undefined;
   // And its decoding steps run without tfjs's engine (wasm-decode-step.ts), the same kernels.
-  const direct = inPlace && directDecodeAvailable(model) ? new DirectDecoder(model) : undefined;
+  const direct = inPlace && directDecodeAvailable(model) ? new DirectDecoder(model, B, P + opts.maxNewTokens) : undefined;
   /** Logits (rows in the batch, V) of a decoding step over the in-place cache, without the engine. */
   const directStep = (): Float32Array => {
     const S = history[batchRows[0]].length;

@@ -18,7 +18,7 @@
  * width D (D % 4 = 0), instantiated over the backend's memory like wasm-matmul.ts.
  */
 import * as tf from "@tensorflow/tfjs";
-import { kernelOver, registerFlagOnce, type KernelArgs, type KernelCall, runCall, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { kernelOver, registerFlagOnce, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
 import { Code, F32, I32, V128, whileNonZero, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps decoding on the tensor ops (the benchmark's "before", and a check). */
@@ -196,7 +196,7 @@ function appendFunction(D: number): FuncDef {
   return { name: "append", params: new Array(7).fill(I32), locals: new Array(5).fill(I32), body: c };
 }
 
-interface Exports {
+export interface DecodeAttentionKernels {
   scores(q: number, k: number, bias: number, out: number, BH: number, H: number, S: number, Stot: number, off: number, scale: number): void;
   values(p: number, v: number, out: number, BH: number, S: number, Stot: number, off: number, vRow: number): void;
   valuesAdd(p: number, v: number, out: number, BH: number, S: number, Stot: number, off: number, vRow: number): void;
@@ -205,11 +205,11 @@ interface Exports {
 }
 
 /** The kernels for head width D over this backend's memory (wasm-kernels.ts' kernelOver, one cache per D), or null. */
-const instances = new Map<number, WeakMap<WebAssembly.Memory, Exports | null>>();
-function kernelsFor(backend: unknown, D: number): Exports | null {
+const instances = new Map<number, WeakMap<WebAssembly.Memory, DecodeAttentionKernels | null>>();
+export function kernelsFor(backend: unknown, D: number): DecodeAttentionKernels | null {
   let cache = instances.get(D);
   if (!cache) instances.set(D, (cache = new WeakMap()));
-  return kernelOver<Exports>(backend, cache, () => [scoresFunction(D), valuesFunction(D, false), valuesFunction(D, true), scoresTFunction(D), appendFunction(D)]);
+  return kernelOver<DecodeAttentionKernels>(backend, cache, () => [scoresFunction(D), valuesFunction(D, false), valuesFunction(D, true), scoresTFunction(D), appendFunction(D)]);
 }
 
 const offset = (backend: unknown, t: tf.TensorInfo) => (backend as WasmBackendInternals).dataIdMap.get(t.dataId)!.memoryOffset!;
@@ -271,14 +271,30 @@ function scoresInPlaceKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorI
   const cap = kT1.shape[3];
   const S = P + pos + 1;
   const out = (backend as WasmBackendInternals).makeOutput([B, H, 1, S], "float32");
-  const k = kernelsFor(backend, D)!;
+  const at = (t: tf.TensorInfo) => offset(backend, t);
+  inPlaceScores(kernelsFor(backend, D)!, at(qkv), at(kT0), at(kT1), at(v1), at(bias), at(out), B * H, heads, P, cap, pos, scale);
+  return out;
+}
+
+/**
+ * The in-place step's scores on heap offsets (also called by wasm-decode-step.ts): writes this step's
+ * keys and values from qkv (B, 3C) at generated position pos of kT1 (BH, D, cap) and v1 (BH, cap, D),
+ * then the scores of the P prompt keys kT0 (BH, D, P) and the pos + 1 generated ones into out (BH, S).
+ */
+export function inPlaceScores(k: DecodeAttentionKernels, qkv: number, kT0: number, kT1: number, v1: number, bias: number, out: number, BH: number, H: number, P: number, cap: number, pos: number, scale: number): void {
   decodeAttentionCounts.calls++;
   decodeAttentionCounts.inPlace++;
-  const at = (t: tf.TensorInfo) => offset(backend, t);
-  k.append(at(qkv), at(kT1), at(v1), B * H, heads, cap, pos);
-  k.scoresT(at(qkv), at(kT0), at(bias), at(out), B * H, heads, P, P, S, 0, scale);
-  k.scoresT(at(qkv), at(kT1), at(bias), at(out), B * H, heads, pos + 1, cap, S, P, scale);
-  return out;
+  const S = P + pos + 1;
+  k.append(qkv, kT1, v1, BH, H, cap, pos);
+  k.scoresT(qkv, kT0, bias, out, BH, H, P, P, S, 0, scale);
+  k.scoresT(qkv, kT1, bias, out, BH, H, pos + 1, cap, S, P, scale);
+}
+
+/** decodeValues over an in-place cache, on heap offsets: p (BH, P + pos + 1) over v (BH, P, D) and the first pos + 1 rows of vGen (BH, cap, D), into out (BH, D). */
+export function inPlaceValues(k: DecodeAttentionKernels, p: number, v: number, vGen: number, out: number, BH: number, D: number, P: number, cap: number, pos: number): void {
+  const S = P + pos + 1;
+  k.values(p, v, out, BH, P, S, 0, P * D);
+  k.valuesAdd(p, vGen, out, BH, pos + 1, S, P, cap * D);
 }
 
 let registered = false;
@@ -314,14 +330,9 @@ export function decodeScores(q: tf.Tensor3D, keys: tf.Tensor3D[], bias: tf.Tenso
  * the first lengths[i] positions of caches (B, H, cap_i, D).
  */
 export function decodeValues(p: tf.Tensor4D, values: (tf.Tensor3D | tf.Tensor4D)[], lengths?: number[]): tf.Tensor3D {
-  return runCall<tf.Tensor3D>(decodeValuesCall(p, values, lengths));
-}
-
-/** decodeValues' kernel call (also run without the engine: wasm-decode-step.ts). */
-export function decodeValuesCall(p: tf.TensorInfo, values: tf.TensorInfo[], lengths?: number[]): KernelCall {
-  const inputs: tf.NamedTensorInfoMap = { p };
+  const inputs: tf.NamedTensorMap = { p };
   values.forEach((v, i) => (inputs[`v${i}`] = v));
-  return [VALUES, inputs, { segments: values.length, ...(lengths ? { lengths } : {}) }];
+  return tf.engine().runKernel(VALUES, inputs, { segments: values.length, ...(lengths ? { lengths } : {}) }) as tf.Tensor3D;
 }
 
 /**
@@ -364,11 +375,6 @@ export function inPlaceCache(k: tf.Tensor4D, v: tf.Tensor4D, cap: number): InPla
  * in qkv) at generated position pos. Same bits as decodeScores over segments (B*H, S_i, D).
  */
 export function decodeScoresInPlace(qkv: tf.Tensor2D, cache: InPlaceCache, bias: tf.Tensor4D, heads: number, pos: number, scale: number): tf.Tensor4D {
-  return runCall<tf.Tensor4D>(decodeScoresInPlaceCall(qkv, cache, bias, heads, pos, scale));
-}
-
-/** decodeScoresInPlace's kernel call (also run without the engine: wasm-decode-step.ts). */
-export function decodeScoresInPlaceCall(qkv: tf.TensorInfo, cache: InPlaceCache, bias: tf.TensorInfo, heads: number, pos: number, scale: number): KernelCall {
-  return [SCORES_IN_PLACE, { qkv, bias, kT0: cache.kT, kT1: cache.kTGen, v1: cache.vGen }, { heads, pos, scale: Math.fround(scale) }];
+  return tf.engine().runKernel(SCORES_IN_PLACE, { qkv, bias, kT0: cache.kT, kT1: cache.kTGen, v1: cache.vGen }, { heads, pos, scale: Math.fround(scale) }) as tf.Tensor4D;
 }
 

@@ -1,32 +1,54 @@
 /**
- * A decoding step on tfjs's wasm backend without tfjs's engine: the kernels of GptModel.forward's
- * in-place decoding step (T = 1, wasm-decode-attention.ts' cache, wasm-fused.ts' LayerNorm and GELU
- * argument), called one after the other as `kernelFunc({ inputs, backend, attrs })` on the backend's
- * own buffers, the way tfjs's kernels call each other. Same kernels, same inputs, same attributes,
- * so the same bits (tests/unit/policy/wasm-decode-step.test.ts: rollouts token for token and the
- * logits of steps bit for bit, against the engine's path).
+ * A decoding step on tfjs's wasm backend without tfjs's engine or its kernels' JavaScript: the
+ * functions GptModel.forward's in-place decoding step (T = 1) ends up in, called straight on buffers
+ * kept for the whole sampling call. tfjs-backend-wasm 4.22's own C++ kernels (`_Add`, `__FusedMatMul`,
+ * `_Softmax`, `_Sigmoid`, `_Multiply`, `_BatchMatMul`, the functions its kernels cwrap) with the
+ * arguments its JavaScript passes them, and this folder's wasm kernels (wasm-fused.ts' LayerNorm and
+ * GELU argument, wasm-decode-attention.ts' in-place attention) on heap offsets. Same functions, same
+ * inputs, so the same bits (tests/unit/policy/wasm-decode-step.test.ts: one step's logits and cache
+ * writes against model.forward's, and rollouts token for token).
  *
- * Why: a tiny model's decoding step is ~40 kernels of a few microseconds each, and the engine spent
- * about as long again around each one (a scope, a Tensor object, its bookkeeping and disposal), and
- * made most of the JavaScript garbage a sampling call left to V8's collector. Here a reshape is a
- * view of the same buffer (as tfjs-backend-wasm's Reshape is), a step's temporaries are freed when
- * it ends, the tied head is transposed once per sampling call instead of every step, and the logits
- * are copied straight from the wasm heap into one reused array.
+ * Why: a tiny model's decoding step is ~35 kernels of a few microseconds each. Through the engine,
+ * each also paid for a scope, a Tensor object and its disposal, a kernel lookup, a fresh output buffer
+ * (malloc, registration with the C++ side, free) and argument marshalling, and left garbage for V8's
+ * collector: about as long again as the kernels. Here a step writes its tokens, positions and
+ * attention bias into the heap, runs the kernels in place, and copies the logits out into one reused
+ * array; the embedding rows are copied, the tied head is transposed once per sampling call.
  *
- * Only where every piece is there (the wasm backend's internals, the in-place cache, the fused ops,
- * the flag on); otherwise the sampler keeps model.forward.
+ * Only where every piece is there (the wasm backend with those exports, the in-place cache, the fused
+ * ops, the flag on); otherwise the sampler keeps model.forward.
  */
 import * as tf from "@tensorflow/tfjs";
 import { GELU, type GptModel } from "./model.ts";
-import { decodeScoresInPlaceCall, decodeValuesCall, inPlaceCacheAvailable, type InPlaceCache } from "./wasm-decode-attention.ts";
-import { fusedOpsAvailable, geluInnerCall, layerNormCall } from "./wasm-fused.ts";
-import { registerFlagOnce, type KernelArgs, type KernelCall, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { inPlaceCacheAvailable, inPlaceScores, inPlaceValues, kernelsFor, type DecodeAttentionKernels, type InPlaceCache } from "./wasm-decode-attention.ts";
+import { fusedOpsAvailable, kernelFor as fusedKernelsFor, LAYERNORM_EPS, type FusedKernels } from "./wasm-fused.ts";
+import { registerFlagOnce, type WasmBackendInternals } from "./wasm-kernels.ts";
 
 /** tfjs env flag: false runs decoding steps through model.forward and the engine (the benchmark's "before", and a check). */
 export const DIRECT_DECODE_FLAG = "A1_WASM_DIRECT_DECODE";
 registerFlagOnce(DIRECT_DECODE_FLAG);
 
-type Backend = WasmBackendInternals & { typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array; makeOutput(shape: number[], dtype: "float32" | "int32", memoryOffset?: number, values?: Float32Array | Int32Array): tf.TensorInfo };
+/** tfjs-backend-wasm 4.22's C++ kernels as its JavaScript calls them (shape arguments: pointers to int32s). */
+interface Cpp {
+  _Add(aId: number, aShape: number, aRank: number, bId: number, bShape: number, bRank: number, dtype: number, outId: number): void;
+  _Multiply(aId: number, aShape: number, aRank: number, bId: number, bShape: number, bRank: number, dtype: number, outId: number): void;
+  __FusedMatMul(aId: number, aShape: number, aRank: number, bId: number, bShape: number, bRank: number, transposeA: number, transposeB: number, activation: number, biasId: number, preluId: number, alpha: number, outId: number): void;
+  _BatchMatMul(aId: number, aShape: number, aRank: number, bId: number, bShape: number, bRank: number, transposeA: number, transposeB: number, outId: number): void;
+  _Softmax(xId: number, outId: number, channels: number, batch: number): void;
+  _Sigmoid(xId: number, outId: number): void;
+  _malloc(bytes: number): number;
+  _free(ptr: number): void;
+}
+const CPP_FUNCTIONS = ["_Add", "_Multiply", "__FusedMatMul", "_BatchMatMul", "_Softmax", "_Sigmoid", "_malloc", "_free"] as const;
+/** tfjs-backend-wasm's CppDType.float32, and FusableActivation.linear. */
+const FLOAT32 = 0;
+const LINEAR = 0;
+
+/** WasmBackendInternals with the C++ side's tensor ids and functions. */
+interface Backend extends Omit<WasmBackendInternals, "dataIdMap" | "wasm"> {
+  dataIdMap: { get(dataId: object): { id: number; memoryOffset: number } | undefined };
+  wasm: WasmBackendInternals["wasm"] & Partial<Cpp>;
+}
 
 /** Steps run since start (tests check this path really ran). */
 export const directDecodeCounts = { steps: 0 };
@@ -35,28 +57,45 @@ export const directDecodeCounts = { steps: 0 };
 export function directDecodeAvailable(model: GptModel): boolean {
   const { dModel: C, heads } = model.config;
   if (!inPlaceCacheAvailable(C / heads) || !fusedOpsAvailable(C) || !tf.env().getBool(DIRECT_DECODE_FLAG)) return false;
-  return typeof (tf.backend() as Partial<Backend>).typedArrayFromHeap === "function";
+  const wasm = (tf.backend() as unknown as Backend).wasm;
+  return CPP_FUNCTIONS.every((f) => typeof wasm[f] === "function");
 }
 
-/** A view of `t`'s buffer with another shape: what tfjs-backend-wasm's Reshape returns, without the reference count. */
-const view = (t: tf.TensorInfo, shape: number[]): tf.TensorInfo => ({ dataId: t.dataId, shape, dtype: t.dtype });
+/** A buffer of the backend's, registered with its C++ side: its id and heap offset. */
+interface Buffer {
+  dataId: object;
+  id: number;
+  at: number;
+}
 
-/** One sampling call's decoding steps for `model` (check directDecodeAvailable first; dispose when done). */
+/** One sampling call's decoding steps for `model` over at most `rows` rows and `keys` keys (check directDecodeAvailable first; dispose when done). */
 export class DirectDecoder {
   private readonly backend = tf.backend() as unknown as Backend;
-  private readonly kernels = new Map<string, (args: KernelArgs) => tf.TensorInfo>();
-  /** This step's outputs, freed when it ends. */
-  private readonly temps: tf.TensorInfo[] = [];
+  private readonly cpp = this.backend.wasm as Cpp;
+  private readonly memory = (this.backend.wasm.asm?.memory ?? this.backend.wasm.wasmMemory)!;
+  private readonly fused: FusedKernels;
+  private readonly attention: DecodeAttentionKernels;
   /** (C, V): the tied head transposed once (the forward transposes it every call), or the untied head. */
   private readonly head: tf.Tensor2D;
-  /** Reused host arrays: the logits returned, the bias and the token and position ids uploaded. */
-  private logits = new Float32Array(0);
-  private bias = new Float32Array(0);
-  private ids = new Int32Array(0);
+  private readonly buffers: Buffer[] = [];
+  private readonly buf: Record<"e1" | "e2" | "x" | "x2" | "h" | "qkv" | "att" | "probs" | "y" | "t" | "f" | "inner" | "sig" | "g" | "bias" | "logits", Buffer>;
+  /** Room for the shape arguments, 4 int32s each. */
+  private readonly shapes: number;
+  private readonly logits: Float32Array;
 
-  constructor(private readonly model: GptModel) {
-    const wte = model.params.get("wte")!;
-    this.head = (model.config.tiedHead ? tf.transpose(wte) : model.params.get("head.w")!) as tf.Tensor2D;
+  constructor(
+    private readonly model: GptModel,
+    private readonly rows: number,
+    private readonly keys: number,
+  ) {
+    const { dModel: C, heads, vocab: V } = model.config;
+    this.fused = fusedKernelsFor(this.backend)!;
+    this.attention = kernelsFor(this.backend, C / heads)!;
+    this.head = (model.config.tiedHead ? tf.transpose(model.params.get("wte")!) : model.params.get("head.w")!) as tf.Tensor2D;
+    const floats = { e1: C, e2: C, x: C, x2: C, h: C, qkv: 3 * C, att: heads * keys, probs: heads * keys, y: C, t: C, f: 4 * C, inner: 4 * C, sig: 4 * C, g: 4 * C, bias: keys, logits: V };
+    this.buf = Object.fromEntries(Object.entries(floats).map(([name, n]) => [name, this.alloc(rows * n)])) as DirectDecoder["buf"];
+    this.shapes = this.cpp._malloc(16 * 8);
+    this.logits = new Float32Array(rows * V);
   }
 
   /**
@@ -65,78 +104,83 @@ export class DirectDecoder {
    * them; this step's keys and values are written into the caches. The array is reused by the next step.
    */
   step(tokens: readonly number[], positions: readonly number[], pad: readonly number[], caches: readonly InPlaceCache[], pos: number): Float32Array {
-    const { layers, heads, dModel: C, vocab: V } = this.model.config;
+    const { layers, heads: H, dModel: C, vocab: V } = this.model.config;
+    const D = C / H;
     const B = tokens.length;
     const P = caches[0].kT.shape[3];
+    const cap = caches[0].kTGen.shape[3];
     const S = P + pos + 1;
-    const p = (name: string) => this.model.params.get(name)!;
-    // The (B, 1, 1, S) bias attentionBias(pad, 1, S) builds: -1e9 at each row's padding.
-    if (this.bias.length < B * S) this.bias = new Float32Array(2 * B * S);
-    const bias = this.bias.subarray(0, B * S).fill(0);
-    pad.forEach((n, b) => bias.fill(-1e9, b * S, b * S + Math.min(n, S)));
-    if (this.ids.length < 2 * B) this.ids = new Int32Array(2 * B);
+    if (B > this.rows || S > this.keys) throw new RangeError(`a decoding step of ${B} rows over ${S} keys exceeds this decoder's ${this.rows} x ${this.keys}`);
     directDecodeCounts.steps++;
-    try {
-      const input = (shape: number[], values: Float32Array | Int32Array) => this.keep(this.backend.makeOutput(shape, values instanceof Int32Array ? "int32" : "float32", undefined, values));
-      this.ids.set(tokens);
-      this.ids.set(positions, B);
-      const tok = input([B], this.ids.subarray(0, B));
-      const at = input([B], this.ids.subarray(B, 2 * B));
-      const attnBias = input([B, 1, 1, S], bias);
-      const gather = (table: string, ids: tf.TensorInfo) => this.run(["GatherV2", { x: p(table), indices: ids }, { axis: 0, batchDims: 0 }]);
-      // tf.fused.matMul of (B, K) and (K, N) with a bias: its kernel on (1, B, K) and (1, K, N).
-      const dense = (x: tf.TensorInfo, name: string) => {
-        const w = p(`${name}.w`);
-        const [K, N] = w.shape;
-        const y = this.run(["_FusedMatMul", { a: view(x, [1, B, K]), b: view(w, [1, K, N]), bias: p(`${name}.b`) }, { transposeA: false, transposeB: false, activation: "linear", leakyreluAlpha: 0.2 }]);
-        return view(y, [B, N]);
-      };
-      const add = (a: tf.TensorInfo, b: tf.TensorInfo) => this.run(["Add", { a, b }, {}]);
-      let x = add(gather("wte", tok), gather("wpe", at));
-      for (let l = 0; l < layers; l++) {
-        const h = this.run(layerNormCall(x, p(`h${l}.ln1.g`), p(`h${l}.ln1.b`)));
-        const qkv = dense(h, `h${l}.attn.qkv`);
-        const cache = caches[l];
-        const att = this.run(decodeScoresInPlaceCall(qkv, cache, attnBias, heads, pos, 1 / Math.sqrt(C / heads)));
-        const probs = this.run(["Softmax", { logits: att }, { dim: 3 }]);
-        const attended = this.run(decodeValuesCall(probs, [cache.v, cache.vGen], [P, pos + 1]));
-        x = add(x, dense(view(attended, [B, C]), `h${l}.attn.proj`));
-        const h2 = this.run(layerNormCall(x, p(`h${l}.ln2.g`), p(`h${l}.ln2.b`)));
-        const f = dense(h2, `h${l}.mlp.fc`);
-        const inner = this.run(geluInnerCall(f, GELU.a, GELU.c));
-        const g = this.run(["Multiply", { a: f, b: this.run(["Sigmoid", { x: inner }, {}]) }, {}]);
-        x = add(x, dense(g, `h${l}.mlp.proj`));
-      }
-      const hf = this.run(layerNormCall(x, p("lnf.g"), p("lnf.b")));
-      const logits = this.run(["BatchMatMul", { a: hf, b: this.head }, { transposeA: false, transposeB: false }]);
-      if (this.logits.length < B * V) this.logits = new Float32Array(B * V);
-      const out = this.logits.subarray(0, B * V);
-      out.set(this.backend.typedArrayFromHeap(logits) as Float32Array);
-      return out;
-    } finally {
-      for (const t of this.temps) this.backend.disposeData(t.dataId);
-      this.temps.length = 0;
+    const { cpp, buf } = this;
+    const heap = new Float32Array(this.memory.buffer);
+    const at = (t: tf.Tensor) => this.backend.dataIdMap.get(t.dataId)!;
+    const p = (name: string) => at(this.model.params.get(name)!);
+    // tf.gather's rows of wte and wpe (a copy), then tfjs's Add: x = wte[token] + wpe[position].
+    const wte = p("wte").memoryOffset >> 2;
+    const wpe = p("wpe").memoryOffset >> 2;
+    for (let b = 0; b < B; b++) {
+      heap.copyWithin((buf.e1.at >> 2) + b * C, wte + tokens[b] * C, wte + (tokens[b] + 1) * C);
+      heap.copyWithin((buf.e2.at >> 2) + b * C, wpe + positions[b] * C, wpe + (positions[b] + 1) * C);
     }
+    // attentionBias(pad, 1, S): -1e9 at each row's padding.
+    const bias = heap.subarray(buf.bias.at >> 2, (buf.bias.at >> 2) + B * S).fill(0);
+    pad.forEach((n, b) => bias.fill(-1e9, b * S, b * S + Math.min(n, S)));
+    const rowsC = this.shape(0, B, C);
+    cpp._Add(buf.e1.id, rowsC, 2, buf.e2.id, rowsC, 2, FLOAT32, buf.x.id);
+    // tf.fused.matMul((B, K), (K, N), bias): its kernel on (1, B, K) and (1, K, N).
+    const dense = (x: Buffer, name: string, out: Buffer) => {
+      const w = this.model.params.get(`${name}.w`)!;
+      const [K, N] = w.shape;
+      cpp.__FusedMatMul(x.id, this.shape(1, 1, B, K), 3, at(w).id, this.shape(2, 1, K, N), 3, 0, 0, LINEAR, p(`${name}.b`).id, 0, 0, out.id);
+    };
+    const layerNorm = (x: Buffer, name: string, out: Buffer) => this.fused.layerNorm(x.at, p(`${name}.g`).memoryOffset, p(`${name}.b`).memoryOffset, out.at, B, C, C, Math.fround(LAYERNORM_EPS));
+    const [x, x2] = [buf.x, buf.x2];
+    for (let l = 0; l < layers; l++) {
+      const cache = caches[l];
+      layerNorm(x, `h${l}.ln1`, buf.h);
+      dense(buf.h, `h${l}.attn.qkv`, buf.qkv);
+      inPlaceScores(this.attention, buf.qkv.at, at(cache.kT).memoryOffset, at(cache.kTGen).memoryOffset, at(cache.vGen).memoryOffset, buf.bias.at, buf.att.at, B * H, H, P, cap, pos, Math.fround(1 / Math.sqrt(D)));
+      cpp._Softmax(buf.att.id, buf.probs.id, S, B * H);
+      inPlaceValues(this.attention, buf.probs.at, at(cache.v).memoryOffset, at(cache.vGen).memoryOffset, buf.y.at, B * H, D, P, cap, pos);
+      dense(buf.y, `h${l}.attn.proj`, buf.t);
+      cpp._Add(x.id, rowsC, 2, buf.t.id, rowsC, 2, FLOAT32, x2.id);
+      layerNorm(x2, `h${l}.ln2`, buf.h);
+      dense(buf.h, `h${l}.mlp.fc`, buf.f);
+      this.fused.geluInner(buf.f.at, buf.inner.at, B * 4 * C, Math.fround(GELU.a), Math.fround(GELU.c));
+      // Sigmoid runs over its whole buffer (tfjs's takes the size registered): rows past B are unused.
+      cpp._Sigmoid(buf.inner.id, buf.sig.id);
+      const rows4C = this.shape(3, B, 4 * C);
+      cpp._Multiply(buf.f.id, rows4C, 2, buf.sig.id, rows4C, 2, FLOAT32, buf.g.id);
+      dense(buf.g, `h${l}.mlp.proj`, buf.t);
+      cpp._Add(x2.id, rowsC, 2, buf.t.id, rowsC, 2, FLOAT32, x.id);
+    }
+    layerNorm(x, "lnf", buf.h);
+    // tf.matMul((B, C), head (C, V)): tfjs's BatchMatMul kernel on (1, B, C) and (1, C, V).
+    cpp._BatchMatMul(buf.h.id, this.shape(1, 1, B, C), 3, at(this.head).id, this.shape(2, 1, C, V), 3, 0, 0, buf.logits.id);
+    const out = this.logits.subarray(0, B * V);
+    out.set(new Float32Array(this.memory.buffer, buf.logits.at, B * V));
+    return out;
   }
 
   dispose(): void {
+    for (const b of this.buffers) this.backend.disposeData(b.dataId);
+    this.cpp._free(this.shapes);
     if (this.model.config.tiedHead) this.head.dispose();
   }
 
-  private keep(t: tf.TensorInfo): tf.TensorInfo {
-    this.temps.push(t);
-    return t;
+  private alloc(floats: number): Buffer {
+    const { dataId } = this.backend.makeOutput([floats], "float32");
+    const { id, memoryOffset } = this.backend.dataIdMap.get(dataId)!;
+    const b = { dataId, id, at: memoryOffset };
+    this.buffers.push(b);
+    return b;
   }
 
-  /** One kernel, called as the engine would call it; its output lives until the step ends. */
-  private run([name, inputs, attrs]: KernelCall): tf.TensorInfo {
-    let kernel = this.kernels.get(name);
-    if (!kernel) {
-      const config = tf.getKernel(name, "wasm");
-      if (!config) throw new Error(`tfjs has no wasm kernel ${name}`);
-      kernel = config.kernelFunc as unknown as (args: KernelArgs) => tf.TensorInfo;
-      this.kernels.set(name, kernel);
-    }
-    return this.keep(kernel({ inputs, backend: this.backend, attrs }));
+  /** Writes `dims` into shape slot `slot` of the heap and returns its address. */
+  private shape(slot: number, ...dims: number[]): number {
+    const ptr = this.shapes + 16 * slot;
+    new Int32Array(this.memory.buffer, ptr, dims.length).set(dims);
+    return ptr;
   }
 }

@@ -26,7 +26,7 @@
  * ops (their gradient is tfjs's); so it does without the wasm backend's internals, or with C % 4 != 0.
  */
 import * as tf from "@tensorflow/tfjs";
-import { kernelOver, registerFlagOnce, type KernelArgs, type KernelCall, runCall, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { kernelOver, registerFlagOnce, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
 import { Code, F32, I32, V128, whileNonZero, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps LayerNorm and GELU on the tensor ops (the benchmark's "before", and a check). */
@@ -129,13 +129,14 @@ function geluInnerFunction(): FuncDef {
   return { name: "geluInner", params: [I32, I32, I32, F32, F32], locals: [I32, V128, V128, V128], body: c };
 }
 
-interface Exports {
+export interface FusedKernels {
   layerNorm(x: number, g: number, b: number, out: number, N: number, C: number, cf: number, eps: number): void;
   geluInner(x: number, out: number, n: number, a: number, c: number): void;
 }
 
-const instances = new WeakMap<WebAssembly.Memory, Exports | null>();
-const kernelFor = (backend: unknown) => kernelOver<Exports>(backend, instances, () => [layerNormFunction(), geluInnerFunction()]);
+const instances = new WeakMap<WebAssembly.Memory, FusedKernels | null>();
+/** The kernels over this backend's memory (wasm-kernels.ts' kernelOver), or null; wasm-decode-step.ts calls them on heap offsets. */
+export const kernelFor = (backend: unknown) => kernelOver<FusedKernels>(backend, instances, () => [layerNormFunction(), geluInnerFunction()]);
 const offset = (backend: unknown, t: tf.TensorInfo) => (backend as WasmBackendInternals).dataIdMap.get(t.dataId)!.memoryOffset!;
 
 /** Kernel calls since start (tests check the fused paths really ran). */
@@ -179,18 +180,12 @@ export function fusedOpsAvailable(C: number): boolean {
   return tf.env().getBool(FUSED_OPS_FLAG) && kernelFor(tf.backend()) !== null;
 }
 
-/** The LayerNorm kernel's call on x (N, C) with gain g and bias b (C). */
-export const layerNormCall = (x: tf.TensorInfo, g: tf.TensorInfo, b: tf.TensorInfo): KernelCall => [LAYERNORM, { x, g, b }, { eps: Math.fround(LAYERNORM_EPS) }];
-
-/** The GELU-argument kernel's call on x. */
-export const geluInnerCall = (x: tf.TensorInfo, a: number, c: number): KernelCall => [GELU_INNER, { x }, { a: Math.fround(a), c: Math.fround(c) }];
-
 /** LayerNorm of x (N, C) with gain g and bias b (C): the ops above in one kernel. Check fusedOpsAvailable first. */
 export function fusedLayerNorm(x: tf.Tensor2D, g: tf.Tensor, b: tf.Tensor): tf.Tensor2D {
-  return runCall<tf.Tensor2D>(layerNormCall(x, g, b));
+  return tf.engine().runKernel(LAYERNORM, { x, g, b }, { eps: Math.fround(LAYERNORM_EPS) }) as tf.Tensor2D;
 }
 
 /** `tf.mul(x, tf.add(tf.mul(tf.square(x), a), c))` in one kernel (x's size a multiple of 4). Check fusedOpsAvailable first. */
 export function fusedGeluInner(x: tf.Tensor2D, a: number, c: number): tf.Tensor2D {
-  return runCall<tf.Tensor2D>(geluInnerCall(x, a, c));
+  return tf.engine().runKernel(GELU_INNER, { x }, { a: Math.fround(a), c: Math.fround(c) }) as tf.Tensor2D;
 }

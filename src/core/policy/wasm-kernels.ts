@@ -10,11 +10,6 @@ import { emitModule, type FuncDef } from "./wasm-emit.ts";
 /** The arguments tfjs passes a kernel function. */
 export type KernelArgs = { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap };
 type Out = tf.TensorInfo | tf.TensorInfo[];
-/** A kernel call as tfjs's engine takes it (`tf.engine().runKernel(...call)`); wasm-decode-step.ts runs it without the engine. */
-export type KernelCall = [name: string, inputs: tf.NamedTensorInfoMap, attrs: tf.NamedAttrMap];
-
-/** A kernel call through tfjs's engine (its inputs must then be Tensors). */
-export const runCall = <T extends tf.Tensor>([name, inputs, attrs]: KernelCall): T => tf.engine().runKernel(name, inputs as tf.NamedTensorMap, attrs) as T;
 
 /** Registers a boolean tfjs flag, default true, unless it exists (module reloads, tests). */
 export function registerFlagOnce(flag: string): void {

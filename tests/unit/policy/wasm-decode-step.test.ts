@@ -47,7 +47,7 @@ describe("engine-free decoding steps on wasm", () => {
       const prompt = Array.from({ length: cfg.layers }, () => [kv(), kv()]);
       const caches = () => prompt.map(([k, v]) => inPlaceCache(k, v, 6));
       const [viaForward, direct] = [caches(), caches()];
-      const decoder = new DirectDecoder(model);
+      const decoder = new DirectDecoder(model, B, P + 6);
       const held = heldBuffers();
       for (let pos = 0; pos < 3; pos++) {
         const S = P + pos + 1;
