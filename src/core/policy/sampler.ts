@@ -11,6 +11,9 @@
  * same reason finished rows leave the batch (their cache rows dropped once a quarter of the batch has
  * finished) without changing anyone's draws (`dropFinished: false` keeps them, for checks).
  *
+ * On wasm the cache is kept in place and each decoding step runs without tfjs's engine
+ * (wasm-decode-step.ts: the same kernels and bits).
+ *
  * Per step there is exactly ONE device-to-host read: the (B, V) logits of the new position. The
  * grammar mask, temperature, top-p and the draw happen on the host with the seeded Rng.
  *
