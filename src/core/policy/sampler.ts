@@ -137,12 +137,12 @@ export async function sampleBatch<S>(
   const masks = prompts.map(() => new Uint8Array(opts.maxNewTokens * W));
   const scratch = { allowed: new Uint8Array(V), weight: new Float64Array(V), order: new Int32Array(V) };
   states.forEach((s, b) => (done[b] = rowConstraint[b].isDone(s)));
-  const draws: Draws<S> = { V, W, constraints: rowConstraint, states, done, completions, logProbs, masks, history: padded, temperature, topP, rng: opts.rng, scratch };
 
   // (B, P) left-padded prompt tokens and per-row positions; `history` grows as tokens are drawn.
   // The cache is two segments per block: the prompt's keys/values (fixed after the first step) and
   // the generated tokens' (grown by one position per step), so a step copies only the generated part.
   const history: number[][] = padded;
+  const draws: Draws<S> = { V, W, constraints: rowConstraint, states, done, completions, logProbs, masks, history, temperature, topP, rng: opts.rng, scratch };
   // distinct[u]: the first row with the u-th distinct prompt; ofRow[b]: row b's u.
   const firstRow = new Map<string, number>();
   const ofRow = prompts.map((p) => {
@@ -162,13 +162,16 @@ export async function sampleBatch<S>(
   // position per step, the same bits.
   const inPlace = kvCache && inPlaceCacheAvailable(model.config.dModel / model.config.heads);
   let inPlaceCaches: InPlaceCache[] | undefined;
-  // And its decoding steps run without tfjs's engine (wasm-decode-step.ts), the same kernels.
-  const direct = inPlace && directDecodeAvailable(model) ? new DirectDecoder(model, B, P + opts.maxNewTokens) : undefined;
+  // And its decoding steps run without tfjs's engine (wasm-decode-step.ts), the same kernels; the
+  // decoder (its buffers) is made at the first decoding step.
+  const useDirect = inPlace && directDecodeAvailable(model);
+  let direct: DirectDecoder | undefined;
   /** Logits (rows in the batch, V) of a decoding step over the in-place cache, without the engine. */
   const directStep = (): Float32Array => {
+    direct ??= new DirectDecoder(model, B, P + opts.maxNewTokens);
     const S = history[batchRows[0]].length;
     const rowPad = batchRows.map((b) => pad[b]);
-    return direct!.step(batchRows.map((b) => history[b][S - 1]), paddedPositions(rowPad, 1, S).map((p) => p[0]), rowPad, inPlaceCaches!, S - 1 - P);
+    return direct.step(batchRows.map((b) => history[b][S - 1]), paddedPositions(rowPad, 1, S).map((p) => p[0]), rowPad, inPlaceCaches!, S - 1 - P);
   };
   const disposeCache = (c: LayerCache[] | undefined) => c?.forEach((x) => { x.k.dispose(); x.v.dispose(); });
   const disposeInPlace = () => inPlaceCaches?.forEach((c) => tf.dispose([c.kT, c.v, c.kTGen, c.vGen]));
@@ -232,7 +235,7 @@ export async function sampleBatch<S>(
     for (let i = 0; i < opts.maxNewTokens; i++) {
       if (done.every(Boolean)) break;
       let logits: Float32Array;
-      if (direct && i > 0) logits = directStep();
+      if (useDirect && i > 0) logits = directStep();
       else {
         const logitsT = step(i === 0);
         logits = (await logitsT.data()) as Float32Array; // the one device->host read of this step
