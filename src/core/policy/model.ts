@@ -463,13 +463,16 @@ export const GELU = { a: 2 * Math.sqrt(2 / Math.PI) * 0.044715, c: 2 * Math.sqrt
  * are the last T of S positions: a query sees keys at or before itself that are not padding.
  */
 export function attentionBias(pad: readonly number[], T: number, S: number): tf.Tensor4D {
-  const B = pad.length;
-  const bias = new Float32Array(B * T * S);
-  for (let b = 0; b < B; b++) {
+  return tf.tensor4d(writeAttentionBias(new Float32Array(pad.length * T * S), pad, T, S), [pad.length, 1, T, S]);
+}
+
+/** attentionBias's values written into `out` (at least B * T * S floats; wasm-decode-step.ts writes the wasm heap). */
+export function writeAttentionBias(out: Float32Array, pad: readonly number[], T: number, S: number): Float32Array {
+  for (let b = 0; b < pad.length; b++) {
     for (let t = 0; t < T; t++) {
       const q = S - T + t; // absolute position of this query
-      for (let s = 0; s < S; s++) if (s > q || s < pad[b]) bias[(b * T + t) * S + s] = -1e9;
+      for (let s = 0; s < S; s++) out[(b * T + t) * S + s] = s > q || s < pad[b] ? -1e9 : 0;
     }
   }
-  return tf.tensor4d(bias, [B, 1, T, S]);
+  return out;
 }

@@ -19,7 +19,7 @@
  * ops, the flag on); otherwise the sampler keeps model.forward.
  */
 import * as tf from "@tensorflow/tfjs";
-import { GELU, type GptModel } from "./model.ts";
+import { GELU, type GptModel, writeAttentionBias } from "./model.ts";
 import { inPlaceCacheAvailable, inPlaceScores, inPlaceValues, kernelsFor, type DecodeAttentionKernels, type InPlaceCache } from "./wasm-decode-attention.ts";
 import { fusedOpsAvailable, kernelFor as fusedKernelsFor, LAYERNORM_EPS, type FusedKernels } from "./wasm-fused.ts";
 import { registerFlagOnce, type WasmBackendInternals } from "./wasm-kernels.ts";
@@ -43,6 +43,10 @@ const CPP_FUNCTIONS = ["_Add", "_Multiply", "__FusedMatMul", "_BatchMatMul", "_S
 /** tfjs-backend-wasm's CppDType.float32, and FusableActivation.linear. */
 const FLOAT32 = 0;
 const LINEAR = 0;
+/** The float32 attributes model.forward's kernels get: LayerNorm's epsilon and GELU's constants. */
+const EPS = Math.fround(LAYERNORM_EPS);
+const GELU_A = Math.fround(GELU.a);
+const GELU_C = Math.fround(GELU.c);
 
 /** WasmBackendInternals with the C++ side's tensor ids and functions. */
 interface Backend extends Omit<WasmBackendInternals, "dataIdMap" | "wasm"> {
@@ -68,6 +72,10 @@ interface Buffer {
   at: number;
 }
 
+/** A linear's weight and bias as the C++ kernels take them (ids), with its (K, N); a LayerNorm's gain and bias as ours do (offsets). */
+type Linear = { w: number; b: number; K: number; N: number };
+type Norm = { g: number; b: number };
+
 /** One sampling call's decoding steps for `model` over at most `rows` rows and `keys` keys (check directDecodeAvailable first; dispose when done). */
 export class DirectDecoder {
   private readonly backend = tf.backend() as unknown as Backend;
@@ -77,6 +85,8 @@ export class DirectDecoder {
   private readonly attention: DecodeAttentionKernels;
   /** (C, V): the tied head transposed once (the forward transposes it every call), or the untied head. */
   private readonly head: tf.Tensor2D;
+  /** The weights, looked up once: they stay where they are for the sampling call. */
+  private readonly w: { wte: number; wpe: number; head: number; lnf: Norm; blocks: { ln1: Norm; qkv: Linear; proj: Linear; ln2: Norm; fc: Linear; out: Linear }[] };
   private readonly buffers: Buffer[] = [];
   private readonly buf: Record<"e1" | "e2" | "x" | "x2" | "h" | "qkv" | "att" | "probs" | "y" | "t" | "f" | "inner" | "sig" | "g" | "bias" | "logits", Buffer>;
   /** Room for the shape arguments, 4 int32s each. */
@@ -92,6 +102,27 @@ export class DirectDecoder {
     this.fused = fusedKernelsFor(this.backend)!;
     this.attention = kernelsFor(this.backend, C / heads)!;
     this.head = (model.config.tiedHead ? tf.transpose(model.params.get("wte")!) : model.params.get("head.w")!) as tf.Tensor2D;
+    const info = (t: tf.Tensor) => this.backend.dataIdMap.get(t.dataId)!;
+    const param = (name: string) => info(model.params.get(name)!);
+    const linear = (name: string): Linear => {
+      const [K, N] = model.params.get(`${name}.w`)!.shape;
+      return { w: param(`${name}.w`).id, b: param(`${name}.b`).id, K, N };
+    };
+    const norm = (name: string): Norm => ({ g: param(`${name}.g`).memoryOffset, b: param(`${name}.b`).memoryOffset });
+    this.w = {
+      wte: param("wte").memoryOffset,
+      wpe: param("wpe").memoryOffset,
+      head: info(this.head).id,
+      lnf: norm("lnf"),
+      blocks: Array.from({ length: model.config.layers }, (_, l) => ({
+        ln1: norm(`h${l}.ln1`),
+        qkv: linear(`h${l}.attn.qkv`),
+        proj: linear(`h${l}.attn.proj`),
+        ln2: norm(`h${l}.ln2`),
+        fc: linear(`h${l}.mlp.fc`),
+        out: linear(`h${l}.mlp.proj`),
+      })),
+    };
     const floats = { e1: C, e2: C, x: C, x2: C, h: C, qkv: 3 * C, att: heads * keys, probs: heads * keys, y: C, t: C, f: 4 * C, inner: 4 * C, sig: 4 * C, g: 4 * C, bias: keys, logits: V };
     this.buf = Object.fromEntries(Object.entries(floats).map(([name, n]) => [name, this.alloc(rows * n)])) as DirectDecoder["buf"];
     this.shapes = this.cpp._malloc(16 * 8);
@@ -104,7 +135,7 @@ export class DirectDecoder {
    * them; this step's keys and values are written into the caches. The array is reused by the next step.
    */
   step(tokens: readonly number[], positions: readonly number[], pad: readonly number[], caches: readonly InPlaceCache[], pos: number): Float32Array {
-    const { layers, heads: H, dModel: C, vocab: V } = this.model.config;
+    const { heads: H, dModel: C, vocab: V } = this.model.config;
     const D = C / H;
     const B = tokens.length;
     const P = caches[0].kT.shape[3];
@@ -112,52 +143,43 @@ export class DirectDecoder {
     const S = P + pos + 1;
     if (B > this.rows || S > this.keys) throw new RangeError(`a decoding step of ${B} rows over ${S} keys exceeds this decoder's ${this.rows} x ${this.keys}`);
     directDecodeCounts.steps++;
-    const { cpp, buf } = this;
+    const { cpp, buf, w } = this;
     const heap = new Float32Array(this.memory.buffer);
-    const at = (t: tf.Tensor) => this.backend.dataIdMap.get(t.dataId)!;
-    const p = (name: string) => at(this.model.params.get(name)!);
+    const at = (t: tf.Tensor) => this.backend.dataIdMap.get(t.dataId)!.memoryOffset;
     // tf.gather's rows of wte and wpe (a copy), then tfjs's Add: x = wte[token] + wpe[position].
-    const wte = p("wte").memoryOffset >> 2;
-    const wpe = p("wpe").memoryOffset >> 2;
     for (let b = 0; b < B; b++) {
-      heap.copyWithin((buf.e1.at >> 2) + b * C, wte + tokens[b] * C, wte + (tokens[b] + 1) * C);
-      heap.copyWithin((buf.e2.at >> 2) + b * C, wpe + positions[b] * C, wpe + (positions[b] + 1) * C);
+      heap.copyWithin((buf.e1.at >> 2) + b * C, (w.wte >> 2) + tokens[b] * C, (w.wte >> 2) + (tokens[b] + 1) * C);
+      heap.copyWithin((buf.e2.at >> 2) + b * C, (w.wpe >> 2) + positions[b] * C, (w.wpe >> 2) + (positions[b] + 1) * C);
     }
-    // attentionBias(pad, 1, S): -1e9 at each row's padding.
-    const bias = heap.subarray(buf.bias.at >> 2, (buf.bias.at >> 2) + B * S).fill(0);
-    pad.forEach((n, b) => bias.fill(-1e9, b * S, b * S + Math.min(n, S)));
+    writeAttentionBias(heap.subarray(buf.bias.at >> 2), pad, 1, S);
     const rowsC = this.shape(0, B, C);
     cpp._Add(buf.e1.id, rowsC, 2, buf.e2.id, rowsC, 2, FLOAT32, buf.x.id);
     // tf.fused.matMul((B, K), (K, N), bias): its kernel on (1, B, K) and (1, K, N).
-    const dense = (x: Buffer, name: string, out: Buffer) => {
-      const w = this.model.params.get(`${name}.w`)!;
-      const [K, N] = w.shape;
-      cpp.__FusedMatMul(x.id, this.shape(1, 1, B, K), 3, at(w).id, this.shape(2, 1, K, N), 3, 0, 0, LINEAR, p(`${name}.b`).id, 0, 0, out.id);
-    };
-    const layerNorm = (x: Buffer, name: string, out: Buffer) => this.fused.layerNorm(x.at, p(`${name}.g`).memoryOffset, p(`${name}.b`).memoryOffset, out.at, B, C, C, Math.fround(LAYERNORM_EPS));
+    const dense = (x: Buffer, f: Linear, out: Buffer) => cpp.__FusedMatMul(x.id, this.shape(1, 1, B, f.K), 3, f.w, this.shape(2, 1, f.K, f.N), 3, 0, 0, LINEAR, f.b, 0, 0, out.id);
+    const layerNorm = (x: Buffer, n: Norm, out: Buffer) => this.fused.layerNorm(x.at, n.g, n.b, out.at, B, C, C, EPS);
     const [x, x2] = [buf.x, buf.x2];
-    for (let l = 0; l < layers; l++) {
+    w.blocks.forEach((block, l) => {
       const cache = caches[l];
-      layerNorm(x, `h${l}.ln1`, buf.h);
-      dense(buf.h, `h${l}.attn.qkv`, buf.qkv);
-      inPlaceScores(this.attention, buf.qkv.at, at(cache.kT).memoryOffset, at(cache.kTGen).memoryOffset, at(cache.vGen).memoryOffset, buf.bias.at, buf.att.at, B * H, H, P, cap, pos, Math.fround(1 / Math.sqrt(D)));
+      layerNorm(x, block.ln1, buf.h);
+      dense(buf.h, block.qkv, buf.qkv);
+      inPlaceScores(this.attention, buf.qkv.at, at(cache.kT), at(cache.kTGen), at(cache.vGen), buf.bias.at, buf.att.at, B * H, H, P, cap, pos, Math.fround(1 / Math.sqrt(D)));
       cpp._Softmax(buf.att.id, buf.probs.id, S, B * H);
-      inPlaceValues(this.attention, buf.probs.at, at(cache.v).memoryOffset, at(cache.vGen).memoryOffset, buf.y.at, B * H, D, P, cap, pos);
-      dense(buf.y, `h${l}.attn.proj`, buf.t);
+      inPlaceValues(this.attention, buf.probs.at, at(cache.v), at(cache.vGen), buf.y.at, B * H, D, P, cap, pos);
+      dense(buf.y, block.proj, buf.t);
       cpp._Add(x.id, rowsC, 2, buf.t.id, rowsC, 2, FLOAT32, x2.id);
-      layerNorm(x2, `h${l}.ln2`, buf.h);
-      dense(buf.h, `h${l}.mlp.fc`, buf.f);
-      this.fused.geluInner(buf.f.at, buf.inner.at, B * 4 * C, Math.fround(GELU.a), Math.fround(GELU.c));
+      layerNorm(x2, block.ln2, buf.h);
+      dense(buf.h, block.fc, buf.f);
+      this.fused.geluInner(buf.f.at, buf.inner.at, B * 4 * C, GELU_A, GELU_C);
       // Sigmoid runs over its whole buffer (tfjs's takes the size registered): rows past B are unused.
       cpp._Sigmoid(buf.inner.id, buf.sig.id);
       const rows4C = this.shape(3, B, 4 * C);
       cpp._Multiply(buf.f.id, rows4C, 2, buf.sig.id, rows4C, 2, FLOAT32, buf.g.id);
-      dense(buf.g, `h${l}.mlp.proj`, buf.t);
+      dense(buf.g, block.out, buf.t);
       cpp._Add(x2.id, rowsC, 2, buf.t.id, rowsC, 2, FLOAT32, x.id);
-    }
-    layerNorm(x, "lnf", buf.h);
+    });
+    layerNorm(x, w.lnf, buf.h);
     // tf.matMul((B, C), head (C, V)): tfjs's BatchMatMul kernel on (1, B, C) and (1, C, V).
-    cpp._BatchMatMul(buf.h.id, this.shape(1, 1, B, C), 3, at(this.head).id, this.shape(2, 1, C, V), 3, 0, 0, buf.logits.id);
+    cpp._BatchMatMul(buf.h.id, this.shape(1, 1, B, C), 3, w.head, this.shape(2, 1, C, V), 3, 0, 0, buf.logits.id);
     const out = this.logits.subarray(0, B * V);
     out.set(new Float32Array(this.memory.buffer, buf.logits.at, B * V));
     return out;
