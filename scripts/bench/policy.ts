@@ -36,16 +36,9 @@
  * with Debian's default, the reference libblas3, torch's matmuls are about 5x slower than on OpenBLAS.
  */
 import * as tf from "@tensorflow/tfjs";
-import { type BackendName } from "../../src/core/policy/backend.ts";
+import { type BackendName, WASM_SPEEDUP_FLAGS } from "../../src/core/policy/backend.ts";
 import { SIMD_MATMUL_FLAG } from "../../src/core/policy/wasm-matmul.ts";
-import { WASM_COPY_FLAG } from "../../src/core/policy/wasm-copy.ts";
-import { DECODE_ATTENTION_FLAG } from "../../src/core/policy/wasm-decode-attention.ts";
-import { DIRECT_DECODE_FLAG } from "../../src/core/policy/wasm-decode-step.ts";
-import { WASM_SUM_FLAG } from "../../src/core/policy/wasm-sum.ts";
-import { WASM_EMBEDDING_FLAG } from "../../src/core/policy/wasm-embedding.ts";
-import { FUSED_OPS_FLAG } from "../../src/core/policy/wasm-fused.ts";
 import { SCORED_HEAD_FLAG } from "../../src/core/policy/policy.ts";
-import { REDUCTION_GRADS_FLAG } from "../../src/core/policy/reduction-grads.ts";
 import { benchPolicyOptions, benchRow, medianRun, pairedRatio, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench, type RunFigure } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
@@ -61,20 +54,14 @@ import { BENCH_PROGRESS } from "../../tests/e2e/policy-harness.ts";
 type BenchBackend = "cpu" | "wasm" | "wasm-tfjs" | "wasm-simd-only" | "webgpu" | "chromium-wasm";
 type WasmVariant = "wasm" | "wasm-tfjs" | "wasm-simd-only";
 /**
- * The speed changes of src/core/policy that each wasm variant turns on (all bit-identical): the SIMD
- * BatchMatMul (wasm-matmul.ts), the byte-copy GatherV2 / SplitV (wasm-copy.ts), the head at scored
- * positions only (policy.ts), the fused decoding attention (wasm-decode-attention.ts), the column
- * Sum (wasm-sum.ts), the embedding lookup under a gradient (wasm-embedding.ts), the one-kernel
- * LayerNorm and GELU argument outside a gradient (wasm-fused.ts), the Mean and Sum gradients
- * without a new ones tensor (reduction-grads.ts) and the decoding steps without tfjs's engine
- * (wasm-decode-step.ts). `wasm-tfjs` is tfjs as it comes;
- * `wasm-simd-only` is the SIMD BatchMatMul alone (the code before the copy kernels and the scored head).
+ * The speed changes of src/core/policy that each wasm variant turns on (all bit-identical; the list
+ * is backend.ts' WASM_SPEEDUP_FLAGS and policy.ts' head at scored positions): `wasm` all of them,
+ * `wasm-tfjs` none (tfjs as it comes), `wasm-simd-only` the SIMD BatchMatMul of wasm-matmul.ts alone
+ * (the code before the copy kernels and the scored head).
  */
-const VARIANT_FLAGS: Record<WasmVariant, Record<string, boolean>> = {
-  "wasm-tfjs": { [SIMD_MATMUL_FLAG]: false, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false, [WASM_EMBEDDING_FLAG]: false, [FUSED_OPS_FLAG]: false, [REDUCTION_GRADS_FLAG]: false, [DIRECT_DECODE_FLAG]: false },
-  "wasm-simd-only": { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: false, [SCORED_HEAD_FLAG]: false, [DECODE_ATTENTION_FLAG]: false, [WASM_SUM_FLAG]: false, [WASM_EMBEDDING_FLAG]: false, [FUSED_OPS_FLAG]: false, [REDUCTION_GRADS_FLAG]: false, [DIRECT_DECODE_FLAG]: false },
-  wasm: { [SIMD_MATMUL_FLAG]: true, [WASM_COPY_FLAG]: true, [SCORED_HEAD_FLAG]: true, [DECODE_ATTENTION_FLAG]: true, [WASM_SUM_FLAG]: true, [WASM_EMBEDDING_FLAG]: true, [FUSED_OPS_FLAG]: true, [REDUCTION_GRADS_FLAG]: true, [DIRECT_DECODE_FLAG]: true },
-};
+const SPEEDUP_FLAGS: string[] = [...WASM_SPEEDUP_FLAGS, SCORED_HEAD_FLAG];
+const only = (on: string[]) => Object.fromEntries(SPEEDUP_FLAGS.map((f) => [f, on.includes(f)]));
+const VARIANT_FLAGS: Record<WasmVariant, Record<string, boolean>> = { "wasm-tfjs": only([]), "wasm-simd-only": only([SIMD_MATMUL_FLAG]), wasm: only(SPEEDUP_FLAGS) };
 const ALL_BACKENDS: BenchBackend[] = ["cpu", "wasm", "webgpu", "chromium-wasm"];
 /** The arena's vocabulary is a few hundred words; 256 stands in for it until it is fixed. */
 const VOCAB = 256;
