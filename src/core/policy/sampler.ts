@@ -27,6 +27,7 @@
 import * as tf from "@tensorflow/tfjs";
 import type { TokenConstraint } from "../decoding.ts";
 import type { Rng } from "../rng.ts";
+import { type Draw, makeDraw } from "./draw.ts";
 import { attentionBias, type GptModel, type LayerCache } from "./model.ts";
 import { inPlaceCache, inPlaceCacheAvailable, type InPlaceCache } from "./wasm-decode-attention.ts";
 import { DirectDecoder, directDecodeAvailable } from "./wasm-decode-step.ts";
@@ -135,14 +136,15 @@ export async function sampleBatch<S>(
   const completions: number[][] = prompts.map(() => []);
   const logProbs = prompts.map(() => new Float32Array(opts.maxNewTokens));
   const masks = prompts.map(() => new Uint8Array(opts.maxNewTokens * W));
-  const scratch = { allowed: new Uint8Array(V), weight: new Float64Array(V), order: new Int32Array(V) };
+  // The draws' arithmetic, in WebAssembly where it can run (draw.ts).
+  const draw = makeDraw(B, V);
   states.forEach((s, b) => (done[b] = rowConstraint[b].isDone(s)));
 
   // (B, P) left-padded prompt tokens and per-row positions; `history` grows as tokens are drawn.
   // The cache is two segments per block: the prompt's keys/values (fixed after the first step) and
   // the generated tokens' (grown by one position per step), so a step copies only the generated part.
   const history: number[][] = padded;
-  const draws: Draws<S> = { V, W, constraints: rowConstraint, states, done, completions, logProbs, masks, history, temperature, topP, rng: opts.rng, scratch };
+  const draws: Draws<S> = { V, W, constraints: rowConstraint, states, done, completions, logProbs, masks, history, temperature, topP, rng: opts.rng, draw };
   // distinct[u]: the first row with the u-th distinct prompt; ofRow[b]: row b's u.
   const firstRow = new Map<string, number>();
   const ofRow = prompts.map((p) => {
@@ -279,7 +281,7 @@ interface Draws<S> {
   temperature: number;
   topP: number;
   rng: Rng;
-  scratch: { allowed: Uint8Array; weight: Float64Array; order: Int32Array };
+  draw: Draw;
 }
 
 /**
@@ -290,6 +292,7 @@ interface Draws<S> {
  */
 function drawStep<S>(logits: Float32Array, batchRows: readonly number[], d: Draws<S>): void {
   const { V, W } = d;
+  d.draw.load(logits);
   for (let r = 0; r < batchRows.length; r++) {
     const b = batchRows[r];
     if (d.done[b]) {
@@ -297,7 +300,7 @@ function drawStep<S>(logits: Float32Array, batchRows: readonly number[], d: Draw
       continue;
     }
     const j = d.completions[b].length;
-    const { token, logProb } = drawToken(logits, r * V, V, d.constraints[b], d.states[b], d.temperature, d.topP, d.rng, d.scratch, d.masks[b], j * W, b);
+    const { token, logProb } = drawToken(r * V, d.constraints[b], d.states[b], d.temperature, d.topP, d.rng, d.draw, d.masks[b], j * W, b);
     d.states[b] = d.constraints[b].advance(d.states[b], token);
     d.completions[b].push(token);
     d.logProbs[b][j] = logProb;
@@ -307,46 +310,30 @@ function drawStep<S>(logits: Float32Array, batchRows: readonly number[], d: Draw
 }
 
 /**
- * One draw from softmax(logits / T) over the V logits at `from`, restricted to the grammar mask and the
- * top-p nucleus; writes the final allowed set into `packed` at byte `at` and returns the token and its
- * log-probability under that set. (Offsets, not subarrays: 6000 views a sampling call were garbage.)
+ * One draw from softmax(logits / T) over the V logits at `from` of the step's (loaded into `draw`),
+ * restricted to the grammar mask and the top-p nucleus; writes the final allowed set into `packed` at
+ * byte `at` and returns the token and its log-probability under that set. (Offsets, not subarrays:
+ * 6000 views a sampling call were garbage.)
  */
 function drawToken<S>(
-  logits: Float32Array,
   from: number,
-  V: number,
   constraint: TokenConstraint<S>,
   state: S,
   temperature: number,
   topP: number,
   rng: Rng,
-  scratch: { allowed: Uint8Array; weight: Float64Array; order: Int32Array },
+  draw: Draw,
   packed: Uint8Array,
   at: number,
   row: number,
 ): { token: number; logProb: number } {
-  const { allowed, weight, order } = scratch;
+  const { allowed, weight, order } = draw;
   allowed.fill(0);
   constraint.allowed(state, allowed);
-  let max = -Infinity;
-  let n = 0;
-  // weight[t] holds logits[t] / temperature, then exp(that - max): each quotient computed once.
-  for (let t = 0; t < V; t++) {
-    if (allowed[t]) {
-      order[n++] = t;
-      const z = logits[from + t] / temperature;
-      weight[t] = z;
-      if (z > max) max = z;
-    }
-  }
+  let n = draw.weigh(from, temperature);
   if (n === 0) throw new SamplingError(`row ${row}: the constraint allows no token but is not done (grammar bug)`);
-  if (!Number.isFinite(max)) throw new SamplingError(`row ${row}: logits are not finite (diverged weights?)`);
-  let total = 0;
-  for (let i = 0; i < n; i++) {
-    const t = order[i];
-    weight[t] = Math.exp(weight[t] - max);
-    total += weight[t];
-  }
+  if (!Number.isFinite(draw.max)) throw new SamplingError(`row ${row}: logits are not finite (diverged weights?)`);
+  let total = draw.total;
   if (topP < 1) {
     // Smallest set of most likely tokens whose mass reaches topP (ties broken by token id).
     const sorted = Array.from(order.subarray(0, n)).sort((a, c) => weight[c] - weight[a] || a - c);
@@ -358,15 +345,7 @@ function drawToken<S>(
     order.subarray(0, n).sort();
     total = mass;
   }
-  let u = rng.next() * total;
-  let token = order[n - 1];
-  for (let i = 0; i < n; i++) {
-    u -= weight[order[i]];
-    if (u < 0) {
-      token = order[i];
-      break;
-    }
-  }
-  for (let i = 0; i < n; i++) packed[at + (order[i] >> 3)] |= 1 << (order[i] & 7);
+  const token = draw.pick(rng.next() * total, n);
+  draw.pack(n, packed, at);
   return { token, logProb: Math.log(weight[token] / total) };
 }

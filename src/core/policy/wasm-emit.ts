@@ -1,9 +1,10 @@
 /**
  * A small WebAssembly binary emitter: enough of the format (types, one imported memory, functions,
- * exports) and of the instruction set (i32 control flow and arithmetic, f32 and f32x4 loads, stores,
- * arithmetic and comparisons, memory.copy and memory.fill) to write the wasm backend's kernels as TypeScript
- * that unrolls their register tiles: wasm-matmul.ts, wasm-decode-attention.ts, wasm-copy.ts,
- * wasm-sum.ts, wasm-embedding.ts. The bytes are built at run time: no build step, no binary in the repo.
+ * exports) and of the instruction set (i32 control flow and arithmetic, f32, f64 and f32x4 loads,
+ * stores, arithmetic and comparisons, the i64 moves that read and build a double's bits, memory.copy
+ * and memory.fill) to write the wasm backend's kernels as TypeScript that unrolls their register tiles:
+ * wasm-matmul.ts, wasm-decode-attention.ts, wasm-copy.ts, wasm-sum.ts, wasm-embedding.ts, and the
+ * sampler's draw, wasm-draw.ts. The bytes are built at run time: no build step, no binary in the repo.
  * Opcodes: WebAssembly Core Specification 2.0, section 5 (binary format), with the SIMD (0xFD) and
  * bulk-memory (0xFC) prefixes.
  */
@@ -11,7 +12,9 @@
 export const I32 = 0x7f;
 export const F32 = 0x7d;
 export const V128 = 0x7b;
-export type ValType = typeof I32 | typeof F32 | typeof V128;
+export const F64 = 0x7c;
+export const I64 = 0x7e;
+export type ValType = typeof I32 | typeof F32 | typeof V128 | typeof F64 | typeof I64;
 
 export function uleb(n: number): number[] {
   const out: number[] = [];
@@ -52,6 +55,16 @@ export class Code {
   }
   loop(): this {
     return this.emit(0x03, 0x40);
+  }
+  /** `if` (pops an i32) ... `else` ... `end`; a label like block's. */
+  if(): this {
+    return this.emit(0x04, 0x40);
+  }
+  else(): this {
+    return this.emit(0x05);
+  }
+  return(): this {
+    return this.emit(0x0f);
   }
   end(): this {
     return this.emit(0x0b);
@@ -109,6 +122,24 @@ export class Code {
   }
   divU(): this {
     return this.emit(0x6e);
+  }
+  eq(): this {
+    return this.emit(0x46);
+  }
+  geS(): this {
+    return this.emit(0x4e);
+  }
+  and(): this {
+    return this.emit(0x71);
+  }
+  or(): this {
+    return this.emit(0x72);
+  }
+  shl(): this {
+    return this.emit(0x74);
+  }
+  shrU(): this {
+    return this.emit(0x76);
   }
   select(): this {
     return this.emit(0x1b);
@@ -176,8 +207,136 @@ export class Code {
   f32x4Splat(): this {
     return this.emit(0xfd, ...uleb(0x13));
   }
+  // --- f64x2 and the i64x2 and i32x4 conversions that build 2^k from k ---
+  f64x2Splat(): this {
+    return this.emit(0xfd, ...uleb(0x14));
+  }
+  f64x2ExtractLane(lane: number): this {
+    return this.emit(0xfd, ...uleb(0x21), lane);
+  }
+  f64x2Eq(): this {
+    return this.emit(0xfd, ...uleb(0x47));
+  }
+  v128Or(): this {
+    return this.emit(0xfd, ...uleb(0x50));
+  }
+  f64x2Le(): this {
+    return this.emit(0xfd, ...uleb(0x4b));
+  }
+  f64x2Ge(): this {
+    return this.emit(0xfd, ...uleb(0x4c));
+  }
+  v128And(): this {
+    return this.emit(0xfd, ...uleb(0x4e));
+  }
+  i64x2AllTrue(): this {
+    return this.emit(0xfd, ...uleb(0xc3));
+  }
+  i64x2ExtendLowI32x4S(): this {
+    return this.emit(0xfd, ...uleb(0xc7));
+  }
+  i64x2Shl(): this {
+    return this.emit(0xfd, ...uleb(0xcb));
+  }
+  i64x2Add(): this {
+    return this.emit(0xfd, ...uleb(0xce));
+  }
+  i64x2Splat(): this {
+    return this.emit(0xfd, ...uleb(0x12));
+  }
+  f64x2Add(): this {
+    return this.emit(0xfd, ...uleb(0xf0));
+  }
+  f64x2Sub(): this {
+    return this.emit(0xfd, ...uleb(0xf1));
+  }
+  f64x2Mul(): this {
+    return this.emit(0xfd, ...uleb(0xf2));
+  }
+  f64x2Div(): this {
+    return this.emit(0xfd, ...uleb(0xf3));
+  }
+  /** Truncation toward zero into lanes 0 and 1 (saturating; lanes 2 and 3 zero). */
+  i32x4TruncSatF64x2SZero(): this {
+    return this.emit(0xfd, ...uleb(0xfc));
+  }
+  f64x2ConvertLowI32x4S(): this {
+    return this.emit(0xfd, ...uleb(0xfe));
+  }
   i32Load(offset = 0): this {
     return this.emit(0x28, 2, ...uleb(offset));
+  }
+  i32Store(offset = 0): this {
+    return this.emit(0x36, 2, ...uleb(offset));
+  }
+  i32Load8U(offset = 0): this {
+    return this.emit(0x2d, 0, ...uleb(offset));
+  }
+  i32Store8(offset = 0): this {
+    return this.emit(0x3a, 0, ...uleb(offset));
+  }
+  // --- f64 (memarg: align 2^3, offset) and the i64 bit moves that get at a double's words ---
+  f64Load(offset = 0): this {
+    return this.emit(0x2b, 3, ...uleb(offset));
+  }
+  f64Store(offset = 0): this {
+    return this.emit(0x39, 3, ...uleb(offset));
+  }
+  /** f64.const of `x`, every bit. */
+  f64Const(x: number): this {
+    return this.emit(0x44, ...new Uint8Array(Float64Array.of(x).buffer));
+  }
+  f64Add(): this {
+    return this.emit(0xa0);
+  }
+  f64Sub(): this {
+    return this.emit(0xa1);
+  }
+  f64Mul(): this {
+    return this.emit(0xa2);
+  }
+  f64Div(): this {
+    return this.emit(0xa3);
+  }
+  f64Eq(): this {
+    return this.emit(0x61);
+  }
+  f64Lt(): this {
+    return this.emit(0x63);
+  }
+  f64Gt(): this {
+    return this.emit(0x64);
+  }
+  f64PromoteF32(): this {
+    return this.emit(0xbb);
+  }
+  f64ConvertI32S(): this {
+    return this.emit(0xb7);
+  }
+  /** Truncation toward zero (C's cast to int); traps outside the i32 range. */
+  i32TruncF64S(): this {
+    return this.emit(0xaa);
+  }
+  i64(n: number): this {
+    return this.emit(0x42, ...sleb(n | 0));
+  }
+  i64ShrU(): this {
+    return this.emit(0x88);
+  }
+  i64Shl(): this {
+    return this.emit(0x86);
+  }
+  i32WrapI64(): this {
+    return this.emit(0xa7);
+  }
+  i64ExtendI32U(): this {
+    return this.emit(0xad);
+  }
+  i64ReinterpretF64(): this {
+    return this.emit(0xbd);
+  }
+  f64ReinterpretI64(): this {
+    return this.emit(0xbf);
   }
   // --- bulk memory: memory.copy(dest, src, size) and memory.fill(dest, value, size) ---
   memoryCopy(): this {
