@@ -34,7 +34,7 @@ const SCORES_IN_PLACE = "A1DecodeScoresInPlace";
  * leaves the products of leading masked keys out and scores them -1e9 (with the prompt's padded keys
  * zero, as the sampler's prefill leaves them, that is even the same score).
  */
-const MASK = -1e9;
+export const MASK = -1e9;
 
 /** scores(q, k, bias, out, BH, H, S, Stot, off, scale): one segment's columns of att. */
 function scoresFunction(D: number): FuncDef {
@@ -109,6 +109,69 @@ function valuesFunction(D: number, add: boolean): FuncDef {
 }
 
 /**
+ * The locals of a query's scores over keys stored transposed (emitMaskedLead, emitKeyScores): `j` keys
+ * left, at `kp` (dRow bytes between a key's dimensions); the score at `op`, its bias at `bp`; scratch
+ * `p`, `acc` and two v128 `vacc`s; the query as D f32s from `q0` and D splats from `qs`; `scale` and
+ * its splat `vscale`.
+ */
+export interface KeyLoopLocals {
+  j: number;
+  kp: number;
+  op: number;
+  bp: number;
+  dRow: number;
+  p: number;
+  acc: number;
+  vscale: number;
+  vacc: number;
+  q0: number;
+  qs: number;
+  scale: number;
+}
+
+/**
+ * Leading masked keys (bias at MASK or below: a row's left padding) get the bias as their score: their
+ * softmax probability is exactly 0 either way (see MASK).
+ */
+export function emitMaskedLead(c: Code, L: KeyLoopLocals): void {
+  c.block().loop();
+  c.get(L.j).eqz().brIf(1);
+  c.get(L.bp).f32Load().f32Const(MASK).f32Gt().brIf(1);
+  c.get(L.op).get(L.bp).f32Load().f32Store();
+  for (const p of [L.kp, L.op, L.bp]) c.get(p).i32(4).add().set(p);
+  c.get(L.j).i32(1).sub().set(L.j);
+  c.br(0).end().end();
+}
+
+/**
+ * The scores of the j keys at kp: out = (sum_d q_d k_d) * scale + bias, eight keys (two f32x4) at a
+ * time, then four, then single ones; each sum in order over d from +0.
+ */
+export function emitKeyScores(c: Code, L: KeyLoopLocals, D: number): void {
+  for (const width of [8, 4, 1]) {
+    c.block().loop();
+    c.get(L.j).i32(width).ltU().brIf(1);
+    if (width > 1) {
+      const vecs = width / 4;
+      for (let v = 0; v < vecs; v++) c.v128Zero().set(L.vacc + v);
+      c.get(L.kp).set(L.p);
+      for (let d = 0; d < D; d++) {
+        for (let v = 0; v < vecs; v++) c.get(L.vacc + v).get(L.qs + d).get(L.p).v128Load(16 * v).f32x4Mul().f32x4Add().set(L.vacc + v);
+        if (d < D - 1) c.get(L.p).get(L.dRow).add().set(L.p);
+      }
+      for (let v = 0; v < vecs; v++) c.get(L.op).get(L.vacc + v).get(L.vscale).f32x4Mul().get(L.bp).v128Load(16 * v).f32x4Add().v128Store(16 * v);
+    } else {
+      c.f32Zero().set(L.acc);
+      for (let d = 0; d < D; d++) c.get(L.acc).get(L.q0 + d).get(L.kp).i32(d).get(L.dRow).mul().add().f32Load().f32Mul().f32Add().set(L.acc);
+      c.get(L.op).get(L.acc).get(L.scale).f32Mul().get(L.bp).f32Load().f32Add().f32Store();
+    }
+    for (const p of [L.kp, L.op, L.bp]) c.get(p).i32(4 * width).add().set(p);
+    c.get(L.j).i32(width).sub().set(L.j);
+    c.br(0).end().end();
+  }
+}
+
+/**
  * scoresT(qkv, kT, bias, out, BH, H, S, cap, Stot, off, scale): one segment's columns of att, like
  * scores, from the queries in place in qkv (B, 3C) and keys stored transposed, kT (BH, D, cap) with S
  * of the cap columns filled: four keys per f32x4 (each lane one key's sum over d, in order from +0),
@@ -116,8 +179,8 @@ function valuesFunction(D: number, add: boolean): FuncDef {
  */
 function scoresTFunction(D: number): FuncDef {
   const P = { qkv: 0, kT: 1, bias: 2, out: 3, BH: 4, H: 5, S: 6, cap: 7, Stot: 8, off: 9, scale: 10 };
-  const L = { bh: 11, j: 12, kp: 13, op: 14, bp: 15, qb: 16, dRow: 17, p: 18, acc: 19, vscale: 20, vacc: 21, q0: 23 };
-  const qs = L.q0 + D; // D splatted queries (v128), after the D scalar ones (f32)
+  const L = { bh: 11, j: 12, kp: 13, op: 14, bp: 15, qb: 16, dRow: 17, p: 18, acc: 19, vscale: 20, vacc: 21, q0: 23, qs: 23 + D, scale: P.scale };
+  const qs = L.qs; // D splatted queries (v128), after the D scalar ones (f32)
   const c = new Code();
   c.get(P.cap).i32(4).mul().set(L.dRow);
   c.get(P.scale).f32x4Splat().set(L.vscale);
@@ -134,36 +197,8 @@ function scoresTFunction(D: number): FuncDef {
     c.get(P.out).get(L.bh).i32(1).sub().get(P.Stot).mul().get(P.off).add().i32(4).mul().add().set(L.op);
     c.get(P.bias).get(L.bh).i32(1).sub().get(P.H).divU().get(P.Stot).mul().get(P.off).add().i32(4).mul().add().set(L.bp);
     c.get(P.S).set(L.j);
-    // Leading masked keys (bias at MASK or below: a row's left padding) get the bias as their score:
-    // their softmax probability is exactly 0 either way (see MASK).
-    c.block().loop();
-    c.get(L.j).eqz().brIf(1);
-    c.get(L.bp).f32Load().f32Const(MASK).f32Gt().brIf(1);
-    c.get(L.op).get(L.bp).f32Load().f32Store();
-    for (const p of [L.kp, L.op, L.bp]) c.get(p).i32(4).add().set(p);
-    c.get(L.j).i32(1).sub().set(L.j);
-    c.br(0).end().end();
-    for (const width of [8, 4, 1]) {
-      c.block().loop();
-      c.get(L.j).i32(width).ltU().brIf(1);
-      if (width > 1) {
-        const vecs = width / 4;
-        for (let v = 0; v < vecs; v++) c.v128Zero().set(L.vacc + v);
-        c.get(L.kp).set(L.p);
-        for (let d = 0; d < D; d++) {
-          for (let v = 0; v < vecs; v++) c.get(L.vacc + v).get(qs + d).get(L.p).v128Load(16 * v).f32x4Mul().f32x4Add().set(L.vacc + v);
-          if (d < D - 1) c.get(L.p).get(L.dRow).add().set(L.p);
-        }
-        for (let v = 0; v < vecs; v++) c.get(L.op).get(L.vacc + v).get(L.vscale).f32x4Mul().get(L.bp).v128Load(16 * v).f32x4Add().v128Store(16 * v);
-      } else {
-        c.f32Zero().set(L.acc);
-        for (let d = 0; d < D; d++) c.get(L.acc).get(L.q0 + d).get(L.kp).i32(d).get(L.dRow).mul().add().f32Load().f32Mul().f32Add().set(L.acc);
-        c.get(L.op).get(L.acc).get(P.scale).f32Mul().get(L.bp).f32Load().f32Add().f32Store();
-      }
-      for (const p of [L.kp, L.op, L.bp]) c.get(p).i32(4 * width).add().set(p);
-      c.get(L.j).i32(width).sub().set(L.j);
-      c.br(0).end().end();
-    }
+    emitMaskedLead(c, L);
+    emitKeyScores(c, L, D);
   });
   return {
     name: "scoresT",
@@ -364,8 +399,8 @@ export function inPlaceCache(k: tf.Tensor4D, v: tf.Tensor4D, cap: number): InPla
   return {
     kT: tf.transpose(k, [0, 1, 3, 2]),
     v: tf.clone(v),
-    kTGen: tf.zeros<tf.Rank.R4>([B, H, D, cap]),
-    vGen: tf.zeros<tf.Rank.R4>([B, H, cap, D]),
+    kTGen: tf.fill([B, H, D, cap], 0) as tf.Tensor4D,
+    vGen: tf.fill([B, H, cap, D], 0) as tf.Tensor4D,
   };
 }
 
