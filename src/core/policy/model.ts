@@ -18,6 +18,7 @@ import { decodeAttentionAvailable, decodeScores, decodeScoresInPlace, decodeValu
 import { embeddingKernelAvailable, embedRows } from "./wasm-embedding.ts";
 import { fusedGeluInner, fusedLayerNorm, fusedOpsAvailable } from "./wasm-fused.ts";
 import { triangularMatMul } from "./wasm-matmul.ts";
+import { prefillAttention, prefillAttentionAvailable, prefillCache } from "./wasm-prefill-attention.ts";
 import "./reduction-grads.ts"; // Mean and Sum gradients without tfjs's ones() (same bits)
 
 /** Keys and values of one block for the positions seen so far: each (B, H, S, D). */
@@ -223,6 +224,7 @@ export class GptModel {
     // Each row's last position among x's rows, and whether the last block runs on those rows alone.
     const lastRows = () => tf.tensor1d(packed ? packed.last : Array.from({ length: B }, (_, b) => b * T + T - 1), "int32");
     const lastBlockAtLast = input.lastOnly === true && T > 1 && !training && !input.outputRows && !input.past?.length && !input.inPlace && tf.getBackend() === "wasm";
+    const fusedPrefill = !training && T > 1 && !input.past?.length && !input.inPlace && prefillAttentionAvailable(B, T, heads, D, input.attnBias.shape);
     for (let l = 0; l < layers; l++) {
       const atLast = lastBlockAtLast && l === layers - 1;
       // Attention: pre-LN, qkv projection, then over the cache kept in place or the segments.
@@ -236,6 +238,13 @@ export class GptModel {
         const pos = input.inPlace.pos;
         const att = decodeScoresInPlace(qkv, cache, input.attnBias, heads, pos, 1 / Math.sqrt(D));
         attended = tf.reshape(decodeValues(tf.softmax(att, -1) as tf.Tensor4D, [cache.v, cache.vGen], [cache.v.shape[2], pos + 1]), [B, C]);
+      } else if (fusedPrefill) {
+        // A prefill on wasm (wasm-prefill-attention.ts): from qkv's rows as they are, over the keys each
+        // used query can see, straight to the used queries' merged heads; the cache's keys and values too.
+        const pad = packed ? input.leftPad! : null;
+        present.push(prefillCache(qkv, B, T, heads, pad));
+        attended = prefillAttention(qkv, input.attnBias, B, T, heads, 1 / Math.sqrt(D), pad, atLast);
+        if (atLast) x = tf.gather(x, lastRows());
       } else if (atLast) {
         // The last query of each row only: (B, C), the residual stream's last rows with it.
         attended = this.segmentAttention(packed ? packed.unpackRows(qkv) : qkv, l, input, present, true);
