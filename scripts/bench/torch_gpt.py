@@ -117,11 +117,21 @@ class Gpt:
                 att = (q[:, :, -1:] @ k.transpose(-1, -2)) * (1 / math.sqrt(D)) + bias[:, :, -1:]  # (B, H, 1, S)
                 y = (att.softmax(-1) @ v).transpose(1, 2).reshape(B, 1, C)
                 x = self.last_rows(x, T, pad if real is not None else None)
+            elif real is not None and start == 0:
+                # A packed prefill: each row's attention over its real positions alone, as model.ts'
+                # wasm kernels score only the keys a real query sees (here half the time of the padded
+                # (B, H, T, T) products below) -> (R, C)
+                rows = []
+                for b in range(B):
+                    s0 = min(pad[b], T)
+                    att = (q[b, :, s0:] @ k[b, :, s0:].transpose(-1, -2)) * (1 / math.sqrt(D)) + bias[b if bias.shape[0] > 1 else 0, :, s0:, s0:]
+                    rows.append((att.softmax(-1) @ v[b, :, s0:]).transpose(0, 1).reshape(T - s0, C))
+                y = torch.cat(rows)
             else:
                 att = (q @ k.transpose(-1, -2)) * (1 / math.sqrt(D)) + bias  # (B, H, T, S)
                 y = (att.softmax(-1) @ v).transpose(1, 2).reshape(B, T, C)
-            if real is not None and l != last_block:
-                y = y.reshape(B * T, C)[real]
+                if real is not None:
+                    y = y.reshape(B * T, C)[real]
             x = x + y @ p[f"h{l}.attn.proj.w"] + p[f"h{l}.attn.proj.b"]
             h2 = F.layer_norm(x, (C,), p[f"h{l}.ln2.g"], p[f"h{l}.ln2.b"], 1e-5)
             m = F.gelu(h2 @ p[f"h{l}.mlp.fc.w"] + p[f"h{l}.mlp.fc.b"], approximate="tanh")  # (B, T, 4C)

@@ -11,6 +11,7 @@ import { installWasmCopyKernels, WASM_COPY_FLAG } from "./wasm-copy.ts";
 import { DECODE_ATTENTION_FLAG } from "./wasm-decode-attention.ts";
 import { DIRECT_DECODE_FLAG } from "./wasm-decode-step.ts";
 import { WASM_DRAW_FLAG } from "./wasm-draw.ts";
+import { PREFILL_ATTENTION_FLAG } from "./wasm-prefill-attention.ts";
 import { WASM_EMBEDDING_FLAG } from "./wasm-embedding.ts";
 import { FUSED_OPS_FLAG } from "./wasm-fused.ts";
 import { installWasmBatchMatMul, SIMD_MATMUL_FLAG } from "./wasm-matmul.ts";
@@ -168,7 +169,7 @@ export async function chooseBackend(preference: BackendPreference, env?: Paramet
  * BatchMatMul, the copy kernels, the column Sum, the decoding attention, the embedding gradient, the
  * one-kernel LayerNorm and GELU argument, the Mean and Sum gradients without a new ones tensor (that
  * one on every backend), the decoding steps without tfjs's engine, the sampler's draw in WebAssembly
- * (on every backend); and policy.ts's head at scored positions (A1_SCORED_POSITIONS_HEAD, set by its
- * own module).
+ * (on every backend), a prefill's attention in kernels; and policy.ts's head at scored positions
+ * (A1_SCORED_POSITIONS_HEAD, set by its own module).
  */
-export const WASM_SPEEDUP_FLAGS = [SIMD_MATMUL_FLAG, WASM_COPY_FLAG, WASM_SUM_FLAG, DECODE_ATTENTION_FLAG, WASM_EMBEDDING_FLAG, FUSED_OPS_FLAG, REDUCTION_GRADS_FLAG, DIRECT_DECODE_FLAG, WASM_DRAW_FLAG] as const;
+export const WASM_SPEEDUP_FLAGS = [SIMD_MATMUL_FLAG, WASM_COPY_FLAG, WASM_SUM_FLAG, DECODE_ATTENTION_FLAG, WASM_EMBEDDING_FLAG, FUSED_OPS_FLAG, REDUCTION_GRADS_FLAG, DIRECT_DECODE_FLAG, WASM_DRAW_FLAG, PREFILL_ATTENTION_FLAG] as const;
