@@ -15,7 +15,8 @@
  * (wasm-decode-step.ts: the same kernels and bits).
  *
  * Per step there is exactly ONE device-to-host read: the (B, V) logits of the new position. The
- * grammar mask, temperature, top-p and the draw happen on the host with the seeded Rng.
+ * grammar mask, temperature, top-p and the draw happen on the host with the seeded Rng (the draw's
+ * arithmetic in WebAssembly where it runs, draw.ts: the same bits as in JavaScript).
  *
  * The sampling distribution, which the PPO ratio in grpo.ts uses on both sides:
  *   pi(a | s) = softmax(logits / temperature) restricted to the stored allowed set A(s),
