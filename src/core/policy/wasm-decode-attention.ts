@@ -18,7 +18,7 @@
  * width D (D % 4 = 0), instantiated over the backend's memory like wasm-matmul.ts.
  */
 import * as tf from "@tensorflow/tfjs";
-import { kernelOver, registerFlagOnce, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { heapOffset as offset, kernelOver, registerFlagOnce, registerWasmKernels, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
 import { Code, F32, I32, V128, whileNonZero, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps decoding on the tensor ops (the benchmark's "before", and a check). */
@@ -247,7 +247,6 @@ export function kernelsFor(backend: unknown, D: number): DecodeAttentionKernels 
   return kernelOver<DecodeAttentionKernels>(backend, cache, () => [scoresFunction(D), valuesFunction(D, false), valuesFunction(D, true), scoresTFunction(D), appendFunction(D)]);
 }
 
-const offset = (backend: unknown, t: tf.TensorInfo) => (backend as WasmBackendInternals).dataIdMap.get(t.dataId)!.memoryOffset!;
 
 /** Scores-kernel calls since start (tests check the fused path really ran). */
 export const decodeAttentionCounts = { calls: 0, inPlace: 0 };
@@ -332,23 +331,13 @@ export function inPlaceValues(k: DecodeAttentionKernels, p: number, v: number, v
   k.valuesAdd(p, vGen, out, BH, pos + 1, S, P, cap * D);
 }
 
-let registered = false;
-
-function register(): void {
-  if (registered) return;
-  registered = true;
-  tf.registerKernel({ kernelName: SCORES, backendName: "wasm", kernelFunc: scoresKernel as unknown as tf.KernelFunc });
-  tf.registerKernel({ kernelName: VALUES, backendName: "wasm", kernelFunc: valuesKernel as unknown as tf.KernelFunc });
-  tf.registerKernel({ kernelName: SCORES_IN_PLACE, backendName: "wasm", kernelFunc: scoresInPlaceKernel as unknown as tf.KernelFunc });
-}
-
 /**
  * Whether a decoding step with head width D can use these kernels now: the wasm backend with the
  * internals used here, D % 4 = 0, the flag on (default).
  */
 export function decodeAttentionAvailable(D: number): boolean {
   if (tf.getBackend() !== "wasm" || D % 4 !== 0) return false;
-  register();
+  registerWasmKernels({ [SCORES]: scoresKernel, [VALUES]: valuesKernel, [SCORES_IN_PLACE]: scoresInPlaceKernel });
   if (!tf.env().getBool(DECODE_ATTENTION_FLAG)) return false;
   return kernelsFor(tf.backend(), D) !== null;
 }

@@ -17,7 +17,7 @@
 import * as tf from "@tensorflow/tfjs";
 import type { Draw } from "./draw.ts";
 import { registerFlagOnce } from "./wasm-kernels.ts";
-import { Code, emitModule, F64, I32, V128, type FuncDef, type ValType } from "./wasm-emit.ts";
+import { Code, emitModule, F64, forUp, I32, V128, type FuncDef, type ValType } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps the draw in JavaScript (the benchmark's "before", and a check). */
 export const WASM_DRAW_FLAG = "A1_WASM_DRAW";
@@ -238,21 +238,17 @@ function weighFunction(): FuncDef {
   const Vv = Object.fromEntries(vecNames.map((n) => [n, next++])) as Record<(typeof vecNames)[number], number>;
   const K = Object.fromEntries(constNames.map((n) => [n, next++])) as Record<(typeof constNames)[number], number>;
   const c = new Code();
-  c.i32(0).set(Y.t).i32(0).set(Y.n).f64Const(-Infinity).set(Y.max);
-  c.block().loop();
-  c.get(Y.t).get(P.V).geU().brIf(1);
-  c.get(P.allowed).get(Y.t).add().i32Load8U().if();
-  {
+  c.i32(0).set(Y.n).f64Const(-Infinity).set(Y.max);
+  forUp(c, Y.t, (c) => c.i32(0), P.V, (c) => {
+    c.get(P.allowed).get(Y.t).add().i32Load8U().if();
     c.get(P.order).get(Y.n).i32(4).mul().add().get(Y.t).i32Store();
     c.get(P.logits).get(Y.t).i32(4).mul().add().f32Load().f64PromoteF32().get(P.temperature).f64Div().set(Y.z);
     c.get(P.weight).get(Y.t).i32(8).mul().add().get(Y.z).f64Store();
     c.get(P.zs).get(Y.n).i32(8).mul().add().get(Y.z).f64Store();
     c.get(Y.n).i32(1).add().set(Y.n);
     c.get(Y.z).get(Y.max).get(Y.z).get(Y.max).f64Gt().select().set(Y.max);
-  }
-  c.end();
-  c.get(Y.t).i32(1).add().set(Y.t);
-  c.br(0).end().end();
+    c.end();
+  });
   c.get(P.out).get(Y.n).i32Store();
   c.get(P.out).get(Y.max).f64Store(8);
   c.get(Y.n).eqz().if().return().end();
@@ -334,16 +330,13 @@ function pickFunction(): FuncDef {
   const L = { i: 5, t: 6 };
   const c = new Code();
   c.get(P.out).get(P.order).get(P.n).i32(1).sub().i32(4).mul().add().i32Load().i32Store(24);
-  c.i32(0).set(L.i);
-  c.block().loop();
-  c.get(L.i).get(P.n).geU().brIf(1);
-  c.get(P.order).get(L.i).i32(4).mul().add().i32Load().set(L.t);
-  c.get(P.u).get(P.weight).get(L.t).i32(8).mul().add().f64Load().f64Sub().set(P.u);
-  c.get(P.u).f64Const(0).f64Lt().if();
-  c.get(P.out).get(L.t).i32Store(24).br(2);
-  c.end();
-  c.get(L.i).i32(1).add().set(L.i);
-  c.br(0).end().end();
+  forUp(c, L.i, (c) => c.i32(0), P.n, (c) => {
+    c.get(P.order).get(L.i).i32(4).mul().add().i32Load().set(L.t);
+    c.get(P.u).get(P.weight).get(L.t).i32(8).mul().add().f64Load().f64Sub().set(P.u);
+    c.get(P.u).f64Const(0).f64Lt().if();
+    c.get(P.out).get(L.t).i32Store(24).br(2); // out of the loop
+    c.end();
+  });
   return { name: "pick", params: [F64, I32, I32, I32, I32], locals: [I32, I32], body: c };
 }
 

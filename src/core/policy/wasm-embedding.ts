@@ -15,7 +15,7 @@
  * tests/unit/policy/wasm-embedding.test.ts (values and gradients bit for bit, whole training runs).
  */
 import * as tf from "@tensorflow/tfjs";
-import { kernelOver, registerFlagOnce, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { kernelOver, registerFlagOnce, registerWasmKernels, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
 import { Code, I32, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps the one-hot products (the benchmark's "before"). */
@@ -71,15 +71,11 @@ function scatterAddKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorInfo
   return out;
 }
 
-let registered = false;
 
 /** Whether embedRows can run now: the wasm backend with the internals used here, the flag on (default). */
 export function embeddingKernelAvailable(): boolean {
   if (tf.getBackend() !== "wasm" || !tf.env().getBool(WASM_EMBEDDING_FLAG)) return false;
-  if (!registered) {
-    registered = true;
-    tf.registerKernel({ kernelName: KERNEL, backendName: "wasm", kernelFunc: scatterAddKernel as unknown as tf.KernelFunc });
-  }
+  registerWasmKernels({ [KERNEL]: scatterAddKernel });
   return kernelFor(tf.backend()) !== null;
 }
 

@@ -356,6 +356,17 @@ export function whileNonZero(c: Code, counter: number, body: (c: Code) => void):
   c.br(0).end().end();
 }
 
+/** `for (counter = from; counter < limit; counter++) body`, unsigned; `from` pushes the start value. */
+export function forUp(c: Code, counter: number, from: (c: Code) => void, limit: number, body: (c: Code) => void): void {
+  from(c);
+  c.set(counter);
+  c.block().loop();
+  c.get(counter).get(limit).geU().brIf(1);
+  body(c);
+  c.get(counter).i32(1).add().set(counter);
+  c.br(0).end().end();
+}
+
 export interface FuncDef {
   name: string;
   params: ValType[];

@@ -26,7 +26,7 @@
  * ops (their gradient is tfjs's); so it does without the wasm backend's internals, or with C % 4 != 0.
  */
 import * as tf from "@tensorflow/tfjs";
-import { kernelOver, registerFlagOnce, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { heapOffset as offset, kernelOver, registerFlagOnce, registerWasmKernels, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
 import { Code, F32, I32, V128, whileNonZero, type FuncDef } from "./wasm-emit.ts";
 
 /** tfjs env flag: false keeps LayerNorm and GELU on the tensor ops (the benchmark's "before", and a check). */
@@ -137,7 +137,6 @@ export interface FusedKernels {
 const instances = new WeakMap<WebAssembly.Memory, FusedKernels | null>();
 /** The kernels over this backend's memory (wasm-kernels.ts' kernelOver), or null; wasm-decode-step.ts calls them on heap offsets. */
 export const kernelFor = (backend: unknown) => kernelOver<FusedKernels>(backend, instances, () => [layerNormFunction(), geluInnerFunction()]);
-const offset = (backend: unknown, t: tf.TensorInfo) => (backend as WasmBackendInternals).dataIdMap.get(t.dataId)!.memoryOffset!;
 
 /** Kernel calls since start (tests check the fused paths really ran). */
 export const fusedOpsCounts = { layerNorm: 0, geluInner: 0 };
@@ -164,7 +163,6 @@ function geluInnerKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorInfo 
   return out;
 }
 
-let registered = false;
 
 /**
  * Whether the model's LayerNorm and GELU over C columns can run in these kernels now: the wasm backend
@@ -172,11 +170,7 @@ let registered = false;
  */
 export function fusedOpsAvailable(C: number): boolean {
   if (tf.getBackend() !== "wasm" || C % 4 !== 0) return false;
-  if (!registered) {
-    registered = true;
-    tf.registerKernel({ kernelName: LAYERNORM, backendName: "wasm", kernelFunc: layerNormKernel as unknown as tf.KernelFunc });
-    tf.registerKernel({ kernelName: GELU_INNER, backendName: "wasm", kernelFunc: geluInnerKernel as unknown as tf.KernelFunc });
-  }
+  registerWasmKernels({ [LAYERNORM]: layerNormKernel, [GELU_INNER]: geluInnerKernel });
   return tf.env().getBool(FUSED_OPS_FLAG) && kernelFor(tf.backend()) !== null;
 }
 

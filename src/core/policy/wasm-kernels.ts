@@ -51,6 +51,18 @@ export interface WasmBackendInternals {
   wasm: { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory };
 }
 
+/** A tensor's byte offset in the wasm backend's heap. */
+export function heapOffset(backend: unknown, t: tf.TensorInfo): number {
+  return (backend as WasmBackendInternals).dataIdMap.get(t.dataId)!.memoryOffset!;
+}
+
+/** Registers this folder's own wasm kernels (name -> kernel function), each once. */
+export function registerWasmKernels(kernels: Record<string, (args: KernelArgs) => tf.TensorInfo | tf.TensorInfo[]>): void {
+  for (const [kernelName, kernel] of Object.entries(kernels)) {
+    if (!tf.getKernel(kernelName, "wasm")) tf.registerKernel({ kernelName, backendName: "wasm", kernelFunc: kernel as unknown as tf.KernelFunc });
+  }
+}
+
 /**
  * A kernel module of `functions` instantiated over `backend`'s own memory, once per memory (in
  * `cache`), or null where that cannot be done (internals missing, no SIMD in this engine, a memory

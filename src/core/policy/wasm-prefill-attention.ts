@@ -25,8 +25,8 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { emitKeyScores, emitMaskedLead, MASK } from "./wasm-decode-attention.ts";
-import { Code, F32, I32, V128, type FuncDef } from "./wasm-emit.ts";
-import { kernelOver, registerFlagOnce, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
+import { Code, F32, forUp, I32, V128, type FuncDef } from "./wasm-emit.ts";
+import { heapOffset as offset, kernelOver, registerFlagOnce, registerWasmKernels, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";
 
 /** tfjs env flag: false keeps a prefill's attention on the tensor ops (the benchmark's "before", and a check). */
 export const PREFILL_ATTENTION_FLAG = "A1_WASM_PREFILL_ATTENTION";
@@ -43,6 +43,7 @@ const KBLOCK = 48;
  * zb; qFrom, its first used query; oBase, the output row of query qFrom.
  */
 const TABLE = { zb: 0, base: 4, qFrom: 8, oBase: 12 } as const;
+const zero = (c: Code) => c.i32(0);
 
 /**
  * scores(qkv, bias, table, out, kT, B, H, T, C, biasRow, scale): out (Rq, H, T); kT: D x T floats of
@@ -61,24 +62,15 @@ function scoresFunction(D: number): FuncDef {
   const qs = n;
   const L = { j: I.j, kp: I.kp, op: I.op, bp: I.bp, dRow: I.dRow, p: I.p, acc, vscale, vacc, q0, qs, scale: P.scale };
   const c = new Code();
-  const loopUpTo = (counter: number, from: (c: Code) => void, limit: number, body: () => void) => {
-    from(c);
-    c.set(counter);
-    c.block().loop();
-    c.get(counter).get(limit).geU().brIf(1);
-    body();
-    c.get(counter).i32(1).add().set(counter);
-    c.br(0).end().end();
-  };
   c.get(P.T).i32(4).mul().set(I.dRow);
   c.get(P.C).i32(12).mul().set(I.rowBytes); // a qkv row: 3C floats
   c.get(P.scale).f32x4Splat().set(vscale);
-  loopUpTo(I.b, (c) => c.i32(0), P.B, () => {
+  forUp(c, I.b, zero, P.B, () => {
     c.get(P.table).get(I.b).i32(16).mul().add().set(I.t);
     for (const [local, at] of [[I.zb, TABLE.zb], [I.base, TABLE.base], [I.qFrom, TABLE.qFrom], [I.oBase, TABLE.oBase]] as const) c.get(I.t).i32Load(at).set(local);
-    loopUpTo(I.h, (c) => c.i32(0), P.H, () => {
+    forUp(c, I.h, zero, P.H, () => {
       // kT[d, j] = key j's dimension d (zero at the zb positions without a row).
-      loopUpTo(I.j, (c) => c.i32(0), P.T, () => {
+      forUp(c, I.j, zero, P.T, () => {
         c.get(P.kT).get(I.j).i32(4).mul().add().set(I.kp);
         c.get(I.j).get(I.zb).ltU().if();
         for (let d = 0; d < D; d++) c.get(I.kp).i32(d).get(I.dRow).mul().add().f32Zero().f32Store();
@@ -88,7 +80,7 @@ function scoresFunction(D: number): FuncDef {
         for (let d = 0; d < D; d++) c.get(I.kp).i32(d).get(I.dRow).mul().add().get(I.p).f32Load(4 * d).f32Store();
         c.end();
       });
-      loopUpTo(I.i, (c) => c.get(I.qFrom), P.T, () => {
+      forUp(c, I.i, (c) => c.get(I.qFrom), P.T, () => {
         // the query at qkv + (base + i - zb) * rowBytes + h * D * 4
         c.get(P.qkv).get(I.base).get(I.i).add().get(I.zb).sub().get(I.rowBytes).mul().add().get(I.h).i32(D * 4).mul().add().set(I.qb);
         for (let d = 0; d < D; d++) {
@@ -143,21 +135,12 @@ function valuesFunction(D: number): FuncDef {
   n += vecs;
   const pv = n;
   const c = new Code();
-  const loopUpTo = (counter: number, from: (c: Code) => void, limit: number, body: () => void) => {
-    from(c);
-    c.set(counter);
-    c.block().loop();
-    c.get(counter).get(limit).geU().brIf(1);
-    body();
-    c.get(counter).i32(1).add().set(counter);
-    c.br(0).end().end();
-  };
   c.get(P.C).i32(12).mul().set(I.rowBytes);
-  loopUpTo(I.b, (c) => c.i32(0), P.B, () => {
+  forUp(c, I.b, zero, P.B, () => {
     c.get(P.table).get(I.b).i32(16).mul().add().set(I.t);
     for (const [local, at] of [[I.zb, TABLE.zb], [I.base, TABLE.base], [I.qFrom, TABLE.qFrom], [I.oBase, TABLE.oBase]] as const) c.get(I.t).i32Load(at).set(local);
-    loopUpTo(I.h, (c) => c.i32(0), P.H, () => {
-      loopUpTo(I.i, (c) => c.get(I.qFrom), P.T, () => {
+    forUp(c, I.h, zero, P.H, () => {
+      forUp(c, I.i, (c) => c.get(I.qFrom), P.T, () => {
         c.get(I.oBase).get(I.i).add().get(I.qFrom).sub().set(I.orow);
         c.get(P.probs).get(I.orow).get(P.H).mul().get(I.h).add().get(P.T).mul().i32(4).mul().add().set(I.pp);
         c.get(P.out).get(I.orow).get(P.C).mul().get(I.h).i32(D).mul().add().i32(4).mul().add().set(I.yp);
@@ -207,23 +190,15 @@ function cacheFunction(D: number): FuncDef {
   let n = 8;
   const I = { b: n++, h: n++, t: n++, zb: n++, base: n++, kp: n++, vp: n++, src: n++, rowBytes: n++, tb: n };
   const c = new Code();
-  const loopUpTo = (counter: number, limit: number, body: () => void) => {
-    c.i32(0).set(counter);
-    c.block().loop();
-    c.get(counter).get(limit).geU().brIf(1);
-    body();
-    c.get(counter).i32(1).add().set(counter);
-    c.br(0).end().end();
-  };
   c.get(P.C).i32(12).mul().set(I.rowBytes);
   c.get(P.k).set(I.kp);
   c.get(P.v).set(I.vp);
-  loopUpTo(I.b, P.B, () => {
+  forUp(c, I.b, zero, P.B, () => {
     c.get(P.table).get(I.b).i32(16).mul().add().set(I.tb);
     c.get(I.tb).i32Load(TABLE.zb).set(I.zb);
     c.get(I.tb).i32Load(TABLE.base).set(I.base);
-    loopUpTo(I.h, P.H, () => {
-      loopUpTo(I.t, P.T, () => {
+    forUp(c, I.h, zero, P.H, () => {
+      forUp(c, I.t, zero, P.T, () => {
         c.get(I.t).get(I.zb).ltU().if();
         for (let d = 0; d < D; d += 4) {
           c.get(I.kp).v128Zero().v128Store(4 * d);
@@ -256,8 +231,6 @@ function kernelsFor(backend: unknown, D: number): PrefillKernels | null {
   if (!cache) instances.set(D, (cache = new WeakMap()));
   return kernelOver<PrefillKernels>(backend, cache, () => [scoresFunction(D), valuesFunction(D), cacheFunction(D)]);
 }
-
-const offset = (backend: unknown, t: tf.TensorInfo) => (backend as WasmBackendInternals).dataIdMap.get(t.dataId)!.memoryOffset!;
 
 /** Kernel calls since start (tests check the fused path really ran). */
 export const prefillAttentionCounts = { calls: 0 };
@@ -303,15 +276,6 @@ function cacheKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorInfo[] {
   return [k, v];
 }
 
-let registered = false;
-function register(): void {
-  if (registered) return;
-  registered = true;
-  tf.registerKernel({ kernelName: SCORES, backendName: "wasm", kernelFunc: scoresKernel as unknown as tf.KernelFunc });
-  tf.registerKernel({ kernelName: VALUES, backendName: "wasm", kernelFunc: valuesKernel as unknown as tf.KernelFunc });
-  tf.registerKernel({ kernelName: CACHE, backendName: "wasm", kernelFunc: cacheKernel as unknown as tf.KernelFunc });
-}
-
 /**
  * Whether a prefill of B rows of T positions with `heads` heads of width D and an attention bias of
  * shape `bias` can take these kernels now: the wasm backend with the internals used here, D % 4 = 0
@@ -321,7 +285,7 @@ function register(): void {
 export function prefillAttentionAvailable(B: number, T: number, heads: number, D: number, bias: readonly number[]): boolean {
   const biasFits = bias.length === 4 && (bias[0] === B || bias[0] === 1) && bias[1] === 1 && bias[2] === T && bias[3] === T;
   if (tf.getBackend() !== "wasm" || D % 4 !== 0 || D > KBLOCK || B * heads < 2 || !biasFits) return false;
-  register();
+  registerWasmKernels({ [SCORES]: scoresKernel, [VALUES]: valuesKernel, [CACHE]: cacheKernel });
   if (!tf.env().getBool(PREFILL_ATTENTION_FLAG)) return false;
   return kernelsFor(tf.backend(), D) !== null;
 }
