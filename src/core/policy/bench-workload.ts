@@ -110,7 +110,7 @@ export async function runPolicyBench(
     const cpuMs = cpu() - c0;
     rngState = next;
     onProgress?.(`${label}: updated in ${since(t0)}`);
-    if (rep === 1 - warmups && rep <= 0) warmupS = (performance.now() - repStart) / 1000;
+    if (warmups > 0 && rep === 1 - warmups) warmupS = (performance.now() - repStart) / 1000;
     if (rep > 0) {
       rates.push(tokens / seconds);
       updateMs.push(ms);

@@ -18,7 +18,7 @@ import { decodeAttentionAvailable, decodeScores, decodeScoresInPlace, decodeValu
 import { embeddingKernelAvailable, embedRows } from "./wasm-embedding.ts";
 import { fusedGeluInner, fusedLayerNorm, fusedOpsAvailable } from "./wasm-fused.ts";
 import { triangularMatMul } from "./wasm-matmul.ts";
-import { prefillAttention, prefillAttentionAvailable, prefillCache } from "./wasm-prefill-attention.ts";
+import { prefillAttention, prefillAttentionAvailable } from "./wasm-prefill-attention.ts";
 import "./reduction-grads.ts"; // Mean and Sum gradients without tfjs's ones() (same bits)
 
 /** Keys and values of one block for the positions seen so far: each (B, H, S, D). */
@@ -241,9 +241,9 @@ export class GptModel {
       } else if (fusedPrefill) {
         // A prefill on wasm (wasm-prefill-attention.ts): from qkv's rows as they are, over the keys each
         // used query can see, straight to the used queries' merged heads; the cache's keys and values too.
-        const pad = packed ? input.leftPad! : null;
-        present.push(prefillCache(qkv, B, T, heads, pad));
-        attended = prefillAttention(qkv, input.attnBias, B, T, heads, 1 / Math.sqrt(D), pad, atLast);
+        const prefill = prefillAttention(qkv, input.attnBias, B, T, heads, 1 / Math.sqrt(D), packed ? input.leftPad! : null, atLast);
+        present.push({ k: prefill.k, v: prefill.v });
+        attended = prefill.attended;
         if (atLast) x = tf.gather(x, lastRows());
       } else if (atLast) {
         // The last query of each row only: (B, C), the residual stream's last rows with it.

@@ -163,7 +163,6 @@ function geluInnerKernel({ inputs, backend, attrs }: KernelArgs): tf.TensorInfo 
   return out;
 }
 
-
 /**
  * Whether the model's LayerNorm and GELU over C columns can run in these kernels now: the wasm backend
  * with its internals, C % 4 = 0, the flag on.

@@ -304,23 +304,21 @@ function layout(B: number, T: number, pad: readonly number[] | null, lastOnly: b
 }
 
 /**
- * The attention output (merged heads) of a prefill of B rows of T positions, from qkv: (R, 3C) when
- * `pad` is given (the rows' real positions, row b's first pad[b] left out), else (B * T, 3C). At each
- * real query, or with `lastOnly` at each row's last: (R, C), (B * T, C) or (B, C).
+ * One block's attention in a prefill of B rows of T positions, from qkv: (R, 3C) when `pad` is given
+ * (the rows' real positions, row b's first pad[b] left out), else (B * T, 3C). `attended`: the merged
+ * heads at each real query, or with `lastOnly` at each row's last: (R, C), (B * T, C) or (B, C).
+ * `k`, `v`: the keys and values (B, H, T, D), zero at the left-out padding (what splitting the
+ * unpacked rows gives). Must run inside tf.tidy or have its outputs disposed, like model.forward.
  */
-export function prefillAttention(qkv: tf.Tensor2D, bias: tf.Tensor4D, B: number, T: number, heads: number, scale: number, pad: readonly number[] | null, lastOnly: boolean): tf.Tensor2D {
+export function prefillAttention(qkv: tf.Tensor2D, bias: tf.Tensor4D, B: number, T: number, heads: number, scale: number, pad: readonly number[] | null, lastOnly: boolean): { attended: tf.Tensor2D; k: tf.Tensor4D; v: tf.Tensor4D } {
   const { table, rows } = layout(B, T, pad, lastOnly);
-  return tf.tidy(() => {
-    const t = tf.tensor2d(table, [B, 4], "int32");
+  const t = tf.tensor2d(table, [B, 4], "int32");
+  // The cache kernel reads only zb and base, which lastOnly leaves as they are.
+  const [k, v] = tf.engine().runKernel(CACHE, { qkv, table: t }, { heads, T }) as unknown as tf.Tensor4D[];
+  const attended = tf.tidy(() => {
     const att = tf.engine().runKernel(SCORES, { qkv, bias, table: t }, { heads, T, rows, scale: Math.fround(scale) }) as tf.Tensor3D;
     return tf.engine().runKernel(VALUES, { probs: tf.softmax(att, -1), qkv, table: t }, { heads }) as tf.Tensor2D;
   });
-}
-
-/** The prefill's keys and values (B, H, T, D) from the same qkv, zero at the left-out padding (what splitting the unpacked rows gives). */
-export function prefillCache(qkv: tf.Tensor2D, B: number, T: number, heads: number, pad: readonly number[] | null): { k: tf.Tensor4D; v: tf.Tensor4D } {
-  const t = tf.tensor2d(layout(B, T, pad, false).table, [B, 4], "int32");
-  const [k, v] = tf.engine().runKernel(CACHE, { qkv, table: t }, { heads, T }) as unknown as tf.Tensor4D[];
   t.dispose();
-  return { k, v };
+  return { attended, k, v };
 }
