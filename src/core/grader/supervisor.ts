@@ -52,9 +52,11 @@ export interface SupervisorOptions {
   maxFailedStarts?: number;
 }
 
-/** A Grader that also says how many sandbox runners it has started (spares included): 1 + kills. */
+/** A Grader that also says how many runners it has started: sandboxes (spares included, 1 + kills) and judges. */
 export interface SupervisedGrader extends Grader {
   readonly spawns: number;
+  /** Judge runners started: 1, plus one per reference kill (no test line restarts it: the parse never fails a batch). */
+  readonly judgeSpawns: number;
   /**
    * Runs one untrusted program as a candidate is run (sandbox, pristine interpreter, each step
    * within its limit, a kill past it) and resolves with the raw result of each step: its load, then
@@ -372,6 +374,9 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
     },
     get spawns() {
       return sandbox.started;
+    },
+    get judgeSpawns() {
+      return judge.started;
     },
   };
 }
