@@ -106,6 +106,7 @@ def setup(role):
     report: the runner refuses to start unless its "jsproxies" count is zero."""
     if _state["ready"]:
         return _dumps({"role": role, "jsproxies": 0})
+    _state["role"] = role
     import gc
     import os
     import warnings
@@ -642,13 +643,27 @@ def load(source, entry_point):
     return '["ok",""]'
 
 
+_pack = _tiny_function("def pack(*args):\n    return args\n", "pack", {})
+
+
+def _args_source(source):
+    """The argument tuple written as `(...)` Python source, by a TRUSTED caller of a sandbox unit (an
+    imported task's drawn inputs, src/core/arena/arenise-sandbox.ts; runUnit). Evaluated in the
+    sandbox only, which is restored after the unit: test lines never arrive as source (plan gives
+    canonical values), and the judge refuses it."""
+    if _state.get("role") != "sandbox":
+        raise ValueError("argument source is only taken by the sandbox")
+    return eval(compile("pack" + source, "<args>", "eval"), {"__builtins__": {"set": set}, "pack": _pack})
+
+
 def call(args_text, literal):
-    """Call the loaded entry point on fresh arguments (canonical text).
+    """Call the loaded entry point on fresh arguments (canonical text, or a trusted caller's source: `_args_source`).
     -> ["ok", canonical value (embedded), literal or ""] | ["error", reason] | ["fail", reason]
     (a value that is not a builtin one, or too large). With literal true (references: the
     corrected line), also the value's Python literal (`_lit`: it parses back to the same value)."""
     try:
-        value = _state["fn"](*_from_canon(_json.loads(args_text)))
+        argv = _json.loads(args_text)
+        value = _state["fn"](*(_args_source(argv) if type(argv) is str else _from_canon(argv)))
         text = canonical(value)
     except _NotBuiltin as e:
         return _dumps(["fail", "returned a non-builtin value: " + str(e.args[0])])
