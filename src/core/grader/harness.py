@@ -487,6 +487,9 @@ def _parse_suite(lines):
         return None
     if len(body) != len(lines) or any(stmt.lineno != i + 1 or stmt.end_lineno != i + 1 for i, stmt in enumerate(body)):
         return None
+    # A future import changes how the lines after it parse: each line is then read on its own.
+    if any(type(stmt) is _A.ImportFrom and stmt.module == "__future__" for stmt in body):
+        return None
     return body
 
 

@@ -86,6 +86,19 @@ describe("no line shape restarts the judge", () => {
     expect(grader.spawns - sandboxes).toBe(0);
   }, 120_000);
 
+  it("lines that nest deep in ways brackets do not count (not, +, attributes, lambdas, calls, awaits) and a future import are invalid, without a restart", async () => {
+    const nasty = [
+      `assert f(${"not ".repeat(490)}1) == 1`, `assert f(${"1+".repeat(990)}1) == 1`, `assert f(${"a.".repeat(990)}a) == 1`,
+      `assert f(${"lambda:".repeat(280)}1) == 1`, `assert f(1)${"()".repeat(990)} == 1`, `assert f(${"await ".repeat(320)}1) == 1`,
+      `assert f(${"*".repeat(990)}a) == 1`, `assert f(${"1**".repeat(600)}1) == 1`,
+      "from __future__ import barry_as_FLUFL", "assert f(1) <> 2 == 1", "assert f({1, 2, 3}) == [1, 2, 3]",
+    ];
+    const judges = grader.judgeSpawns;
+    const r = await grader.grade({ tasks: [SETS], codes: [{ task: "sets", code: SETS.reference }, { task: "sets", code: SETS.reference }], suites: [{ code: 0, text: nasty.slice(0, 8).join("\n") }, { code: 1, text: nasty.slice(8).join("\n") }] });
+    expect(r.suites.flat().map((l) => `${l.validity}/${l.verdict}`)).toEqual([...nasty.slice(0, -1).map(() => "invalid/skipped"), "valid/pass"]);
+    expect(grader.judgeSpawns - judges).toBe(0);
+  }, 120_000);
+
   it("400 generated hostile lines (the fuzzer's) cost no restart, and honest lines in the same suites are judged", async () => {
     const rng = new Rng(2027);
     const codes: GradeRequest["codes"] = [];
