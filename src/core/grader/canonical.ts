@@ -19,6 +19,13 @@ export type Canonical =
   | ["l" | "t" | "S" | "F", Canonical[]]
   | ["d", [Canonical, Canonical][]];
 
+/**
+ * Arguments as a runner rebuilds them (harness `_display`): canonical values where a set display
+ * may also be ["D", [elements as the line wrote them]], which the runner builds as CPython builds
+ * that display (its iteration order depends on it). Never a value a runner returns.
+ */
+export type ArgsDisplay = Canonical | ["D", Canonical[]] | ["l" | "t", ArgsDisplay[]] | ["d", [Canonical, ArgsDisplay][]];
+
 /** Float rule: relative 1e-9, absolute 1e-9 near zero. */
 export const FLOAT_TOLERANCE = 1e-9;
 
@@ -118,9 +125,10 @@ const LIST_TAGS = new Set(["l", "t", "S", "F"]);
 
 /**
  * `value` checked to be a well-formed canonical value (runners' output is data from a process
- * that ran untrusted code), within `budget` nodes; null when it is not.
+ * that ran untrusted code), within `budget` nodes; null when it is not. `display`: set displays
+ * (["D", ...], ArgsDisplay) are allowed too.
  */
-export function checkCanonical(value: unknown, budget = { nodes: 100_000 }, depth = 0): Canonical | null {
+export function checkCanonical(value: unknown, budget = { nodes: 100_000 }, depth = 0, display = false): Canonical | null {
   if (--budget.nodes < 0 || depth > 200 || !Array.isArray(value) || typeof value[0] !== "string") return null;
   const [tag, body] = value as [string, unknown];
   if (tag === "n") return value.length === 1 ? (value as Canonical) : null;
@@ -134,9 +142,10 @@ export function checkCanonical(value: unknown, budget = { nodes: 100_000 }, dept
   }
   if (!Array.isArray(body)) return null;
   if (tag === "u") return body.every((cp) => Number.isInteger(cp) && cp >= 0 && cp <= 0x10ffff) && (budget.nodes -= body.length) >= 0 ? (value as Canonical) : null;
-  if (LIST_TAGS.has(tag)) return body.every((x) => checkCanonical(x, budget, depth + 1)) ? (value as Canonical) : null;
+  if (tag === "D" && display) return body.every((x) => checkCanonical(x, budget, depth + 1)) ? (value as Canonical) : null;
+  if (LIST_TAGS.has(tag)) return body.every((x) => checkCanonical(x, budget, depth + 1, display && (tag === "l" || tag === "t"))) ? (value as Canonical) : null;
   if (tag === "d") {
-    const ok = body.every((kv) => Array.isArray(kv) && kv.length === 2 && checkCanonical(kv[0], budget, depth + 1) && checkCanonical(kv[1], budget, depth + 1));
+    const ok = body.every((kv) => Array.isArray(kv) && kv.length === 2 && checkCanonical(kv[0], budget, depth + 1) && checkCanonical(kv[1], budget, depth + 1, display));
     return ok ? (value as Canonical) : null;
   }
   return null;

@@ -36,9 +36,14 @@ _DENIED_BUILTINS = ("open", "input", "breakpoint", "exit", "quit", "help", "lice
 # (the interpreter holds no JavaScript object, and is restored after the unit).
 _ALLOWED_EVENTS = frozenset(("exec", "compile", "builtins.id", "re.compile", "object.__getattr__", "sys._getframe", "sys._getframemodulename", "object.__setattr__", "object.__delattr__",
                              "gc.get_objects", "gc.get_referrers", "gc.get_referents"))
-# Process-level kill switches that raise no audit event: replaced in os and posix.
+# Process-level kill switches and file-descriptor calls that raise no audit event: replaced in os
+# and posix. (The descriptor table is also put back from outside after every unit, runner.js: this
+# list only spares the runner that work and a candidate the confusion.)
 _OS_DENIED = ("_exit", "abort", "kill", "killpg", "system", "fork", "forkpty", "popen", "execv", "execve",
-              "spawnv", "spawnve", "posix_spawn", "posix_spawnp", "register_at_fork")
+              "spawnv", "spawnve", "posix_spawn", "posix_spawnp", "register_at_fork",
+              "close", "closerange", "dup", "dup2", "pipe", "pipe2", "write", "read", "readv", "writev",
+              "pread", "pwrite", "lseek", "set_blocking", "set_inheritable", "sendfile", "fchdir", "umask",
+              "fsync", "fdatasync", "login_tty", "ftruncate", "tcsetpgrp", "setsid", "setpgid")
 # Module roots of Pyodide's JavaScript bridge: scrubbed from the interpreter at setup.
 _BRIDGE_ROOTS = ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip")
 
@@ -101,8 +106,13 @@ def setup(role):
     report: the runner refuses to start unless its "jsproxies" count is zero."""
     if _state["ready"]:
         return _dumps({"role": role, "jsproxies": 0})
+    _state["role"] = role
     import gc
     import os
+    import warnings
+    # A compile warning (an invalid escape in a test line's string) would run the warnings
+    # machinery's Python code from inside a parse; nothing reads it (the streams are discarded).
+    warnings.simplefilter("ignore")
     import collections, functools, heapq, bisect, itertools, math, operator, re, string  # noqa: F401
     try:
         import unicodedata  # noqa: F401  (compile needs it for \N{...} escapes; loads no later)
@@ -163,7 +173,7 @@ def setup(role):
         for name in _OS_DENIED:
             if m is not None and name in vars(m):
                 vars(m)[name] = refused
-    del gc, os
+    del gc, os, warnings
     # (4) Once installed a hook cannot be removed.
     _sys.addaudithook(_audit)
     _state["ready"] = True
@@ -346,6 +356,8 @@ def _from_canon(c):
         return set(items)
     if tag == "F":
         return frozenset(items)
+    if tag == "D":  # a set display, elements as written (an argument: `_display`)
+        return _build_set(items)
     return {_from_canon(k): _from_canon(x) for k, x in c[1]}
 
 
@@ -397,11 +409,28 @@ def _exc_reason(e):
 # Test lines: `assert CALL == ANSWER`, CALL = entry_point(literal, ...), ANSWER a literal.
 
 _LITERAL_TYPES = (int, float, str, bool, type(None))
+# How CPython builds a set display of constants, which decides its iteration order: 3 to 30 elements
+# (any number before 3.14) are folded into one frozenset constant and merged into an empty set
+# (BUILD_SET 0; LOAD_CONST frozenset; SET_UPDATE); fewer, or more, are added one by one. Every set
+# element a literal can hold (a number, a str, a bool, None, a tuple of those) is a constant.
+_SET_FOLD = (3, 30 if _sys.version_info >= (3, 14) else 1 << 62)
+
+
+def _build_set(items):
+    """The set a display of `items` (in written order) builds, iteration order included."""
+    s = set()
+    if _SET_FOLD[0] <= len(items) <= _SET_FOLD[1]:
+        s.update(frozenset(items))
+    else:
+        for x in items:
+            s.add(x)
+    return s
 
 
 def _literal(n):
-    """Value of a literal node (ast.literal_eval's subset, no Python-level helpers), or raise
-    ValueError: constants, +/- numbers, list/tuple/set/dict displays of literals, set()."""
+    """Value of a literal node, or raise ValueError: constants, +/- numbers, list/tuple/set/dict
+    displays of literals, set(). Built by the harness from the parsed tree, as CPython builds each
+    display (`_build_set`): nothing from a test line is ever compiled to code or evaluated."""
     t = type(n)
     if t is _A.Constant:
         if type(n.value) in _LITERAL_TYPES:
@@ -417,14 +446,34 @@ def _literal(n):
     elif t is _A.Tuple:
         return tuple([_literal(x) for x in n.elts])
     elif t is _A.Set:
-        return {_literal(x) for x in n.elts}
+        return _build_set([_literal(x) for x in n.elts])
     elif t is _A.Dict:
         if None not in n.keys:  # {**x}
-            return {_literal(k): _literal(v) for k, v in zip(n.keys, n.values)}
+            d = {}
+            for k, v in zip(n.keys, n.values):
+                d[_literal(k)] = _literal(v)  # a repeated key keeps its first object, its last value
+            return d
     elif t is _A.Call:  # set(): the only way to write an empty set
         if type(n.func) is _A.Name and n.func.id == "set" and not n.args and not n.keywords:
             return set()
     raise ValueError("not a literal")
+
+
+def _display(n, budget):
+    """Canonical text of a literal node AS WRITTEN (what runners rebuild arguments from): a set
+    display is ["D", [elements in written order, repeats kept]], rebuilt by `_build_set`; everything
+    else as `canonical(value, ordered=True)`. Only for arguments holding a set display."""
+    t = type(n)
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _NotBuiltin("too large (more than %d values)" % MAX_VALUE_NODES)
+    if t is _A.Set:
+        return '["D",[' + ",".join([_canon(_literal(x), budget, True) for x in n.elts]) + "]]"
+    if t is _A.List or t is _A.Tuple:
+        return ('["l",[' if t is _A.List else '["t",[') + ",".join([_display(x, budget) for x in n.elts]) + "]]"
+    if t is _A.Dict:
+        return '["d",[' + ",".join(["[" + _canon(_literal(k), budget, True) + "," + _display(v, budget) + "]" for k, v in zip(n.keys, n.values)]) + "]]"
+    return _canon(_literal(n), budget, True)
 
 
 def _parse_suite(lines):
@@ -437,6 +486,9 @@ def _parse_suite(lines):
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     if len(body) != len(lines) or any(stmt.lineno != i + 1 or stmt.end_lineno != i + 1 for i, stmt in enumerate(body)):
+        return None
+    # A future import changes how the lines after it parse: each line is then read on its own.
+    if any(type(stmt) is _A.ImportFrom and stmt.module == "__future__" for stmt in body):
         return None
     return body
 
@@ -470,9 +522,13 @@ def _nesting(text):
 
 
 def _parse_line(text, entry_point, stmt=None):
-    """-> (args text, answer text, call source) or raise ValueError(reason). args keep the order of
-    dicts and sets and the sign of zero, as the line wrote them: that is the call (two lines are
-    the same call only when they pass the same arguments the same way). stmt: the line's statement when _parse_suite already parsed it."""
+    """-> (args text, answer text, call source, argv text) or raise ValueError(reason). The line is
+    read as data: CPython's own parser (tokenizer, NFKC identifiers, parentheses) makes the tree,
+    and only the shape `assert NAME(literal, ...) == literal` with NAME the entry point is accepted;
+    the values are built from the tree by `_literal`. args keep the order of dicts and sets and the
+    sign of zero, as the line wrote them: that is the call (two lines are the same call only when
+    they pass the same arguments the same way). stmt: the line's statement when _parse_suite
+    already parsed it."""
     if len(text) > MAX_LINE_CHARS:
         raise ValueError("line too long (%d characters, at most %d)" % (len(text), MAX_LINE_CHARS))
     if _too_deep(text):
@@ -512,39 +568,29 @@ def _parse_line(text, entry_point, stmt=None):
         raise ValueError("answer is not a literal")
     except (TypeError, MemoryError, RecursionError) as e:
         raise ValueError("bad literal: " + _exc_reason(e))
-    # ast offsets count UTF-8 bytes, not characters.
+    # The corrected line's call: the entry point's own name (a line may spell it with compatibility
+    # characters, or in parentheses) and each argument's own text, cut from the line (ast offsets
+    # count UTF-8 bytes, not characters). Each cut is a literal node the checks above accepted.
     raw = text.encode("utf-8", "surrogatepass")
-    call_src = raw[call.col_offset:call.end_col_offset].decode("utf-8", "surrogatepass") if call.lineno == call.end_lineno == lineno else None
-    argv = None
-    if call_src is not None and any(type(n) is _A.Set for a in call.args for n in _A.walk(a)):
-        # A set's iteration order is how CPython builds its display, which rebuilding it from its
-        # elements does not reproduce: such arguments travel as their (checked) source, and every
-        # runner builds them by evaluating it (`_args_value`).
-        argv = call_src[len(entry_point):]
-        args = _args_value(argv)
+    spans = [raw[x.col_offset:x.end_col_offset].decode("utf-8", "surrogatepass") if x.lineno == x.end_lineno == lineno else None for x in call.args]
+    call_src = None if None in spans else entry_point + "(" + ", ".join(spans) + ")"
     try:
         args_text, answer_text = canonical(args, True), canonical(answer_value)
+        # A set's iteration order is how CPython builds its display, which rebuilding it from its
+        # elements does not reproduce: arguments holding a set display travel as written.
+        argv = _display(_A.Tuple(elts=call.args), [MAX_VALUE_NODES, 0]) if any(type(n) is _A.Set for x in call.args for n in _A.walk(x)) else args_text
     except _NotBuiltin as e:
         raise ValueError("literal " + str(e.args[0]))
-    return args_text, answer_text, call_src, (_encode_str(argv) if argv is not None else args_text)
-
-
-def _pack(*args):
-    return args
-
-
-def _args_value(source):
-    """The argument tuple of `(...)`, a call's argument list that `_literal` accepted (literals and
-    set() only), built the way CPython builds it."""
-    return eval(compile("_pack" + source, "<args>", "eval"), {"__builtins__": {"set": set}, "_pack": _pack})
+    return args_text, answer_text, call_src, argv
 
 
 def plan(request_json):
     """Judge: parse every suite and golden line of a request. No code runs. Returns
     {"s": [[line...]...], "g": [...]} with line = [validity, reason, args, answer, call_src, argv]
     (args and answer canonical, embedded; argv what runners call with: the args again, or for
-    arguments holding a set their source text; null when the line does not parse): validity "valid"
-    or "invalid"; a repeat of an earlier line's call in its suite is invalid."""
+    arguments holding a set display, `_display`; null when the line does not parse): validity
+    "valid" or "invalid"; a repeat of an earlier line's call in its suite is invalid. A line that
+    cannot be read for any reason is invalid, never an error of the whole plan."""
     req = _json.loads(request_json)
     max_lines = req["limits"]["max_lines"]
     entry_of = {t["id"]: t["entry_point"] for t in req["tasks"]}
@@ -560,8 +606,9 @@ def plan(request_json):
             for n, text in enumerate(texts):
                 try:
                     args, answer, call_src, argv = _parse_line(text, entry, stmts[n])
-                except ValueError as e:
-                    lines.append('["invalid",' + _dumps(str(e.args[0]) if e.args else "malformed") + ",null,null,null,null]")
+                except Exception as e:  # ValueError(reason); anything else is a line we cannot read
+                    reason = str(e.args[0]) if type(e) is ValueError and e.args and type(e.args[0]) is str else "cannot read: " + _exc_reason(e)
+                    lines.append('["invalid",' + _dumps(reason) + ",null,null,null,null]")
                     continue
                 if args in seen:
                     validity, reason = "invalid", "repeats the call of line %d" % (seen[args] + 1)
@@ -599,14 +646,27 @@ def load(source, entry_point):
     return '["ok",""]'
 
 
+_pack = _tiny_function("def pack(*args):\n    return args\n", "pack", {})
+
+
+def _args_source(source):
+    """The argument tuple written as `(...)` Python source, by a TRUSTED caller of a sandbox unit (an
+    imported task's drawn inputs, src/core/arena/arenise-sandbox.ts; runUnit). Evaluated in the
+    sandbox only, which is restored after the unit: test lines never arrive as source (plan gives
+    canonical values), and the judge refuses it."""
+    if _state.get("role") != "sandbox":
+        raise ValueError("argument source is only taken by the sandbox")
+    return eval(compile("pack" + source, "<args>", "eval"), {"__builtins__": {"set": set}, "pack": _pack})
+
+
 def call(args_text, literal):
-    """Call the loaded entry point on fresh arguments (canonical text).
+    """Call the loaded entry point on fresh arguments (canonical text, or a trusted caller's source: `_args_source`).
     -> ["ok", canonical value (embedded), literal or ""] | ["error", reason] | ["fail", reason]
     (a value that is not a builtin one, or too large). With literal true (references: the
     corrected line), also the value's Python literal (`_lit`: it parses back to the same value)."""
     try:
         argv = _json.loads(args_text)
-        value = _state["fn"](*(_args_value(argv) if type(argv) is str else _from_canon(argv)))
+        value = _state["fn"](*(_args_source(argv) if type(argv) is str else _from_canon(argv)))
         text = canonical(value)
     except _NotBuiltin as e:
         return _dumps(["fail", "returned a non-builtin value: " + str(e.args[0])])

@@ -61,6 +61,7 @@ const startsWith = String.prototype.startsWith;
 const bytesSet = Uint8Array.prototype.set;
 const bytesFill = Uint8Array.prototype.fill;
 const bytesSlice = Uint8Array.prototype.slice;
+const subarray = Uint8Array.prototype.subarray;
 const begins = (/** @type {string} */ text, /** @type {string} */ prefix) => typeof text === "string" && apply(startsWith, text, [prefix]);
 
 /** The objects whose properties JavaScript in this realm relies on. */
@@ -128,6 +129,8 @@ export function startRunner(pyodide, harnessSource, role) {
   const discard = { write: (/** @type {Uint8Array} */ bytes) => bytes.length };
   pyodide.setStdout(discard);
   pyodide.setStderr(discard);
+  // Standard input reads nothing (in Node it would be the runner's own request pipe).
+  pyodide.setStdin({ error: true });
   // The harness lives in a private dict, not __main__ (which sys.modules would expose).
   const ns = /** @type {any} */ (pyodide.toPy({}));
   pyodide.runPython(harnessSource, { globals: ns, filename: "harness.py" });
@@ -141,22 +144,37 @@ export function startRunner(pyodide, harnessSource, role) {
 
   const M = /** @type {any} */ (pyodide)._module;
   const snapshot = role === "sandbox" ? apply(bytesSlice, M.HEAPU8, []) : null;
-  // JavaScript-side state Python can change without memory: the file-descriptor table (os.close,
-  // os.dup2 raise no audit event) is put back; a loaded library or a grown function table cannot
-  // be, and retires the runner.
-  const streams = M.FS.streams.slice();
+  // JavaScript-side state that Python changes through system calls, outside the wasm memory: the
+  // file system's stream table and each stream object (os.close(1) closes fd 1's object in place,
+  // os.dup2 replaces it, os.lseek moves it; none raises an audit event) are put back field by
+  // field before every unit; what cannot be put back (a new file-system node: a pipe, a file; the
+  // working directory; a loaded library; a grown function table) retires the runner after its unit.
+  const streams = saveStreams(M.FS);
+  const fsBaseline = fsFingerprint(M.FS);
   const libraries = () => Object.keys(M.LDSO?.loadedLibsByName ?? {}).length;
   const baseline = { libraries: libraries(), table: M.wasmTable?.length ?? 0 };
 
-  const restore = (/** @type {Uint8Array} */ snapshot) => {
-    const heap = M.HEAPU8;
-    apply(bytesSet, heap, [snapshot]);
-    if (heap.length > snapshot.length) apply(bytesFill, heap, [0, snapshot.length]);
+  // The snapshot as runs of pages: all-zero runs are put back with a fill (no read of the snapshot),
+  // the others copied; a third of a fresh interpreter's pages are zero.
+  const runs = snapshot ? pageRuns(snapshot) : [];
+  /** Whether the interpreter is as the snapshot left it (put back right after each unit, off the next one's clock). */
+  let pristine = false;
+  const restore = () => {
+    if (snapshot) {
+      const heap = M.HEAPU8;
+      for (const [from, to, zero] of runs) {
+        if (zero) apply(bytesFill, heap, [0, from, to]);
+        else apply(bytesSet, heap, [apply(subarray, snapshot, [from, to]), from]);
+      }
+      if (heap.length > snapshot.length) apply(bytesFill, heap, [0, snapshot.length]);
+    }
+    restoreStreams(M.FS, streams);
+    pristine = true;
   };
   const fitness = () => {
-    M.FS.streams.length = 0;
-    for (let fd = 0; fd < streams.length; fd++) M.FS.streams[fd] = streams[fd];
+    restoreStreams(M.FS, streams);
     if (intrinsicsChanged(intrinsics)) return "JavaScript built-ins were changed";
+    if (fsFingerprint(M.FS) !== fsBaseline) return "the file system changed";
     if (libraries() !== baseline.libraries) return "a library was loaded";
     if ((M.wasmTable?.length ?? 0) !== baseline.table) return "the function table grew";
     if (M.HEAPU8.length > MAX_HEAP_BYTES) return `the heap grew to ${Math.round(M.HEAPU8.length / 2 ** 20)} MiB`;
@@ -190,11 +208,13 @@ export function startRunner(pyodide, harnessSource, role) {
       const { id } = request;
       try {
         if (request.type === "plan") {
+          pristine = false;
           emit({ type: "plan", id, plan: harness.plan(request.request) });
           return;
         }
         const unit = request.unit;
-        if (snapshot) restore(snapshot);
+        if (!pristine) restore();
+        pristine = false;
         const loaded = timed(unit.loadMs, () => harness.load(unit.code, unit.entry));
         emit({ type: "step", id, step: 0, result: loaded });
         if (begins(loaded, '["ok"')) {
@@ -206,12 +226,86 @@ export function startRunner(pyodide, harnessSource, role) {
         }
         const why = fitness();
         emit({ type: "done", id, fit: why === "", why });
+        if (why === "") restore(); // while the host reads the results and sends the next unit
       } catch (e) {
         // A JavaScript error out of Pyodide: a fatal interpreter error (it is unusable now).
         emit({ type: "failed", id, error: String(/** @type {Error} */ (e)?.message ?? e).slice(0, 300) });
       }
     },
   };
+}
+
+/** Page size of the snapshot's runs (the wasm page). */
+const PAGE = 65536;
+
+/**
+ * The snapshot as [from, to, allZero] runs of whole pages (the last one may be short).
+ * @param {Uint8Array} snapshot
+ * @returns {[number, number, boolean][]}
+ */
+function pageRuns(snapshot) {
+  const words = new Uint32Array(snapshot.buffer, snapshot.byteOffset, snapshot.byteLength >>> 2);
+  /** @type {[number, number, boolean][]} */
+  const runs = [];
+  for (let from = 0; from < snapshot.length; from += PAGE) {
+    const to = Math.min(from + PAGE, snapshot.length);
+    let zero = true;
+    for (let w = from >>> 2; w < to >>> 2 && zero; w++) zero = words[w] === 0;
+    for (let b = (to >>> 2) << 2; b < to && zero; b++) zero = snapshot[b] === 0;
+    const prev = runs[runs.length - 1];
+    if (prev && prev[2] === zero) prev[1] = to;
+    else runs.push([from, to, zero]);
+  }
+  return runs;
+}
+
+/**
+ * @typedef {{ stream: Record<string, unknown>, own: Record<string, unknown>, shared: Record<string, unknown> | null, sharedFields: Record<string, unknown> | null }} SavedStream
+ */
+
+/**
+ * Each open stream of an Emscripten file system: the object, its own fields, and the fields of the
+ * record it shares with its duplicates (`shared`: flags and position).
+ * @param {any} FS
+ * @returns {(SavedStream | null)[]}
+ */
+function saveStreams(FS) {
+  return FS.streams.map((/** @type {any} */ stream) => stream ? {
+    stream, own: { ...stream }, shared: stream.shared ?? null, sharedFields: stream.shared ? { ...stream.shared } : null,
+  } : null);
+}
+
+/**
+ * Put the stream table back as `saveStreams` found it: the same objects at the same descriptors,
+ * each with exactly its saved fields (a closed stream's `fd` is null; a dup2 put another object in
+ * its place; a seek moved its position), and no descriptor beyond them.
+ * @param {any} FS
+ * @param {(SavedStream | null)[]} saved
+ */
+function restoreStreams(FS, saved) {
+  const table = FS.streams;
+  table.length = 0;
+  for (let fd = 0; fd < saved.length; fd++) {
+    const s = saved[fd];
+    if (!s) {
+      table[fd] = undefined;
+      continue;
+    }
+    for (const key of Object.keys(s.stream)) if (!(key in s.own)) delete s.stream[key];
+    Object.assign(s.stream, s.own);
+    if (s.shared && s.sharedFields) Object.assign(s.shared, s.sharedFields);
+    table[fd] = s.stream;
+  }
+}
+
+/**
+ * What of the file system a unit can change for good: every node ever made counts up `nextInode`
+ * (a file, a directory, a pipe); the working directory; mounts and devices. A change retires the
+ * runner.
+ * @param {any} FS
+ */
+function fsFingerprint(FS) {
+  return `${FS.nextInode}|${FS.currentPath}|${FS.mounts?.length}|${Object.keys(FS.devices ?? {}).length}|${FS.root?.mounted ? 1 : 0}`;
 }
 
 /** Globals a candidate must not reach even if it escaped Python into JavaScript. */

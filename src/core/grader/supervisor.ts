@@ -14,7 +14,7 @@
  * itself costs the step in flight an `error`, the same way. At most one kill per candidate.
  */
 import { checkRequest } from "./request.ts";
-import { candidateLines, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
+import { candidateLines, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, type Call, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
 import type { RunnerEvent, RunnerRequest, RunnerRole, RunnerUnit } from "./runner.js";
 import type { Grader, GradeLimits, GradeProgress, GradeRequest, GradeResult } from "./types.ts";
 
@@ -52,9 +52,11 @@ export interface SupervisorOptions {
   maxFailedStarts?: number;
 }
 
-/** A Grader that also says how many sandbox runners it has started (spares included): 1 + kills. */
+/** A Grader that also says how many runners it has started: sandboxes (spares included, 1 + kills) and judges. */
 export interface SupervisedGrader extends Grader {
   readonly spawns: number;
+  /** Judge runners started: 1, plus one per reference kill (no test line restarts it: the parse never fails a batch). */
+  readonly judgeSpawns: number;
   /**
    * Runs one untrusted program as a candidate is run (sandbox, pristine interpreter, each step
    * within its limit, a kill past it) and resolves with the raw result of each step: its load, then
@@ -260,23 +262,35 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
         await planTask(req, taskId, plan);
         const outputs: ReferenceOutputs = new Map();
         let load: StepResult | undefined;
-        // Suite by suite, each distinct call once. A reference is trusted but the arguments are
-        // not: after an interrupted call the suite's other calls still run, in a new unit; after a
-        // kill (or a crash) they do not, so one suite costs at most one kill, and only its own lines.
-        for (const suiteCalls of referenceCalls(req, plan, taskId)) {
-          let pending = suiteCalls.filter((call) => !outputs.has(call.key));
-          total += pending.length;
-          while (pending.length && (load === undefined || load[0] === "ok")) {
-            total += 1; // the unit's load
-            const { steps, stopped } = await judge.unit(
-              { code: task.reference, entry: task.entry_point, calls: pending.map((call) => JSON.stringify(call.argv)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: true },
-              killGrace, step);
-            load = steps[0];
-            for (let i = 1; i < steps.length; i++) outputs.set(pending[i - 1].key, steps[i]);
-            if (stopped) break;
-            pending = pending.slice(Math.max(1, steps.length - 1));
+        // Each distinct call once, suite after suite, in as few units as the calls allow (one in the
+        // common case). A reference is trusted but the arguments are not: after an interrupted call
+        // the unit ends and the calls after it run in a new unit; after a kill (or a crash) the rest
+        // of the killed call's suite is not run (later suites are, in a new unit), so one suite costs
+        // at most one kill, and only its own lines.
+        const suites = referenceCalls(req, plan, taskId);
+        const counted = new Set<string>();
+        for (let from = 0; from < suites.length && (load === undefined || load[0] === "ok");) {
+          const pending: { call: Call; suite: number }[] = [];
+          const queued = new Set<string>();
+          for (let s = from; s < suites.length; s++) {
+            for (const call of suites[s]) {
+              if (outputs.has(call.key) || queued.has(call.key)) continue;
+              queued.add(call.key);
+              pending.push({ call, suite: s });
+              if (!counted.has(call.key)) total += 1;
+              counted.add(call.key);
+            }
           }
-          if (load !== undefined && load[0] !== "ok") break;
+          if (!pending.length) break;
+          total += 1; // the unit's load
+          const { steps, stopped } = await judge.unit(
+            { code: task.reference, entry: task.entry_point, calls: pending.map((p) => JSON.stringify(p.call.argv)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: true },
+            killGrace, step);
+          load = steps[0];
+          for (let i = 1; i < steps.length; i++) outputs.set(pending[i - 1].call.key, steps[i]);
+          const last = pending[steps.length - 2]; // the last call with a result (a timeout, if the unit stopped early)
+          if (!last) continue; // nothing ran past the load: the loop ends unless the load was ok
+          from = stopped ? last.suite + 1 : last.suite;
         }
         references.set(taskId, { load, outputs });
       });
@@ -372,6 +386,9 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
     },
     get spawns() {
       return sandbox.started;
+    },
+    get judgeSpawns() {
+      return judge.started;
     },
   };
 }

@@ -11,17 +11,18 @@
  *   4. each candidate runs once per distinct argument tuple of its executable lines, and each line's
  *      verdict compares the expected value with the candidate's.
  */
-import { checkCanonical, sameValue, showValue, type Canonical } from "./canonical.ts";
+import { checkCanonical, sameValue, showValue, type ArgsDisplay, type Canonical } from "./canonical.ts";
 import type { CodeResult, GradeLimits, GradeRequest, GradeResult, LineResult } from "./types.ts";
 
 /**
  * A parsed line (harness `plan`): [validity, reason, args, answer, call source, argv]. args are the
  * call's arguments as the line wrote them (dict order and the sign of zero kept): two lines are the
  * same call only when their args are the same canonical text. argv is what runners call with: the
- * args again, or, where they hold a set (whose iteration order only CPython's own construction
- * reproduces), their checked source text.
+ * args again, or, where they hold a set display (whose iteration order depends on how CPython
+ * builds it), the arguments as written (ArgsDisplay). The call source is the entry point's name and
+ * each argument's own text (the corrected line's left side).
  */
-export type PlanLine = ["valid" | "invalid", string, Canonical | null, Canonical | null, string | null, Canonical | string | null];
+export type PlanLine = ["valid" | "invalid", string, Canonical | null, Canonical | null, string | null, ArgsDisplay | null];
 export interface Plan {
   /** Generated suites, in request order. */
   s: PlanLine[][];
@@ -72,7 +73,7 @@ export function parsePlan(text: unknown, suites: number, golden: number): Plan |
   const lineOk = (l: unknown) => {
     if (!Array.isArray(l) || l.length !== 6 || (l[0] !== "valid" && l[0] !== "invalid") || typeof l[1] !== "string") return false;
     if (l[2] === null) return l[0] === "invalid";
-    const argvOk = typeof l[5] === "string" || checkCanonical(l[5]) !== null;
+    const argvOk = checkCanonical(l[5], undefined, 0, true) !== null;
     return checkCanonical(l[2]) !== null && checkCanonical(l[3]) !== null && (l[4] === null || typeof l[4] === "string") && argvOk;
   };
   const groupsOk = (g: unknown, n: number) => Array.isArray(g) && g.length === n && g.every((lines) => Array.isArray(lines) && lines.every(lineOk));
@@ -90,7 +91,7 @@ type Limits = Required<GradeLimits>;
 /** One distinct call: its identity (argsKey of its args) and the arguments to pass (PlanLine argv). */
 export interface Call {
   key: string;
-  argv: Canonical | string;
+  argv: ArgsDisplay;
 }
 
 /** Adds a line's call to `calls` unless an equal call is there; returns its key. */

@@ -215,15 +215,30 @@ const SNIPPETS: Snippet[] = [
   { name: "lower the int string limit", code: body(`${SYS}    sys.set_int_max_str_digits(640)\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
   { name: "patch a stdlib class", code: body(`${SYS}    sys.modules['collections'].Counter.most_common = lambda *a: [('x', 0)]\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
   { name: "raising property on an AST base class", code: body(`${SYS}    a = sys.modules['ast']\n    a.AST.lineno = property(lambda s: 1 / 0)\n    a.expr.col_offset = property(lambda s: 1 / 0)\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
-  { name: "close and steal stdout's file descriptor", code: body(`${SYS}    os = sys.modules['os']\n    os.close(1)\n    os.close(2)\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
+  // The standard streams, for the next candidate that prints (the sentinel does): file descriptors are put back
+  // field by field after every unit (runner.js; tests/unit/grader/restore.test.ts with the Python wall fallen).
+  { name: "close stdout's and stderr's file descriptors", code: body(`${SYS}    os = sys.modules['os']\n    os.close(1)\n    os.close(2)\n    return max(xs)`), status: "ok", verdicts: ["error"], reason: "blocked" },
+  { name: "dup2 stdin over stdout", code: body(`${SYS}    sys.modules['posix'].dup2(0, 1)\n    return max(xs)`), status: "ok", verdicts: ["error"], reason: "blocked" },
+  { name: "sys.stdout.close()", code: body(`${SYS}    sys.stdout.close()\n    sys.stderr.close()\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
+  { name: "sys.__stdout__.close()", code: body(`${SYS}    sys.__stdout__.close()\n    sys.__stderr__.close()\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
+  { name: "close the raw file under sys.stdout", code: body(`${SYS}    sys.stdout.buffer.raw.close()\n    sys.stderr.buffer.raw.close()\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
+  { name: "io.FileIO(1).close()", code: body(`${SYS}    sys.modules['io'].FileIO(1, 'w').close()\n    return max(xs)`), status: "ok", verdicts: ["error"], reason: "open" },
+  { name: "os.fdopen(1).close()", code: body(`${SYS}    sys.modules['os'].fdopen(1).close()\n    return max(xs)`), status: "ok", verdicts: ["error"], reason: "open" },
+  {
+    name: "replace the std streams with a writer that raises",
+    code: body(`${SYS}    class W:\n        def write(self, s):\n            raise OSError('gone')\n        def flush(self):\n            pass\n    sys.stdout = sys.stderr = sys.__stdout__ = sys.__stderr__ = W()\n    return max(xs)`),
+    status: "ok", verdicts: ["pass"],
+  },
+  { name: "read the runner's standard input", code: body(`${SYS}    try:\n        sys.stdin.read()\n    except OSError:\n        return max(xs)\n    return -1`), status: "ok", verdicts: ["pass"] },
   { name: "a test line with a 4,400-digit literal", code: body("    return max(xs)"), status: "ok", verdicts: ["skipped", "pass"], suite: `assert f([${"9".repeat(4400)}]) == 1\nassert f([1, 5]) == 5`, reason: "line too long" },
   { name: "a returned set too large to compare", code: body("    return set(range(500 * 500))"), status: "ok", verdicts: ["fail"], reason: "too large" },
   { name: "four slow lines cost one kill", code: body("    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass"), status: "ok", verdicts: ["timeout", "timeout", "timeout", "timeout"], suite: "assert f([1]) == 1\nassert f([2]) == 2\nassert f([3]) == 3\nassert f([4]) == 4" },
 ];
 
-// Uses what the poisoners above touch: math, heapq (through Counter.most_common), re, big ints.
+// Uses what the poisoners above touch: math, heapq (through Counter.most_common), re, big ints, print.
+// It prints, too: a candidate that closed or replaced the standard streams must not make it fail.
 const SENTINEL =
-  "import math\nimport re\nfrom collections import Counter\ndef f(xs):\n    top = Counter(xs).most_common(1)[0][0] * 0\n" +
+  "import math\nimport re\nfrom collections import Counter\ndef f(xs):\n    print('sentinel', xs)\n    top = Counter(xs).most_common(1)[0][0] * 0\n" +
   "    assert re.compile('a+').match('aa') and len(str(10 ** 700)) == 701\n    return math.floor(sorted(xs)[-1]) + top";
 const TASK = { id: "max", entry_point: "f", reference: "def f(xs):\n    return max(xs)" };
 
@@ -242,7 +257,7 @@ beforeAll(async () => {
   const before = grader.spawns;
   result = await grader.grade(request);
   spawnsForBatch = grader.spawns - before;
-}, 300_000);
+}, 900_000);
 afterAll(async () => {
   await grader?.close();
 });
