@@ -115,7 +115,7 @@ describe("verl export: config, files, errors", () => {
     const doc = JSON.parse(res.stdout) as Record<string, unknown>;
     const at = (key: string) => key.split(".").reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], doc);
     for (const m of VERL_MAPPING) {
-      const values = m.values(config, { trainTasks: exported.train });
+      const values = m.values(config, { plan: exported.plan });
       m.keys.forEach((k, i) => {
         const v = values[i];
         expect([k, at(k)]).toEqual([k, typeof v === "object" && v !== null && "value" in v ? v.value : v]);
@@ -126,7 +126,7 @@ describe("verl export: config, files, errors", () => {
     expect(at("other.update_n")).toBe(2);
     expect(at("actor_rollout_ref.rollout.n")).toBe(8);
     expect(at("data.shuffle")).toBe(false);
-    expect([at("trainer.nnodes"), at("trainer.n_gpus_per_node")]).toEqual([2, 8]);
+    expect([at("trainer.nnodes"), at("trainer.n_gpus_per_node"), at("other.trainer.n_gpus_per_node")]).toEqual([1, 8, 8]); // 2 nodes x 8 GPUs: a node per model (no traffic between nodes inside a pool)
     expect(at("reward_model.reward_manager")).toBe("acg_llm");
   });
 
@@ -141,7 +141,7 @@ describe("verl export: config, files, errors", () => {
     expect(strFromU8(exported.files["arena_reward.py"])).toBe(REWARD);
     const readme = strFromU8(exported.files["README.md"]);
     for (const cmd of ["ray start --head", "ray start --address=", "ray job submit", `main_a1.py arena/${VERL_CONFIG_FILE}`, "SANDBOX_FUSION_ENDPOINT", "npm run import-verl"]) expect(readme).toContain(cmd);
-    expect(readme).toContain("32 GPUs");
+    expect(readme).toContain("16 GPUs listed");
     const zip = unzipSync(verlExportZip(exported, "arena"));
     expect(Object.keys(zip).sort()).toEqual(Object.keys(exported.files).map((n) => `arena/${n}`).sort());
     expect(Buffer.from(zip["arena/train.parquet"]).equals(Buffer.from(exported.files["train.parquet"]))).toBe(true);
