@@ -12,7 +12,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { strFromU8 } from "fflate";
 import { afterAll, describe, expect, it } from "vitest";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
@@ -22,27 +21,13 @@ import { emptyMistakeBook, topMistakes, updateMistakeBook, type MistakeBook } fr
 import { scoreTask } from "../../../src/core/loop/score-task.ts";
 import { buildVerlExport, VERL_CONFIG_FILE } from "../../../src/core/export/verl.ts";
 import { sharedNodeGrader } from "../node-grader.ts";
+import { duckRows } from "./duckdb.ts";
 
 const PY = "/usr/bin/python3";
 const EXPORT_DIR = fileURLToPath(new URL("../../../src/core/export/", import.meta.url));
 const DRIVER = fileURLToPath(new URL("./dry_run.py", import.meta.url));
 const hasOmegaConf = spawnSync(PY, ["-c", "import omegaconf"]).status === 0;
 if (!hasOmegaConf) console.warn(`SKIPPED verl dry run: ${PY} has no omegaconf (apt-get install python3-omegaconf; .ci/run installs it)`);
-
-type Row = Record<string, unknown>;
-
-/** Every row of a Parquet file, through DuckDB's own reader (BIGINT as number). */
-export async function duckRows(path: string): Promise<Row[]> {
-  const db = await DuckDBInstance.create(":memory:");
-  const con = await db.connect();
-  try {
-    const reader = await con.runAndReadAll(`SELECT * FROM read_parquet('${path.replace(/'/g, "''")}')`);
-    return JSON.parse(JSON.stringify(reader.getRowObjectsJS(), (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v))) as Row[];
-  } finally {
-    con.closeSync();
-    db.closeSync();
-  }
-}
 
 /** The lines between `cat >> "$PREFIX/code/rl/FILE" <<'EOF'` and `EOF` in the README. */
 function patchLines(readme: string, file: string): string {

@@ -1,11 +1,11 @@
 /**
- * `npm run export -- verl`: the Parquet files read back by two readers that share no code with the
- * writer's encoder (parquet-wasm: the Rust arrow-rs reader; hyparquet: the reader of the same
- * family, for the row objects), the YAML read back by PyYAML where python3 has it, every config
+ * `npm run export -- verl`: the Parquet files read back by three readers that share no code with the
+ * writer's encoder (parquet-wasm: the Rust arrow-rs reader; DuckDB: its C++ reader, with the file's
+ * logical types and pandas metadata; hyparquet: the reader of the same family, for the row objects), the YAML read back by PyYAML where python3 has it, every config
  * field accounted for in docs/SCALING.md, and bad input refused by name.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tableFromIPC } from "apache-arrow";
@@ -18,6 +18,7 @@ import { presetConfig } from "../../../src/core/config/index.ts";
 import { unaccountedFields, verlMappingMarkdown, VERL_MAPPING } from "../../../src/core/export/verl-config.ts";
 import { CODE_PLACEHOLDER, TRAIN_DATA_SOURCE, VERL_COLUMNS, functionDeclaration } from "../../../src/core/export/verl-data.ts";
 import { buildVerlExport, verlExportZip, VERL_CONFIG_FILE } from "../../../src/core/export/verl.ts";
+import { duckColumns, duckKeyValues, duckRows, duckSchema } from "./duckdb.ts";
 
 const REWARD = readFileSync(new URL("../../../src/core/export/arena_reward.py", import.meta.url), "utf8");
 const file = arenaV1();
@@ -95,6 +96,43 @@ describe("verl export: Parquet", () => {
     expect(Number(parquetMetadata(buffer).num_rows)).toBe(val.length);
     const viaHyparquet = (await parquetReadObjects({ file: buffer })).map((r) => JSON.parse(JSON.stringify(r, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v))) as unknown);
     expect(viaHyparquet).toEqual(rows);
+  });
+
+  it("DuckDB (C++, its own reader) reads the same rows and types, the logical types and pandas' metadata as pyarrow writes them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "verl-duck-"));
+    try {
+      for (const name of ["train.parquet", "val.parquet"]) {
+        const path = join(dir, name);
+        writeFileSync(path, exported.files[name]);
+        expect(await duckColumns(path)).toEqual([
+          "data_source: VARCHAR",
+          "prompt: STRUCT(\"content\" VARCHAR, \"role\" VARCHAR)[]",
+          "test_prompt: STRUCT(\"content\" VARCHAR, \"role\" VARCHAR)[]",
+          "clean_description: VARCHAR",
+          "description: VARCHAR",
+          "problem: VARCHAR",
+          "GT_code: VARCHAR",
+          "GT_test: VARCHAR[]",
+          "test: VARCHAR",
+          "extra_info: STRUCT(function_declaration VARCHAR, function_name VARCHAR, imports VARCHAR, \"index\" BIGINT, question_id VARCHAR, split VARCHAR, title VARCHAR)",
+        ]);
+        expect(await duckRows(path)).toEqual(arrowRows(exported.files[name]).rows);
+        // Logical types on every string, list and integer (not only the legacy converted types).
+        const schema = await duckSchema(path);
+        const leaves = schema.filter((e) => e.type !== null && e.name !== "schema");
+        expect(leaves.length).toBeGreaterThan(10);
+        for (const e of leaves) expect([e.name, e.logical_type]).toEqual([e.name, e.type === "INT64" ? null : "StringType()"]);
+        for (const e of schema.filter((x) => x.converted_type === "LIST")) expect([e.name, e.logical_type]).toEqual([e.name, "ListType()"]);
+        // pandas' metadata: every column in order, a RangeIndex over the rows (pd.read_parquet's frame).
+        const pandas = JSON.parse((await duckKeyValues(path)).pandas) as { index_columns: unknown[]; columns: { name: string; field_name: string; pandas_type: string }[] };
+        expect(pandas.columns.map((c) => c.name)).toEqual([...VERL_COLUMNS]);
+        expect(pandas.columns.every((c) => c.field_name === c.name)).toBe(true);
+        expect(pandas.index_columns).toEqual([{ kind: "range", name: null, start: 0, stop: name === "train.parquet" ? exported.train : exported.val, step: 1 }]);
+        expect(Object.fromEntries(pandas.columns.map((c) => [c.name, c.pandas_type]))).toMatchObject({ prompt: "list[object]", GT_test: "list[unicode]", extra_info: "object", test: "unicode" });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.skipIf(spawnSync("python3", ["--version"]).status !== 0)("the check functions run: the reference passes its own, in CPython", () => {
