@@ -20,8 +20,8 @@ const FLAGS: Record<string, FlagSpec> = withConfigFlags({
   bench: { kind: "string", help: "evaluation bench JSON whose plus tests join val.parquet's check functions (default: the shipped or cached bench of the task set, if any)" },
   "code-model": { kind: "string", help: "Hugging Face id of the Code LLM (default Qwen/Qwen2.5-Coder-1.5B-Instruct)" },
   "test-model": { kind: "string", help: "Hugging Face id of the Test LLM (default the same)" },
-  nnodes: { kind: "int", min: 1, help: "Ray nodes per model (default 1)" },
-  "gpus-per-node": { kind: "int", min: 1, help: "GPUs per node per model (default 4)" },
+  nnodes: { kind: "int", min: 1, help: "nodes in the Ray cluster (default 1); the Code and the Test model share them" },
+  "gpus-per-node": { kind: "int", min: 1, help: "GPUs on each node (default 8); the export splits them between the two models' pools so every batch divides, and says how" },
   experiment: { kind: "string", help: "experiment name (default <task set>-<preset>-seed<seed>)" },
 });
 const USAGE = usage("export", "verl --out DIR [flags]", FLAGS);
@@ -68,7 +68,8 @@ async function main(argv: string[]): Promise<void> {
   mkdirSync(out, { recursive: true });
   for (const [name, bytes] of Object.entries(e.files)) writeFileSync(join(out, name), bytes);
   const sizes = Object.entries(e.files).map(([n, b]) => `${n} ${b.byteLength} B`).join(", ");
-  process.stdout.write(`export verl: ${file.name}, preset ${preset}: ${e.train} train rows, ${e.val} validation rows (tests: ${bench ? `golden + plus from ${bench.from}` : "golden"})\n  ${out}: ${sizes}\n  next: ${join(out, "README.md")}\n`);
+  const shape = e.plan.adjusted.map((a) => `  - ${a}\n`).join("");
+  process.stdout.write(`export verl: ${file.name}, preset ${preset}: ${e.train} train rows, ${e.val} validation rows (tests: ${bench ? `golden + plus from ${bench.from}` : "golden"})\n${shape}  ${out}: ${sizes}\n  next: ${join(out, "README.md")}\n`);
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {

@@ -180,12 +180,12 @@ export const CONFIG_FIELDS = {
   },
   lr_scheduler_type: {
     kind: "enum", values: LR_SCHEDULES, default: "cosine", group: "optimisation", trl: true,
-    effect: "Learning-rate schedule after warm-up.",
+    effect: "Learning-rate schedule after warm-up. `cosine`: half a cosine from lr down to 0.1 x lr at the last step (TRL's `cosine_with_min_lr` with min_lr_rate 0.1, not TRL's `cosine`, which ends at 0); `constant`: lr held (TRL's `constant_with_warmup`; TRL's `constant` has no warm-up). The verl export writes verl's `warmup_style` and `min_lr_ratio` to match (docs/SCALING.md).",
     when: "`constant` for open-ended runs.",
   },
   warmup_steps: {
     kind: "int", default: 2, min: 0, max: 100_000, group: "optimisation", trl: true,
-    effect: "Linear warm-up steps of the learning rate.",
+    effect: "Linear warm-up of the learning rate, counted in training steps (the optimiser steps of those training steps share the ramp, from lr / its length up to lr). verl's `lr_warmup_steps` counts the same unit.",
     when: "The paper used 10 of ~111 steps; scale with `steps`.",
   },
   weight_decay: {

@@ -21,14 +21,20 @@ Using it from the reference (README.md beside this file has the steps):
   * `ArenaMistakeBook` has the reference MistakeBook's methods (load, save, is_blacklisted,
     get_attack_testcases, update) and file names, keeps first/last step per test, and retrieves in
     the arena's order (frequency, then older first, then text) up to `mistake_book_top_k`.
+  * `reference_update_mistake_book` is the reference's `update_mistake_book` (reward.py) with the
+    same arguments and arithmetic, passing each failed test's program on, so the book's
+    `failed_code` is filled; `use_arena_mistake_book(ACGRayTrainer)` makes the trainer build an
+    `ArenaMistakeBook` whose top-k is the YAML's `reward_model.reward_kwargs.mistake_book_top_k`.
   * `grade_suite` turns the values a sandbox returned into the arena's line results (validity,
     verdict, corrected line), with canonical equality instead of Python's `==`.
 """
 
+import functools
 import json
 import math
 import os
 import socket
+import sys
 
 FLOAT_TOLERANCE = 1e-9
 DEFAULT_TESTS_PER_SUITE = 8
@@ -513,7 +519,9 @@ class ArenaMistakeBook:
     "failed_code"}], "blacklisted": false}}. The arena's importer reads these files.
     """
 
-    def __init__(self, mistake_book_dir, current_step, top_k=8):
+    DEFAULT_TOP_K = 8
+
+    def __init__(self, mistake_book_dir, current_step, top_k=DEFAULT_TOP_K):
         self.mistake_book = {}
         self.mistake_book_dir = mistake_book_dir
         self.top_k = top_k
@@ -559,3 +567,58 @@ class ArenaMistakeBook:
 def _arena_entry(tc):
     return {"test": tc["testcase"], "frequency": tc["frequency"], "first_step": tc.get("first_step", 0),
             "last_step": tc.get("last_step", 0), "failed_code": tc.get("failed_code", "")}
+
+
+def reference_update_mistake_book(mistake_book, question_ids, n_samples_a, n_samples_b, generated_code_list, is_code_valid_list,
+                                  attack_gen_total, attack_gen_passed_tcs, gen_adv_total_phase2, gen_adv_passed_phase2,
+                                  gen_failed_tcs_phase2):
+    """The reference's reward.py `update_mistake_book`, argument for argument: per task, the stored
+    tests its valid codes passed and the new tests they failed, plus (for an ArenaMistakeBook) the
+    program each new test failed. Codes of task q are [q n_a, (q + 1) n_a); suites of code i are
+    [i n_b, (i + 1) n_b)."""
+    if mistake_book is None:
+        return
+    arena_book = isinstance(mistake_book, ArenaMistakeBook)
+    for qidx, qid in enumerate(question_ids):
+        all_pass_rates, new_tests, new_codes, old_passed = [], [], [], []
+        for code_idx in range(qidx * n_samples_a, (qidx + 1) * n_samples_a):
+            if not is_code_valid_list[code_idx]:
+                all_pass_rates.append(0)
+                continue
+            attack_total = attack_gen_total[code_idx]
+            attack_passed = len(attack_gen_passed_tcs[code_idx])
+            old_passed.extend(attack_gen_passed_tcs[code_idx])
+            gen_total = gen_passed = 0
+            for tc_idx in range(code_idx * n_samples_b, (code_idx + 1) * n_samples_b):
+                gen_total += gen_adv_total_phase2[tc_idx]
+                gen_passed += gen_adv_passed_phase2[tc_idx]
+                new_tests.extend(gen_failed_tcs_phase2[tc_idx])
+                new_codes.extend([generated_code_list[code_idx]] * len(gen_failed_tcs_phase2[tc_idx]))
+            gen_rate = gen_passed / gen_total if gen_total > 0 else 0
+            attack_rate = attack_passed / attack_total if attack_total > 0 else 0
+            all_pass_rates.append((attack_rate + gen_rate) / 2.0 if attack_total > 0 else gen_rate)
+        avg = sum(all_pass_rates) / len(all_pass_rates) if all_pass_rates else 0
+        if arena_book:
+            mistake_book.update(qid, new_tests, old_passed, avg, failed_codes=new_codes)
+        else:
+            mistake_book.update(qid, new_tests, old_passed, avg)
+
+
+def use_arena_mistake_book(trainer_cls):
+    """Make `trainer_cls.fit` (the reference's ACGRayTrainer) build ArenaMistakeBook instead of its
+    module's MistakeBook, with top_k from its config's reward_model.reward_kwargs.mistake_book_top_k
+    (fit constructs `MistakeBook(dir, step)` by module-global lookup, so rebinding it there is enough)."""
+    module = sys.modules[trainer_cls.__module__]
+    fit = trainer_cls.fit
+    if getattr(fit, "_arena", False):
+        return
+
+    @functools.wraps(fit)
+    def arena_fit(self, *args, **kwargs):
+        kwargs_cfg = self.config_a.reward_model.get("reward_kwargs", None) or {}
+        top_k = int(kwargs_cfg.get("mistake_book_top_k", ArenaMistakeBook.DEFAULT_TOP_K))
+        module.MistakeBook = functools.partial(ArenaMistakeBook, top_k=top_k)
+        return fit(self, *args, **kwargs)
+
+    arena_fit._arena = True
+    trainer_cls.fit = arena_fit

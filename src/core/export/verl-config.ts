@@ -6,7 +6,8 @@
  * it or in VERL_NOT_MAPPED with the reason.
  */
 import { CONFIG_KEYS, type Config, type ConfigKey } from "../config/index.ts";
-import { ExportError } from "./verl-data.ts";
+import { TRAIN_DEFAULTS } from "../policy/train-config.ts";
+import { PPO_MICRO_BATCH_PER_GPU, REFERENCE_MISTAKE_BOOK_CAP, type VerlPlan } from "./verl-cluster.ts";
 
 /** A YAML float (written with a dot, so YAML 1.1 readers such as PyYAML read a float). */
 export class YamlFloat {
@@ -17,8 +18,8 @@ export type YamlValue = string | number | boolean | null | YamlFloat | YamlValue
 const f = (x: number) => new YamlFloat(x);
 
 export interface MapContext {
-  /** Train rows in train.parquet. */
-  trainTasks: number;
+  /** The run's shape on the cluster (planVerlRun: checked, placed, epochs counted). */
+  plan: VerlPlan;
 }
 
 export interface VerlMapping {
@@ -38,9 +39,8 @@ export const VERL_MAPPING: VerlMapping[] = [
     note: "With curriculum the train rows are written shortest reference first and shuffling is off (every epoch runs easy to hard, not only the first).",
   },
   {
-    fields: ["steps", "tasks_per_step"], keys: ["trainer.total_training_steps", "trainer.total_epochs"],
-    values: (c, ctx) => [c.steps, Math.max(1, Math.ceil((c.steps * c.tasks_per_step) / ctx.trainTasks))],
-    note: "Steps; enough epochs over train.parquet to reach them.",
+    fields: ["steps", "tasks_per_step"], keys: ["trainer.total_training_steps", "trainer.total_epochs"], values: (c, { plan }) => [c.steps, plan.epochs],
+    note: "Steps (one step = one batch of tasks_per_step prompts). Epochs: ceil(steps / floor(train rows / tasks_per_step)), since verl's train dataloader drops each epoch's last partial batch (drop_last); the run stops at total_training_steps.",
   },
   { fields: ["eval_every"], keys: ["trainer.test_freq"], values: (c) => [c.eval_every > 0 ? c.eval_every : c.steps], note: "Validation every this many steps (0: at the last step only)." },
   { fields: ["checkpoint_every"], keys: ["trainer.save_freq"], values: (c) => [c.checkpoint_every], note: "Checkpoints of both models." },
@@ -56,21 +56,28 @@ export const VERL_MAPPING: VerlMapping[] = [
   { fields: ["mistake_book"], keys: ["mistake_book"], values: (c) => [c.mistake_book], note: "The Mistake Book on or off." },
   {
     fields: ["mistake_book_top_k"], keys: ["reward_model.reward_kwargs.mistake_book_top_k"], values: (c) => [c.mistake_book_top_k],
-    note: "Read by `arena_reward.ArenaMistakeBook(top_k=...)`; the reference's MistakeBook retrieves 8.",
+    note: `Tests per task replayed from the Mistake Book. Read from this key by README step 2's patch (\`arena_reward.use_arena_mistake_book\`); the reference asks for at most ${REFERENCE_MISTAKE_BOOK_CAP}, so the export refuses more.`,
   },
   {
-    fields: ["topvar", "topvar_k", "num_generations"], keys: ["other.update_n"], values: (c) => [c.topvar ? Math.min(c.topvar_k, c.num_generations) : c.num_generations],
+    fields: ["topvar", "topvar_k", "num_generations"], keys: ["other.update_n"], values: (_c, { plan }) => [plan.updateN],
     note: "TopVar: the codes per task whose suites train model B (all codes when TopVar is off).",
   },
   { fields: ["learning_rate"], keys: ["actor_rollout_ref.actor.optim.lr"], values: (c) => [f(c.learning_rate)], note: "Both models. LLMs want far less than the tiny players (the paper: 1e-6)." },
-  { fields: ["lr_scheduler_type"], keys: ["actor_rollout_ref.actor.optim.warmup_style"], values: (c) => [c.lr_scheduler_type], note: "`cosine` or `constant`, verl's names too." },
-  { fields: ["warmup_steps"], keys: ["actor_rollout_ref.actor.optim.lr_warmup_steps"], values: (c) => [c.warmup_steps], note: "Linear warm-up steps." },
+  {
+    fields: ["lr_scheduler_type"], keys: ["actor_rollout_ref.actor.optim.warmup_style", "actor_rollout_ref.actor.optim.min_lr_ratio"],
+    values: (c) => [c.lr_scheduler_type, f(c.lr_scheduler_type === "cosine" ? TRAIN_DEFAULTS.minLrRatio : 1)],
+    note: `\`cosine\`: half a cosine from lr down to ${TRAIN_DEFAULTS.minLrRatio} x lr (the arena's floor; verl's default min_lr_ratio 0 would decay to 0), over total_training_steps. \`constant\`: lr after warm-up (TRL's \`constant_with_warmup\`); min_lr_ratio 1.0 records the arena's flat floor, verl's constant schedule ignores it. verl warms cosine up from min_lr_ratio x lr, constant from 0; the arena from lr / warm-up steps.`,
+  },
+  {
+    fields: ["warmup_steps"], keys: ["actor_rollout_ref.actor.optim.lr_warmup_steps"], values: (c) => [c.warmup_steps],
+    note: "Linear warm-up, counted in training steps in both (verl steps its scheduler once per update_actor, i.e. once per training step; the arena converts to its optimiser steps).",
+  },
   { fields: ["weight_decay"], keys: ["actor_rollout_ref.actor.optim.weight_decay"], values: (c) => [f(c.weight_decay)], note: "AdamW decoupled weight decay." },
   { fields: ["max_grad_norm"], keys: ["actor_rollout_ref.actor.grad_clip"], values: (c) => [f(c.max_grad_norm)], note: "Global gradient-norm clip." },
   { fields: ["num_iterations"], keys: ["actor_rollout_ref.actor.ppo_epochs"], values: (c) => [c.num_iterations], note: "PPO epochs over each step's samples." },
   {
-    fields: ["mini_batches", "tasks_per_step"], keys: ["actor_rollout_ref.actor.ppo_mini_batch_size"], values: (c) => [Math.ceil(c.tasks_per_step / c.mini_batches)],
-    note: "verl counts mini-batches in prompts (times rollout.n samples): tasks_per_step / mini_batches. Model B's batch is update_n codes per task, so it gets update_n times as many mini-batches.",
+    fields: ["mini_batches", "tasks_per_step"], keys: ["actor_rollout_ref.actor.ppo_mini_batch_size"], values: (_c, { plan }) => [plan.miniBatchPrompts],
+    note: "In prompts: tasks_per_step / mini_batches (the export refuses a mini_batches that does not divide it); verl multiplies by rollout.n for sequences and divides by the pool's GPUs. Model A: mini_batches optimiser steps per PPO epoch, as the arena. Model B shares the key, and its batch is update_n codes per task, so it takes update_n x mini_batches steps (the arena: mini_batches). Not carried: the arena's extra split of a mini-batch over 64 sequences.",
   },
   {
     fields: ["beta"], keys: ["actor_rollout_ref.actor.kl_loss_coef", "algorithm.kl_ctrl.kl_coef"], values: (c) => [f(c.beta), f(c.beta)],
@@ -88,35 +95,29 @@ export const VERL_NOT_MAPPED: Partial<Record<ConfigKey, string>> = {
   anonymise_code: "No counterpart: the export refuses `anonymise_code = true`.",
   task_set: "Not a YAML key: the set's tasks are the Parquet files themselves (`data.train_files`, `data.val_files`).",
   train_tasks: "Not a YAML key: train.parquet holds exactly the run's train tasks (runTrainTasks), val.parquet every held-out task.",
-  task_order: "verl walks shuffled epochs (the arena's `epochs`); `random` is exported as epochs.",
+  task_order: "verl walks shuffled epochs (the arena's `epochs`, each epoch a new permutation seeded by data.seed, not the arena's permutation); the export refuses `random`.",
   max_completion_length: "Counted in arena tokens; `data.max_response_length` stays at 4096 LLM tokens.",
   code_model: "The LLMs are `--code-model` / `--test-model` (Hugging Face ids; default Qwen/Qwen2.5-Coder-1.5B-Instruct).",
   test_model: "As code_model.",
   backend: "The browser's tfjs backend; verl runs on GPUs.",
   duel_records_kept: "The reference dumps every step's rollouts to `trainer.rollout_data_dir`.",
-  drop_zero_advantage: "The reference always drops the Code policy's zero-variance groups (trainer_a1.py `_reconstruct_a_batch`) and keeps model B's.",
+  drop_zero_advantage: "The reference keeps every sequence of both models in the update (trainer_a1.py defines `_reconstruct_a_batch`, which would drop the Code model's all-0 or all-1 groups, but never calls it): the arena's default `false`; the export refuses `true`.",
 };
-
-/** Throws ExportError naming the field when the reference cannot run this config. */
-export function checkExportable(c: Readonly<Config>): void {
-  if (c.mode !== "code-a1") throw new ExportError(`mode: the reference implementation trains code-a1 only, got ${JSON.stringify(c.mode)}`);
-  if (!c.white_box) throw new ExportError("white_box: the reference's Test policy always reads the program; a black-box run cannot be exported");
-  if (c.anonymise_code) throw new ExportError("anonymise_code: the reference has no counterpart; set it to false to export");
-}
 
 export interface VerlConfigOptions {
   codeModel: string;
   testModel: string;
-  nnodes: number;
-  gpusPerNode: number;
   experiment: string;
 }
 
 /** The whole YAML document as an object: the reference's structure, then the mapped values. */
 export function verlConfigObject(c: Readonly<Config>, ctx: MapContext, o: VerlConfigOptions): { [key: string]: YamlValue } {
-  checkExportable(c);
+  const { plan } = ctx;
   const doc: { [key: string]: YamlValue } = {
+    // main_a1.py sets prefix to $PREFIX or the working directory: where code/rl and arena/ are.
     prefix: ".",
+    // Logs, rollouts, the Mistake Book and checkpoints: $ARENA_OUT (an absolute path that outlives a Ray job's working directory) or prefix.
+    out: "${oc.env:ARENA_OUT,${prefix}}",
     data: {
       train_files: "${prefix}/arena/train.parquet",
       val_files: "${prefix}/arena/val.parquet",
@@ -127,11 +128,11 @@ export function verlConfigObject(c: Readonly<Config>, ctx: MapContext, o: VerlCo
       hybrid_engine: true,
       model: { path: o.codeModel, enable_gradient_checkpointing: true, enable_activation_offload: true, use_remove_padding: true },
       actor: {
-        strategy: "fsdp2", ppo_mini_batch_size: 0, ppo_micro_batch_size: null, ppo_micro_batch_size_per_gpu: 1, use_dynamic_bsz: true,
+        strategy: "fsdp2", ppo_mini_batch_size: 0, ppo_micro_batch_size: null, ppo_micro_batch_size_per_gpu: PPO_MICRO_BATCH_PER_GPU, use_dynamic_bsz: true,
         ppo_max_token_len_per_gpu: 32768, grad_clip: f(1), clip_ratio: f(0.2), clip_ratio_low: f(0.2), clip_ratio_high: f(0.28), clip_ratio_c: f(10),
         loss_agg_mode: "token-mean", entropy_coeff: f(0), use_kl_loss: true, kl_loss_coef: f(0.001), kl_loss_type: "low_var_kl", ppo_epochs: 1,
         ulysses_sequence_parallel_size: 1, checkpoint: { contents: ["model", "optimizer", "extra"] },
-        optim: { lr: f(1e-6), lr_warmup_steps: 0, warmup_style: "cosine", weight_decay: f(0.1) },
+        optim: { lr: f(1e-6), lr_warmup_steps: 0, warmup_style: "cosine", min_lr_ratio: f(0), weight_decay: f(0.1) },
         fsdp_config: { param_offload: false, optimizer_offload: false, offload_policy: false, reshard_after_forward: true, fsdp_size: -1, forward_prefetch: false },
         entropy_from_logits_with_chunking: false, entropy_checkpointing: false, policy_loss: { loss_mode: "vanilla" },
       },
@@ -147,7 +148,7 @@ export function verlConfigObject(c: Readonly<Config>, ctx: MapContext, o: VerlCo
         tensor_model_parallel_size: 1, max_num_batched_tokens: 8192, max_model_len: null, log_prob_micro_batch_size: null, log_prob_micro_batch_size_per_gpu: 32,
         log_prob_use_dynamic_bsz: "${actor_rollout_ref.actor.use_dynamic_bsz}", log_prob_max_token_len_per_gpu: "${actor_rollout_ref.actor.ppo_max_token_len_per_gpu}",
         disable_log_stats: true, enable_chunked_prefill: true, n: 0,
-        val_kwargs: { top_k: -1, top_p: f(0.95), temperature: f(0.7), n: 16, do_sample: true },
+        val_kwargs: { top_k: -1, top_p: f(0.95), temperature: f(0.7), n: 32, do_sample: true },
         multi_turn: { enable: false }, calculate_log_probs: false,
       },
     },
@@ -155,19 +156,19 @@ export function verlConfigObject(c: Readonly<Config>, ctx: MapContext, o: VerlCo
     algorithm: { adv_estimator: "grpo", use_kl_in_reward: false, kl_ctrl: { kl_coef: f(0.001) } },
     trainer: {
       total_epochs: 1, total_training_steps: 0, project_name: "code-a1-arena", experiment_name: o.experiment, logger: ["console"],
-      rollout_data_dir: "${prefix}/logs/code_rollout/${trainer.experiment_name}",
-      validation_data_dir: "${prefix}/logs/code_validation/${trainer.experiment_name}",
-      nnodes: o.nnodes, n_gpus_per_node: o.gpusPerNode, save_freq: 0, test_freq: 0, val_only: false, resume_mode: "auto", resume_from_path: null,
-      del_local_ckpt_after_load: false, default_local_dir: "${prefix}/checkpoints/code/${trainer.experiment_name}", ray_wait_register_center_timeout: 300,
+      rollout_data_dir: "${out}/logs/code_rollout/${trainer.experiment_name}",
+      validation_data_dir: "${out}/logs/code_validation/${trainer.experiment_name}",
+      nnodes: plan.poolNodes, n_gpus_per_node: plan.poolGpusPerNode, save_freq: 0, test_freq: 0, val_only: false, resume_mode: "auto", resume_from_path: null,
+      del_local_ckpt_after_load: false, default_local_dir: "${out}/checkpoints/code/${trainer.experiment_name}", ray_wait_register_center_timeout: 300,
     },
     other: {
       data: { max_prompt_length: 8192 },
       actor_rollout_ref: { model: { path: o.testModel }, rollout: { n: 0 } },
       trainer: {
-        rollout_data_dir: "${prefix}/logs/test_rollout/${trainer.experiment_name}",
-        validation_data_dir: "${prefix}/logs/test_validation/${trainer.experiment_name}",
-        n_gpus_per_node: o.gpusPerNode,
-        default_local_dir: "${prefix}/checkpoints/test/${trainer.experiment_name}",
+        rollout_data_dir: "${out}/logs/test_rollout/${trainer.experiment_name}",
+        validation_data_dir: "${out}/logs/test_validation/${trainer.experiment_name}",
+        n_gpus_per_node: plan.poolGpusPerNode,
+        default_local_dir: "${out}/checkpoints/test/${trainer.experiment_name}",
       },
       update_n: 1,
     },

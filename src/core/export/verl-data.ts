@@ -133,9 +133,11 @@ export function verlRows(file: TaskFile, o: { tests: number; curriculum: boolean
   };
 }
 
-const str = (name: string): SchemaElement => ({ name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" });
+// Logical types beside the legacy converted types, as pyarrow writes them: readers that go by the
+// logical type (pyarrow, DuckDB, Spark) and old ones that go by the converted type agree.
+const str = (name: string): SchemaElement => ({ name, type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" }, repetition_type: "OPTIONAL" });
 const messages = (name: string): SchemaElement[] => [
-  { name, repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 },
+  { name, repetition_type: "OPTIONAL", converted_type: "LIST", logical_type: { type: "LIST" }, num_children: 1 },
   { name: "list", repetition_type: "REPEATED", num_children: 1 },
   { name: "element", repetition_type: "OPTIONAL", num_children: 2 },
   str("content"),
@@ -153,12 +155,14 @@ export const VERL_SCHEMA: SchemaElement[] = [
   str("description"),
   str("problem"),
   str("GT_code"),
-  { name: "GT_test", repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 },
+  { name: "GT_test", repetition_type: "OPTIONAL", converted_type: "LIST", logical_type: { type: "LIST" }, num_children: 1 },
   { name: "list", repetition_type: "REPEATED", num_children: 1 },
   str("element"),
   str("test"),
   { name: "extra_info", repetition_type: "OPTIONAL", num_children: EXTRA_INFO_STRINGS.length + 1 },
   ...EXTRA_INFO_STRINGS.slice(0, 3).map(str),
+  // A bare INT64 is int64 to every reader. No INTEGER logical type: hyparquet-writer encodes its
+  // bitWidth so that DuckDB's Thrift reader rejects the whole footer (the DuckDB test caught it).
   { name: "index", type: "INT64", repetition_type: "OPTIONAL" },
   ...EXTRA_INFO_STRINGS.slice(3).map(str),
 ];
@@ -166,7 +170,28 @@ export const VERL_SCHEMA: SchemaElement[] = [
 /** The column names, in schema order. */
 export const VERL_COLUMNS = ["data_source", "prompt", "test_prompt", "clean_description", "description", "problem", "GT_code", "GT_test", "test", "extra_info"] as const;
 
-/** Rows -> Parquet bytes (hyparquet-writer, snappy). */
+/** pandas' dtype name of each column, as pyarrow records it ("unicode" strings, lists of them, objects). */
+const PANDAS_TYPES: Record<(typeof VERL_COLUMNS)[number], string> = {
+  data_source: "unicode", prompt: "list[object]", test_prompt: "list[object]", clean_description: "unicode", description: "unicode",
+  problem: "unicode", GT_code: "unicode", GT_test: "list[unicode]", test: "unicode", extra_info: "object",
+};
+
+/**
+ * The `pandas` key-value metadata pyarrow writes for a DataFrame with a default RangeIndex
+ * (pyarrow.pandas_compat.construct_metadata): with it, `pd.read_parquet` rebuilds the frame the
+ * reference's own files come from (columns in order, a RangeIndex, no "__index_level_0__").
+ */
+export function pandasMetadata(rows: number): string {
+  return JSON.stringify({
+    index_columns: [{ kind: "range", name: null, start: 0, stop: rows, step: 1 }],
+    column_indexes: [{ name: null, field_name: null, pandas_type: "unicode", numpy_type: "object", metadata: { encoding: "UTF-8" } }],
+    columns: VERL_COLUMNS.map((name) => ({ name, field_name: name, pandas_type: PANDAS_TYPES[name], numpy_type: "object", metadata: null })),
+    creator: { library: "code-a1-arena", version: "1" },
+    pandas_version: "2.2.3",
+  });
+}
+
+/** Rows -> Parquet bytes (hyparquet-writer, snappy), with pandas' metadata. */
 export function writeVerlParquet(rows: readonly VerlRow[]): Uint8Array {
   const columnData = VERL_COLUMNS.map((name) => ({
     name,
@@ -177,5 +202,5 @@ export function writeVerlParquet(rows: readonly VerlRow[]): Uint8Array {
       return { function_declaration: e.function_declaration, function_name: e.function_name, imports: e.imports, index: BigInt(e.index), question_id: e.question_id, split: e.split, title: e.title };
     }),
   }));
-  return new Uint8Array(parquetWriteBuffer({ columnData, schema: VERL_SCHEMA, createdBy: "code-a1-arena verl export" }));
+  return new Uint8Array(parquetWriteBuffer({ columnData, schema: VERL_SCHEMA, createdBy: "code-a1-arena verl export", kvMetadata: [{ key: "pandas", value: pandasMetadata(rows.length) }] }));
 }

@@ -1,11 +1,11 @@
 /**
- * `npm run export -- verl`: the Parquet files read back by two readers that share no code with the
- * writer's encoder (parquet-wasm: the Rust arrow-rs reader; hyparquet: the reader of the same
- * family, for the row objects), the YAML read back by PyYAML where python3 has it, every config
+ * `npm run export -- verl`: the Parquet files read back by three readers that share no code with the
+ * writer's encoder (parquet-wasm: the Rust arrow-rs reader; DuckDB: its C++ reader, with the file's
+ * logical types and pandas metadata; hyparquet: the reader of the same family, for the row objects), the YAML read back by PyYAML where python3 has it, every config
  * field accounted for in docs/SCALING.md, and bad input refused by name.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tableFromIPC } from "apache-arrow";
@@ -18,6 +18,7 @@ import { presetConfig } from "../../../src/core/config/index.ts";
 import { unaccountedFields, verlMappingMarkdown, VERL_MAPPING } from "../../../src/core/export/verl-config.ts";
 import { CODE_PLACEHOLDER, TRAIN_DATA_SOURCE, VERL_COLUMNS, functionDeclaration } from "../../../src/core/export/verl-data.ts";
 import { buildVerlExport, verlExportZip, VERL_CONFIG_FILE } from "../../../src/core/export/verl.ts";
+import { duckColumns, duckKeyValues, duckRows, duckSchema } from "./duckdb.ts";
 
 const REWARD = readFileSync(new URL("../../../src/core/export/arena_reward.py", import.meta.url), "utf8");
 const file = arenaV1();
@@ -97,6 +98,43 @@ describe("verl export: Parquet", () => {
     expect(viaHyparquet).toEqual(rows);
   });
 
+  it("DuckDB (C++, its own reader) reads the same rows and types, the logical types and pandas' metadata as pyarrow writes them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "verl-duck-"));
+    try {
+      for (const name of ["train.parquet", "val.parquet"]) {
+        const path = join(dir, name);
+        writeFileSync(path, exported.files[name]);
+        expect(await duckColumns(path)).toEqual([
+          "data_source: VARCHAR",
+          "prompt: STRUCT(\"content\" VARCHAR, \"role\" VARCHAR)[]",
+          "test_prompt: STRUCT(\"content\" VARCHAR, \"role\" VARCHAR)[]",
+          "clean_description: VARCHAR",
+          "description: VARCHAR",
+          "problem: VARCHAR",
+          "GT_code: VARCHAR",
+          "GT_test: VARCHAR[]",
+          "test: VARCHAR",
+          "extra_info: STRUCT(function_declaration VARCHAR, function_name VARCHAR, imports VARCHAR, \"index\" BIGINT, question_id VARCHAR, split VARCHAR, title VARCHAR)",
+        ]);
+        expect(await duckRows(path)).toEqual(arrowRows(exported.files[name]).rows);
+        // Logical types on every string, list and integer (not only the legacy converted types).
+        const schema = await duckSchema(path);
+        const leaves = schema.filter((e) => e.type !== null && e.name !== "schema");
+        expect(leaves.length).toBeGreaterThan(10);
+        for (const e of leaves) expect([e.name, e.logical_type]).toEqual([e.name, e.type === "INT64" ? null : "StringType()"]);
+        for (const e of schema.filter((x) => x.converted_type === "LIST")) expect([e.name, e.logical_type]).toEqual([e.name, "ListType()"]);
+        // pandas' metadata: every column in order, a RangeIndex over the rows (pd.read_parquet's frame).
+        const pandas = JSON.parse((await duckKeyValues(path)).pandas) as { index_columns: unknown[]; columns: { name: string; field_name: string; pandas_type: string }[] };
+        expect(pandas.columns.map((c) => c.name)).toEqual([...VERL_COLUMNS]);
+        expect(pandas.columns.every((c) => c.field_name === c.name)).toBe(true);
+        expect(pandas.index_columns).toEqual([{ kind: "range", name: null, start: 0, stop: name === "train.parquet" ? exported.train : exported.val, step: 1 }]);
+        expect(Object.fromEntries(pandas.columns.map((c) => [c.name, c.pandas_type]))).toMatchObject({ prompt: "list[object]", GT_test: "list[unicode]", extra_info: "object", test: "unicode" });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it.skipIf(spawnSync("python3", ["--version"]).status !== 0)("the check functions run: the reference passes its own, in CPython", () => {
     const { rows } = arrowRows(exported.files["val.parquet"]);
     // Trusted code only: the task's own reference solution against its own tests.
@@ -115,7 +153,7 @@ describe("verl export: config, files, errors", () => {
     const doc = JSON.parse(res.stdout) as Record<string, unknown>;
     const at = (key: string) => key.split(".").reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], doc);
     for (const m of VERL_MAPPING) {
-      const values = m.values(config, { trainTasks: exported.train });
+      const values = m.values(config, { plan: exported.plan });
       m.keys.forEach((k, i) => {
         const v = values[i];
         expect([k, at(k)]).toEqual([k, typeof v === "object" && v !== null && "value" in v ? v.value : v]);
@@ -126,7 +164,7 @@ describe("verl export: config, files, errors", () => {
     expect(at("other.update_n")).toBe(2);
     expect(at("actor_rollout_ref.rollout.n")).toBe(8);
     expect(at("data.shuffle")).toBe(false);
-    expect([at("trainer.nnodes"), at("trainer.n_gpus_per_node")]).toEqual([2, 8]);
+    expect([at("trainer.nnodes"), at("trainer.n_gpus_per_node"), at("other.trainer.n_gpus_per_node")]).toEqual([1, 8, 8]); // 2 nodes x 8 GPUs: a node per model (no traffic between nodes inside a pool)
     expect(at("reward_model.reward_manager")).toBe("acg_llm");
   });
 
@@ -141,7 +179,7 @@ describe("verl export: config, files, errors", () => {
     expect(strFromU8(exported.files["arena_reward.py"])).toBe(REWARD);
     const readme = strFromU8(exported.files["README.md"]);
     for (const cmd of ["ray start --head", "ray start --address=", "ray job submit", `main_a1.py arena/${VERL_CONFIG_FILE}`, "SANDBOX_FUSION_ENDPOINT", "npm run import-verl"]) expect(readme).toContain(cmd);
-    expect(readme).toContain("32 GPUs");
+    expect(readme).toContain("16 GPUs listed");
     const zip = unzipSync(verlExportZip(exported, "arena"));
     expect(Object.keys(zip).sort()).toEqual(Object.keys(exported.files).map((n) => `arena/${n}`).sort());
     expect(Buffer.from(zip["arena/train.parquet"]).equals(Buffer.from(exported.files["train.parquet"]))).toBe(true);
