@@ -1,8 +1,9 @@
 /**
  * `npm run app-bench [-- --tasks arena-v2|arena-v1]`: builds the evaluation bench the app's live
- * evaluation reads (public/bench/<set>.json): plus tests and surviving mutants of the set's
+ * evaluation reads (public/bench/<set>.json): plus tests and screened mutants of the set's
  * quick-look tasks (quickLookTasks in src/core/duel/evaluate.ts). Building it runs references and
- * mutants in Python, which the app does not do for itself; rebuild after changing a task set.
+ * mutants in Python, which the app does not do for itself; rebuild after changing a task set,
+ * mutate.py or the mutant screen (the app refuses a bench whose keys differ).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -11,6 +12,7 @@ import { quickLookTasks } from "../src/core/duel/evaluate.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { loadOrPrepareBench } from "../src/node/run-files.ts";
 import { benchFile } from "../src/core/arena/bench-file.ts";
+import { mutateSource } from "../src/node/python-runner.ts";
 import { CliError, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
     const bench = await loadOrPrepareBench(grader, tasks, "runs", (p) => p.done === p.total && console.log(`[bench] ${p.text}`));
     const out = join((flags.out as string | undefined) ?? "public", appBenchPath(name));
     mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, JSON.stringify(await benchFile(bench)) + "\n");
+    writeFileSync(out, JSON.stringify(await benchFile(bench, mutateSource())) + "\n");
     console.log(`app-bench: ${tasks.length} tasks of ${name} in ${Math.round((performance.now() - t0) / 1000)} s -> ${out}`);
   } finally {
     await grader.close();

@@ -18,7 +18,9 @@ import { baseCheckpointPath, loadOrPrepareBench, readRunFile, runTaskFile } from
 import { trainRun } from "../src/node/train-run.ts";
 import { CURVES, curveSvg, resultsMarkdown, type JobResult } from "../src/node/results-report.ts";
 import { ABLATIONS, ALPHA_SWEEP, MODES, withAblation, type AblationName, type Config } from "../src/core/config/index.ts";
-import type { EvalMetrics } from "../src/core/duel/evaluate.ts";
+import { EVAL_METRICS_VERSION, type EvalMetrics } from "../src/core/duel/evaluate.ts";
+import { mutantsKey } from "../src/core/arena/bench-file.ts";
+import { mutateSource } from "../src/node/python-runner.ts";
 import type { StepMetrics } from "../src/core/loop/types.ts";
 import { runTrainTasks, taskVisits } from "../src/core/duel/task-order.ts";
 import type { Grader } from "../src/core/grader/types.ts";
@@ -135,7 +137,7 @@ async function main(argv: string[]): Promise<void> {
       const result = await runJob(job, file, grader, bench, evalOpts, outDir, log);
       done.push({ job, result });
       const left = ((Date.now() - t0) / (i + 1)) * (jobs.length - i - 1);
-      log(`[${i + 1}/${jobs.length}] ${job.name}: plus held-out ${pct(result.metrics.plus_pass_heldout)}, Mul ${result.metrics.mul.toFixed(2)}; ETA ${formatDuration(left / 1000)}`);
+      log(`[${i + 1}/${jobs.length}] ${job.name}: plus held-out ${pct(result.metrics.plus_pass_heldout)}, bug detection held-out ${pct(result.metrics.bug_detection_heldout)}, Mul per suite ${result.metrics.mul_suite.toFixed(2)}; ETA ${formatDuration(left / 1000)}`);
       writeReport(done, { command, preset, steps, seeds, evalOpts, resultsPath, taskSet });
     }
     log(`wrote ${resultsPath}`);
@@ -185,7 +187,8 @@ async function runJob(job: Job, file: TaskFile, grader: Grader, bench: Bench, ev
   const sharedBase = c.mode === "base" && baseCheckpointPath(c.code_model) !== null && baseCheckpointPath(c.test_model) !== null;
   const evalPath = join(outDir, sharedBase ? `${c.mode}-${c.code_model}-${c.test_model}.eval.json` : `${job.name}.eval.json`);
   const opts = evalOpts;
-  const key = JSON.stringify({ ...opts, onProgress: undefined, whiteBox: c.white_box, testsPerSuite: c.tests_per_suite });
+  // The figures' version and the mutants measured against: a cache from before a change is measured again.
+  const key = JSON.stringify({ ...opts, onProgress: undefined, whiteBox: c.white_box, testsPerSuite: c.tests_per_suite, metrics: EVAL_METRICS_VERSION, mutants: await mutantsKey(mutateSource()) });
   let stepMetrics: StepMetrics[] = [];
   let trainSeconds = 0;
   let checkpoint;

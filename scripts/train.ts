@@ -32,7 +32,7 @@ function stepLine(e: Extract<TrainerEvent, { type: "step" }>, steps: number, eta
   const secs = (m.time_sample_ms + m.time_grade_ms + m.time_update_ms) / 1000;
   return (
     `step ${String(m.step).padStart(String(steps).length)}/${steps}  R_C ${f(m.code_reward)}  R_T ${f(m.test_reward)}  ` +
-    `valid ${pct(m.test_validity)}  loads ${pct(m.code_loads)}  bugs ${pct(m.bug_detection)}  book ${m.mistake_book_size}  ` +
+    `valid ${pct(m.test_validity)}  loads ${pct(m.code_loads)}  pairs failed ${pct(m.rollout_fail_rate)}  book ${m.mistake_book_size}  ` +
     `clip ${pct(m.clip_fraction_code)}/${pct(m.clip_fraction_test)} (${m.optimizer_steps_code}/${m.optimizer_steps_test} steps)  ` +
     `${secs.toFixed(1)} s  ETA ${eta === null ? "?" : formatDuration(eta)}${evals}`
   );

@@ -6,6 +6,7 @@
  */
 import { appBenchPath, builtinTaskSet } from "./core/arena/task-suite.ts";
 import { benchFromFile } from "./core/arena/bench-file.ts";
+import MUTATE_PY from "./core/arena/mutate.py?raw";
 import { arenaVocabulary } from "./core/duel/contexts.ts";
 import { evalStepMetrics, evaluatePlayers, quickLookTasks } from "./core/duel/evaluate.ts";
 import { isWhiteBox } from "./core/duel/step.ts";
@@ -31,8 +32,8 @@ async function loadBench(name: string, tasks: Task[]): Promise<Bench> {
   const path = appBenchPath(name);
   const response = await fetchAppFile(path);
   if (!response) throw new Error(`the evaluation bench ${path} is missing: build it with npm run app-bench -- --tasks ${name}`);
-  const { bench, key, found } = await benchFromFile(tasks, await response.json());
-  if (!bench) throw new Error(`the evaluation bench ${path} was built for other tasks (${found ?? "no key"}, these are ${key}): rebuild it with npm run app-bench -- --tasks ${name}`);
+  const { bench, key, found } = await benchFromFile(tasks, await response.json(), MUTATE_PY);
+  if (!bench) throw new Error(`the evaluation bench ${path} was built for other tasks or mutants (${found ?? "no key"}, these are ${key}): rebuild it with npm run app-bench -- --tasks ${name}`);
   return bench;
 }
 

@@ -18,7 +18,7 @@ import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from "fflate";
 import type { Config } from "./config/fields.ts";
 import { parseFullConfig } from "./config/parse.ts";
 import { validateMistakeBook, type MistakeBook } from "./loop/mistake-book.ts";
-import { EVAL_METRIC_KEYS, fillLaterEvalMetricKeys, RUN_STATUSES, STEP_METRIC_KEYS, type DuelRecord, type RunStatus, type StepMetrics } from "./loop/types.ts";
+import { EVAL_METRIC_KEYS, LATER_STEP_METRIC_KEYS, migrateStepMetrics, RUN_STATUSES, STEP_METRIC_KEYS, type DuelRecord, type RunStatus, type StepMetrics } from "./loop/types.ts";
 import { setOwn } from "./own.ts";
 import type { RngState } from "./rng.ts";
 import { validateTaskFile, type TaskFile } from "./arena/task.ts";
@@ -311,8 +311,8 @@ function validateMetrics(v: unknown, steps: number): StepMetrics[] {
   v.forEach((m: unknown, i) => {
     const at = `metrics.json[${i}]`;
     if (!isRecord(m)) throw new BundleError(`${at} must have exactly the StepMetrics fields.`);
-    // A bundle from before these keys existed: not measured then.
-    fillLaterEvalMetricKeys(m);
+    // A bundle from an earlier version: renamed keys under today's names, later keys not measured then.
+    migrateStepMetrics(m);
     if (Object.keys(m).sort().join(",") !== expected) {
       const want = ["step", ...STEP_METRIC_KEYS, ...EVAL_METRIC_KEYS];
       const missing = want.filter((k) => !Object.hasOwn(m, k));
@@ -321,7 +321,11 @@ function validateMetrics(v: unknown, steps: number): StepMetrics[] {
       throw new BundleError(`${at} must have exactly the StepMetrics fields; missing: ${missing.join(", ") || "none"}; unknown: ${extra.join(", ") || "none"}${hint}.`);
     }
     if (m.step !== i + 1) throw new BundleError(`${at}.step is ${String(m.step)}, expected ${i + 1}.`);
-    for (const k of STEP_METRIC_KEYS) if (typeof m[k] !== "number" || !Number.isFinite(m[k])) throw new BundleError(`${at}.${k} must be a finite number.`);
+    const nullable = new Set<string>(LATER_STEP_METRIC_KEYS);
+    for (const k of STEP_METRIC_KEYS) {
+      if (nullable.has(k) && m[k] === null) continue;
+      if (typeof m[k] !== "number" || !Number.isFinite(m[k])) throw new BundleError(`${at}.${k} must be a finite number${nullable.has(k) ? " or null" : ""}.`);
+    }
     for (const k of EVAL_METRIC_KEYS) if (m[k] !== null && (typeof m[k] !== "number" || !Number.isFinite(m[k]))) throw new BundleError(`${at}.${k} must be a number or null.`);
   });
   return v as StepMetrics[];

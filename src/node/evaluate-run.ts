@@ -136,6 +136,7 @@ export function metricsJson(m: EvalMetrics, extra: Record<string, unknown> = {})
 /** A human table of the metrics. */
 export function metricsTable(m: EvalMetrics): string {
   const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : "n/a");
+  const num = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "n/a");
   const rows: [string, string][] = [
     ["plus-pass@1 train", pct(m.plus_pass_train)],
     ["plus-pass@1 held-out", pct(m.plus_pass_heldout)],
@@ -146,11 +147,18 @@ export function metricsTable(m: EvalMetrics): string {
     ["golden-pass@1 train", pct(m.golden_pass_train)],
     ["test validity", pct(m.test_validity)],
     [`test pass@${m.k} (n = ${m.samples})`, pct(m.test_pass_k)],
-    [`test mut@${m.k}`, pct(m.test_mut_k)],
-    [`Mul (pass@${m.k} x mut@${m.k} x 100)`, Number.isFinite(m.mul) ? m.mul.toFixed(2) : "n/a"],
-    ["bug detection", pct(m.bug_detection)],
+    ["hard mutants killed, per suite", pct(m.mut_suite)],
+    [`hard mutants killed, union@${m.k}`, pct(m.mut_hard_k)],
+    [`Mul per suite (pass@${m.k} x per suite x 100)`, num(m.mul_suite)],
+    [`Mul union@${m.k} (pass@${m.k} x union@${m.k} x 100)`, num(m.mul_hard_k)],
+    ["buggy variants caught, per suite, held-out", pct(m.bug_detection_heldout)],
+    [`buggy variants caught, union@${m.k}, held-out`, pct(m.bug_k_heldout)],
+    [`buggy variants caught, union@${m.k}, every task`, pct(m.bug_k)],
+    [`old: mut@${m.k}, every mutant`, pct(m.test_mut_k)],
+    [`old: Mul (pass@${m.k} x old mut@${m.k} x 100)`, num(m.mul)],
+    ["old: bug detection, per suite, every task", pct(m.bug_detection)],
     ["plus-pass@1, plain sampling", pct(m.plain_plus_pass)],
     ["plus-pass@1, ranked by own tests", pct(m.tts_plus_pass)],
   ];
-  return rows.map(([k, v]) => `${k.padEnd(40)}${v.padStart(8)}`).join("\n");
+  return rows.map(([k, v]) => `${k.padEnd(48)}${v.padStart(8)}`).join("\n");
 }

@@ -67,7 +67,7 @@ function cell(xs: number[], scale: number, digits: number): string {
   return n > 1 ? `${(mean * scale).toFixed(digits)} ± ${(std * scale).toFixed(digits)}` : (mean * scale).toFixed(digits);
 }
 
-const COLUMNS: { key: keyof EvalMetrics; title: string; scale: number; digits: number }[] = [
+const COLUMNS: Column[] = [
   { key: "plus_pass_train", title: "plus-pass@1 train (%)", scale: 100, digits: 1 },
   { key: "plus_pass_heldout", title: "plus-pass@1 held-out (%)", scale: 100, digits: 1 },
   { key: "plus_pass_heldout_compositional", title: "compositional (%)", scale: 100, digits: 1 },
@@ -75,16 +75,42 @@ const COLUMNS: { key: keyof EvalMetrics; title: string; scale: number; digits: n
   { key: "plus_share_heldout", title: "plus tests passed held-out (%)", scale: 100, digits: 1 },
   { key: "golden_pass_train", title: "golden-pass@1 train (%)", scale: 100, digits: 1 },
   { key: "test_validity", title: "test validity (%)", scale: 100, digits: 1 },
-  { key: "mul", title: "Mul", scale: 1, digits: 2 },
-  { key: "bug_detection", title: "bug detection (%)", scale: 100, digits: 1 },
+  { key: "bug_detection_heldout", title: "bug detection held-out (%)", scale: 100, digits: 1 },
+  { key: "mul_suite", title: "Mul per suite", scale: 1, digits: 2 },
   { key: "plain_plus_pass", title: "plus-pass plain (%)", scale: 100, digits: 1 },
   { key: "tts_plus_pass", title: "plus-pass ranked (%)", scale: 100, digits: 1 },
 ];
 
-function table(rows: { label: string; jobs: JobResult[] }[]): string {
-  const head = `| | ${COLUMNS.map((c) => c.title).join(" | ")} |`;
-  const sep = `|---|${COLUMNS.map(() => "---:").join("|")}|`;
-  const body = rows.map((r) => `| ${r.label} | ${COLUMNS.map((c) => cell(r.jobs.map((j) => j.metrics[c.key]), c.scale, c.digits)).join(" | ")} |`);
+/**
+ * The Test policy's figures: wrong programs caught, per suite and union@k, for hard mutants and
+ * buggy variants, Mul on each mutant rate; then the OLD figures (union over every killable mutant,
+ * bug detection over every task), kept beside the new for one release.
+ */
+const TEST_COLUMNS: Column[] = [
+  { key: "test_validity", title: "validity (%)", scale: 100, digits: 1 },
+  { key: "test_pass_k", title: "pass@k (%)", scale: 100, digits: 1 },
+  { key: "mut_suite", title: "hard mutants per suite (%)", scale: 100, digits: 1 },
+  { key: "mut_hard_k", title: "hard mutants union@k (%)", scale: 100, digits: 1 },
+  { key: "mul_suite", title: "Mul per suite", scale: 1, digits: 2 },
+  { key: "mul_hard_k", title: "Mul union@k", scale: 1, digits: 2 },
+  { key: "bug_detection_heldout", title: "variants per suite, held-out (%)", scale: 100, digits: 1 },
+  { key: "bug_k_heldout", title: "variants union@k, held-out (%)", scale: 100, digits: 1 },
+  { key: "test_mut_k", title: "old: mut@k, every mutant (%)", scale: 100, digits: 1 },
+  { key: "mul", title: "old: Mul", scale: 1, digits: 2 },
+  { key: "bug_detection", title: "old: variants per suite, every task (%)", scale: 100, digits: 1 },
+];
+
+interface Column {
+  key: keyof EvalMetrics;
+  title: string;
+  scale: number;
+  digits: number;
+}
+
+function table(rows: { label: string; jobs: JobResult[] }[], columns: Column[] = COLUMNS): string {
+  const head = `| | ${columns.map((c) => c.title).join(" | ")} |`;
+  const sep = `|---|${columns.map(() => "---:").join("|")}|`;
+  const body = rows.map((r) => `| ${r.label} | ${columns.map((c) => cell(r.jobs.map((j) => j.metrics[c.key]), c.scale, c.digits)).join(" | ")} |`);
   return [head, sep, ...body].join("\n");
 }
 
@@ -119,28 +145,31 @@ export function pairedDifference(mode: readonly JobResult[], base: readonly JobR
   return { mean: avg(d), lo: q(0.025), hi: q(0.975), n: d.length };
 }
 
-const PAIRED: { key: keyof EvalMetrics; title: string; scale: number; digits: number }[] = [
+const PAIRED: Column[] = [
   { key: "plus_pass_heldout", title: "plus-pass@1 held-out (pts)", scale: 100, digits: 1 },
   { key: "plus_pass_heldout_compositional", title: "plus-pass@1 compositional (pts)", scale: 100, digits: 1 },
   { key: "plus_pass_heldout_family", title: "plus-pass@1 family (pts)", scale: 100, digits: 1 },
   { key: "plus_share_heldout", title: "plus tests passed held-out (pts)", scale: 100, digits: 1 },
   { key: "plus_pass_train", title: "plus-pass@1 train (pts)", scale: 100, digits: 1 },
   { key: "test_validity", title: "test validity (pts)", scale: 100, digits: 1 },
-  { key: "mul", title: "Mul", scale: 1, digits: 2 },
-  { key: "bug_detection", title: "bug detection (pts)", scale: 100, digits: 1 },
+  { key: "bug_detection_heldout", title: "bug detection held-out (pts)", scale: 100, digits: 1 },
+  { key: "mul_suite", title: "Mul per suite", scale: 1, digits: 2 },
 ];
 
+/** The paired differences of the test figures, new then old (TEST_COLUMNS' order). */
+const PAIRED_TESTS: Column[] = TEST_COLUMNS.map((c) => ({ ...c, title: c.title.replace("(%)", "(pts)") }));
+
 /** Metrics of the Test policy: golden-tests does not train one, so they are the base's. */
-const BASE_TEST_KEYS = new Set<keyof EvalMetrics>(["test_validity", "mul", "bug_detection", "test_pass_k", "test_mut_k"]);
+const BASE_TEST_KEYS = new Set<keyof EvalMetrics>(TEST_COLUMNS.map((c) => c.key));
 
 /** Each trained mode minus base, seed by seed: mean and 95% bootstrap interval; rows reusing the base Test policy say so. */
-export function pairedTable(main: JobResult[]): string {
+export function pairedTable(main: JobResult[], columns: Column[] = PAIRED): string {
   const base = byMode(main, "base");
   if (base.length === 0) return "(base not evaluated: no paired differences)";
-  const head = `| vs base | seeds | ${PAIRED.map((c) => c.title).join(" | ")} |`;
-  const sep = `|---|---:|${PAIRED.map(() => "---:").join("|")}|`;
+  const head = `| vs base | seeds | ${columns.map((c) => c.title).join(" | ")} |`;
+  const sep = `|---|---:|${columns.map(() => "---:").join("|")}|`;
   const rows = rowLabels(main).filter((m) => m !== "base" && byMode(main, m).length).map((m) => {
-    const cells = PAIRED.map((c) => {
+    const cells = columns.map((c) => {
       if (m.split("+")[0] === "golden-tests" && BASE_TEST_KEYS.has(c.key)) return "base Test policy";
       const p = pairedDifference(byMode(main, m), base, c.key);
       const f = (x: number) => (x * c.scale).toFixed(c.digits);
@@ -196,12 +225,17 @@ export function expectations(main: JobResult[], alpha: JobResult[] = []): string
   // (the base already shows one from pretraining; only the excess is golden-tests' doing).
   p = judged(pairedDifference(within(byMode(main, "golden-tests"), "golden_pass_train", "plus_pass_train"), within(byMode(main, "base"), "golden_pass_train", "plus_pass_train"), "plus_pass_heldout"));
   out.push(`- Golden-tests fooled by weak tests (its golden-pass minus plus-pass gap on train tasks above the base's gap): ${p.v}: gap ${pct(m("golden-tests", "golden_pass_train") - m("golden-tests", "plus_pass_train"))} vs base ${pct(m("base", "golden_pass_train") - m("base", "plus_pass_train"))}, ${p.text}.`);
-  for (const [key, name] of [["test_validity", "test validity"], ["bug_detection", "bug detection"]] as const) {
-    const { early, late } = earlyLate(byMode(main, "code-a1"), key);
-    out.push(`- Code-A1's ${name} rising over training: ${verdict(known(early, late) && late > early)}: ${pct(early)} in the first fifth of steps, ${pct(late)} in the last (a trend of the mean over seeds, no interval).`);
-  }
-  const sp = earlyLate(byMode(main, "self-play"), "r_adv");
-  out.push(`- Self-play's tests growing easy (adversarial reward R_adv falling): ${verdict(known(sp.early, sp.late) && sp.late < sp.early)}: ${sp.early.toFixed(3)} early, ${sp.late.toFixed(3)} late (a trend of the mean over seeds, no interval).`);
+  const validity = earlyLate(byMode(main, "code-a1"), "test_validity");
+  out.push(`- Code-A1's test validity rising over training: ${verdict(known(validity.early, validity.late) && validity.late > validity.early)}: ${pct(validity.early)} in the first fifth of steps, ${pct(validity.late)} in the last (a trend of the mean over seeds, no interval).`);
+  // The Test policy's bug detection is measured on held-out suites at evaluation, against base on
+  // the same draws: not the rollout failure rate, which falls as the Code policy improves.
+  p = judged(pairedDifference(byMode(main, "code-a1"), byMode(main, "base"), "bug_detection_heldout"));
+  out.push(`- Code-A1's bug detection above base (buggy variants a single suite catches, held-out tasks): ${p.v}: ${pct(m("code-a1", "bug_detection_heldout"))} vs ${pct(m("base", "bug_detection_heldout"))}, ${p.text}; old figure (every task) ${pct(m("code-a1", "bug_detection"))} vs ${pct(m("base", "bug_detection"))}.`);
+  // R_adv switches to (gen_fail - hist_fail + 1) / 2 once a task's Mistake Book has tests, which lifts
+  // it towards 0.5 whatever the suites do: the trend is judged on gen_fail, R_adv shown beside it.
+  const sp = earlyLate(byMode(main, "self-play"), "gen_fail");
+  const spAdv = earlyLate(byMode(main, "self-play"), "r_adv");
+  out.push(`- Self-play's tests growing easy (fresh-test failure rate gen_fail falling): ${verdict(known(sp.early, sp.late) && sp.late < sp.early)}: ${sp.early.toFixed(3)} early, ${sp.late.toFixed(3)} late (a trend of the mean over seeds, no interval; R_adv ${spAdv.early.toFixed(3)} -> ${spAdv.late.toFixed(3)}, not comparable across steps: it changes formula when the Mistake Book replays).`);
   const codeA1 = byMode(main, "code-a1");
   p = judged(pairedDifference(within(codeA1, "tts_plus_pass", "plain_plus_pass"), zero(codeA1), "plus_pass_heldout"));
   out.push(`- Test-time scaling helps the trained pair (ranked above plain sampling): ${p.v}: ${pct(m("code-a1", "tts_plus_pass"))} vs ${pct(m("code-a1", "plain_plus_pass"))}, ${p.text}; base pair ${pct(m("base", "tts_plus_pass"))} vs ${pct(m("base", "plain_plus_pass"))}.`);
@@ -213,42 +247,57 @@ export function expectations(main: JobResult[], alpha: JobResult[] = []): string
   }
   // The paper's orderings (spec, "Headline results"), each as a paired difference between two modes
   // trained on the same seeds: code on held-out plus-pass, tests on Mul.
-  const metricText = (key: keyof EvalMetrics, x: number) => (key === "mul" ? x.toFixed(2) : pct(x));
+  const isMul = (key: keyof EvalMetrics) => MUL_KEYS.has(key);
+  const metricText = (key: keyof EvalMetrics, x: number) => (isMul(key) ? x.toFixed(2) : pct(x));
   for (const [a, b, key, what] of ORDERINGS) {
     if (byMode(main, a).length === 0 || byMode(main, b).length === 0) continue;
     const d = pairedDifference(byMode(main, a), byMode(main, b), key);
-    const q = key === "mul" ? { ...d, mean: d.mean / 100, lo: d.lo / 100, hi: d.hi / 100 } : d;
+    const q = isMul(key) ? { ...d, mean: d.mean / 100, lo: d.lo / 100, hi: d.hi / 100 } : d;
     p = judged(q);
-    const text = key === "mul" ? p.text.replace(/points/g, "Mul") : p.text;
+    const text = isMul(key) ? p.text.replace(/points/g, "Mul") : p.text;
     out.push(`- ${NAMES[a]} above ${NAMES[b]} on ${what}: ${p.v}: ${metricText(key, m(a, key))} vs ${metricText(key, m(b, key))}, ${text}.`);
   }
   if (alpha.length > 0) {
     // alpha = 0.5 is code-a1's own runs, taken on the seeds the other alphas ran on (same seeds, same task order).
     const seeds = new Set(alpha.map((j) => j.seed));
-    const byAlpha = [...new Set([...alpha.map((j) => j.alpha), 0.5])].sort((x, y) => x - y).map((a) => ({ a, mul: mean((a === 0.5 ? byMode(main, "code-a1").filter((j) => seeds.has(j.seed)) : alpha.filter((j) => j.alpha === a)).map((j) => j.metrics.mul)) }));
-    const best = byAlpha.filter((r) => Number.isFinite(r.mul)).reduce((x, y) => (y.mul > x.mul ? y : x), { a: NaN, mul: -Infinity });
-    out.push(`- alpha = 0.5 gives the best Mul of the sweep (paper: 7.14 at 0.5, 3.94-6.00 elsewhere): ${verdict(Number.isFinite(best.a) ? best.a === 0.5 : null)}: ${byAlpha.map((r) => `${r.a}: ${r.mul.toFixed(2)}`).join(", ")} (mean over seed(s) ${[...seeds].sort((x, y) => x - y).join(", ")}, the seeds every alpha ran on; no interval).`);
+    const alphas = [...new Set([...alpha.map((j) => j.alpha), 0.5])].sort((x, y) => x - y);
+    const jobsOf = (a: number) => (a === 0.5 ? byMode(main, "code-a1").filter((j) => seeds.has(j.seed)) : alpha.filter((j) => j.alpha === a));
+    const sweep = (key: keyof EvalMetrics) => alphas.map((a) => ({ a, mul: mean(jobsOf(a).map((j) => j.metrics[key])) }));
+    const best = (rows: { a: number; mul: number }[]) => rows.filter((r) => Number.isFinite(r.mul)).reduce((x, y) => (y.mul > x.mul ? y : x), { a: NaN, mul: -Infinity });
+    const list = (rows: { a: number; mul: number }[]) => rows.map((r) => `${r.a}: ${r.mul.toFixed(2)}`).join(", ");
+    const bySuite = sweep("mul_suite");
+    out.push(`- alpha = 0.5 gives the best Mul of the sweep (Mul per suite; paper: 7.14 at 0.5, 3.94-6.00 elsewhere): ${verdict(Number.isFinite(best(bySuite).a) ? best(bySuite).a === 0.5 : null)}: ${list(bySuite)}; union@k over hard mutants ${list(sweep("mul_hard_k"))}; old Mul ${list(sweep("mul"))} (mean over seed(s) ${[...seeds].sort((x, y) => x - y).join(", ")}, the seeds every alpha ran on; no interval).`);
   }
   return out;
 }
+
+/** Mul figures (on the paper's 0-100 scale already): paired differences are printed as Mul, not points. */
+const MUL_KEYS = new Set<keyof EvalMetrics>(["mul", "mul_suite", "mul_hard_k"]);
 
 const NAMES: Record<string, string> = { "code-a1": "Code-A1", "golden-tests": "Golden Tests", "self-play": "Self-Play", cure: "CURE", base: "Base" };
 
 /**
  * The orderings the paper reports (Code-A1 >= Golden Tests >= Self-Play > Base on code, so also
  * Code-A1 >= Self-Play; Code-A1 >= Self-Play > Base on tests), and Code-A1 against CURE, which the paper discusses but does not
- * tabulate, plus transfer to unseen combinations of seen primitives.
+ * tabulate, plus transfer to unseen combinations of seen primitives and to unseen primitives. Tests are
+ * judged on the new figures (hard mutants, held-out bug detection) and, for one release, on the old Mul.
  */
 const ORDERINGS: [string, string, keyof EvalMetrics, string][] = [
   ["code-a1", "base", "plus_pass_heldout_compositional", "plus-pass@1 (held-out compositional: unseen combinations of seen primitives)"],
+  ["code-a1", "base", "plus_pass_heldout_family", "plus-pass@1 (held-out family: a primitive never seen in training)"],
   ["code-a1", "golden-tests", "plus_pass_heldout", "code (plus-pass@1, held-out)"],
   ["code-a1", "self-play", "plus_pass_heldout", "code (plus-pass@1, held-out)"],
   ["golden-tests", "self-play", "plus_pass_heldout", "code (plus-pass@1, held-out)"],
   ["self-play", "base", "plus_pass_heldout", "code (plus-pass@1, held-out)"],
-  ["code-a1", "self-play", "mul", "tests (Mul)"],
-  ["self-play", "base", "mul", "tests (Mul)"],
+  ["code-a1", "self-play", "mul_suite", "tests (Mul per suite, hard mutants)"],
+  ["code-a1", "self-play", "mul_hard_k", "tests (Mul union@k, hard mutants)"],
+  ["code-a1", "self-play", "bug_detection_heldout", "tests (bug detection, held-out)"],
+  ["code-a1", "self-play", "mul", "tests (old Mul: union@k over every mutant)"],
+  ["self-play", "base", "mul_suite", "tests (Mul per suite, hard mutants)"],
+  ["self-play", "base", "mul", "tests (old Mul: union@k over every mutant)"],
   ["code-a1", "cure", "plus_pass_heldout", "code (plus-pass@1, held-out)"],
-  ["code-a1", "cure", "mul", "tests (Mul)"],
+  ["code-a1", "cure", "mul_suite", "tests (Mul per suite, hard mutants)"],
+  ["code-a1", "cure", "mul", "tests (old Mul: union@k over every mutant)"],
 ];
 
 /** A line chart of one step metric: mean over seeds per mode. */
@@ -294,7 +343,10 @@ export const CURVES: { key: keyof StepMetrics; title: string; file: string }[] =
   { key: "code_reward", title: "Code reward R_C", file: "curve-code-reward.svg" },
   { key: "test_reward", title: "Test reward R_T", file: "curve-test-reward.svg" },
   { key: "test_validity", title: "Test validity", file: "curve-test-validity.svg" },
-  { key: "bug_detection", title: "Bug detection (pairs)", file: "curve-bug-detection.svg" },
+  { key: "r_adv", title: "Adversarial reward R_adv", file: "curve-r-adv.svg" },
+  { key: "gen_fail", title: "gen_fail (fresh tests failed / N)", file: "curve-gen-fail.svg" },
+  // Named "Bug detection (pairs)" before: a rate over the step's own codes, not the Test policy's bug detection.
+  { key: "rollout_fail_rate", title: "Rollout failure rate (code, suite pairs)", file: "curve-rollout-fail-rate.svg" },
 ];
 
 /**
@@ -362,14 +414,34 @@ ${table(rows)}
 Columns as in the paper: plus-pass@1 is the share of sampled programs passing every plus test (EvalPlus-style,
 ~100 seeded inputs per task); held-out is every task outside the train split, "compositional" the held-out tasks that
 combine primitives each seen in training, "family" those with a primitive never seen in training (docs/TASKS.md); golden-pass@1 the same on the tasks' hand-written tests, test validity the share of
-generated assert lines that are correct on the reference, Mul = pass@k x mut@k x 100 on the paper's scale, bug
-detection the share of hand-written buggy variants a suite catches. "plain" / "ranked": test-time scaling, the
+generated assert lines that are correct on the reference, bug detection held-out the share of a held-out task's hand-written
+buggy variants a single suite catches (averaged over suites and tasks), Mul per suite = pass@k x (hard mutants a single
+suite kills) x 100 (test figures in full below). "plain" / "ranked": test-time scaling, the
 plus-pass@1 of a random sample vs the sample the Test policy's own suites rank first (section 5 of issue 5).
 
-${byMode(r.main, "golden-tests").length ? "golden-tests trains no Test policy: its test columns (validity, Mul, bug detection) are the base Test policy's.\n" : ""}
+${byMode(r.main, "golden-tests").length ? "golden-tests trains no Test policy: its test columns (validity, bug detection, Mul) are the base Test policy's.\n" : ""}
+## Test metrics: what the suites catch
+
+${table(rows, TEST_COLUMNS)}
+
+Two sets of wrong programs, each measured two ways. **Mutants**: first-order mutants of the reference
+(Cosmic-Ray-style operators, src/core/arena/mutate.py) that some plus test kills; the **hard** ones also
+survive the default input (the empty list, 0, "") and at least 12 of 16 random inputs, so a suite does not kill
+them by luck (src/core/arena/mutants.ts). **Buggy variants**: each task's hand-written wrong programs. **Per suite**: the
+share a single suite catches, averaged over the n = ${r.evalSamples} suites and over tasks. **union@k**: the share at least one of
+the first k = ${r.evalK} suites catches (the paper's mut@k). Mul = pass@k x rate x 100 on the paper's scale.
+
+Old figures, kept for one release: "mut@k, every mutant" and "Mul" are the union over every killable mutant (what
+the paper-style Mul column showed before; near 100% for any valid suite, so Mul tracked pass@k), and "variants per suite,
+every task" is the former bug-detection column (train and held-out tasks together).
+
 ## Paired differences against base
 
 ${pairedTable(r.main)}
+
+Test figures:
+
+${pairedTable(r.main, PAIRED_TESTS)}
 
 Per seed, the mode's metric minus base's (base players are the same checkpoints for every seed and are measured
 with the same evaluation seed); mean over seeds and a 95% percentile bootstrap interval over seeds (2000 resamples).
@@ -389,6 +461,12 @@ ${table(alphaRows)}
 ## Curves
 
 ${CURVES.map((c) => `![${c.title}](${r.curveDir}/${c.file})`).join("\n")}
+
+Training-time rates over the step's own samples. The rollout failure rate, the share of (sampled code, suite) pairs in
+which the code fails a test, was called "Bug detection (pairs)" before: it falls as the Code policy improves, so it
+does not measure the Test policy (bug detection held-out above does). gen_fail is the spec's share of a suite's first N
+fresh tests the code fails, over N; R_adv equals it until a task's Mistake Book has tests, then becomes
+(gen_fail - hist_fail + 1) / 2, which lifts it towards 0.5 as tasks recur.
 
 ## What we expected, checked on these numbers
 

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { benchFile, benchFromFile, benchKey } from "../core/arena/bench-file.ts";
+import { benchFile, benchFromFile, benchKey, mutantsKey } from "../core/arena/bench-file.ts";
 import { exportBundle, importBundle, type RunSnapshot, type SnapshotCheckpoint } from "../core/bundle.ts";
 import { IMPORTED_TASK_SET, TASK_SETS, type Config } from "../core/config/fields.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
@@ -158,20 +158,20 @@ export function baseCheckpointPath(size: Config["code_model"], dir = BASE_CHECKP
 
 /**
  * The evaluation bench (plus tests + surviving mutants) for `tasks`, built once and cached in
- * `cacheDir` under the task set's hash: building it runs every reference and mutant in Pyodide,
- * about two minutes for arena-v1 on two cores.
+ * `cacheDir` under the task set's hash and the mutants' key (bench-file.ts): building it runs every
+ * reference and mutant in Pyodide, about two minutes for arena-v1 on two cores.
  */
 export async function loadOrPrepareBench(grader: Grader, tasks: Task[], cacheDir: string | null, onProgress?: (p: EvalProgress) => void): Promise<Bench> {
-  const path = cacheDir ? join(cacheDir, `bench-${await benchKey(tasks)}.json`) : null;
+  const source = mutateSource();
+  const path = cacheDir ? join(cacheDir, `bench-${await benchKey(tasks)}-${await mutantsKey(source)}.json`) : null;
   if (path && existsSync(path)) {
-    const { bench } = await benchFromFile(tasks, JSON.parse(readFileSync(path, "utf8")));
+    const { bench } = await benchFromFile(tasks, JSON.parse(readFileSync(path, "utf8")), source);
     if (bench) return bench;
   }
   // One task per prepareBench call: a grader batch then holds one task's mutants, which keeps the
   // harness' work between steps short on a loaded machine (the supervisor's idle watchdog).
   const bench: Bench = { tasks, plus: new Map(), mutants: new Map() };
   const runPython = createNodeRunPython();
-  const source = mutateSource();
   for (const [i, t] of tasks.entries()) {
     const one = await prepareBench(grader, runPython, source, [t]);
     bench.plus.set(t.id, one.plus.get(t.id)!);
@@ -180,7 +180,7 @@ export async function loadOrPrepareBench(grader: Grader, tasks: Task[], cacheDir
   }
   if (path) {
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(`${path}.partial`, JSON.stringify(await benchFile(bench)));
+    writeFileSync(`${path}.partial`, JSON.stringify(await benchFile(bench, source)));
     renameSync(`${path}.partial`, path);
   }
   return bench;

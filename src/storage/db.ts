@@ -15,7 +15,7 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from "idb";
 import type { Config } from "../core/config/fields.ts";
 import type { MistakeBook, MistakeEntry } from "../core/loop/mistake-book.ts";
-import { fillLaterEvalMetricKeys, type DuelRecord, type RunStatus, type StepMetrics } from "../core/loop/types.ts";
+import { fillLaterEvalMetricKeys, migrateStepMetrics, type DuelRecord, type RunStatus, type StepMetrics } from "../core/loop/types.ts";
 import type { SnapshotRun } from "../core/bundle.ts";
 import type { RngState } from "../core/rng.ts";
 import type { TaskFile } from "../core/arena/task.ts";
@@ -104,6 +104,16 @@ const MIGRATIONS: ((db: ArenaDatabase, tx: UpgradeTx) => void)[] = [
       for (let cursor = await tx.objectStore("metrics").openCursor(); cursor; cursor = await cursor.continue()) {
         const record = cursor.value;
         if (fillLaterEvalMetricKeys(record.metrics as unknown as Record<string, unknown>)) await cursor.update(record);
+      }
+    })();
+  },
+  // 4 -> 5: the rollout rate `bug_detection` renamed `rollout_fail_rate`; gen_fail, fresh_fail_rate and the
+  // hard-mutant / held-out bug-detection evaluation keys read as not measured.
+  (_db, tx) => {
+    void (async () => {
+      for (let cursor = await tx.objectStore("metrics").openCursor(); cursor; cursor = await cursor.continue()) {
+        const record = cursor.value;
+        if (migrateStepMetrics(record.metrics as unknown as Record<string, unknown>)) await cursor.update(record);
       }
     })();
   },

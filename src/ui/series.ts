@@ -37,18 +37,30 @@ export const CHARTS: readonly ChartSpec[] = [
     ],
   },
   {
-    id: "tests", title: "Test quality", unit: "fraction",
-    help: "Share of test lines valid on the reference, adversarial reward R_adv, and how often a suite exposes a bug in a loaded code.",
+    id: "bug-detection", title: "Bug detection on held-out tasks", unit: "fraction",
+    help: "What the Test policy's suites catch, measured every eval_every steps on the live evaluation's held-out tasks: the share of a task's buggy variants one suite catches, and the share of hard mutants (not caught by the default input nor by most random inputs) one suite kills. A tester that learns to break code pushes both up.",
     series: [
-      { key: "test_validity", label: "test validity" },
-      { key: "r_adv", label: "R_adv" },
-      { key: "bug_detection", label: "bug detection" },
+      { key: "bug_detection_heldout", label: "buggy variants caught, held-out" },
+      { key: "mut_suite", label: "hard mutants killed" },
     ],
   },
   {
-    id: "mul", title: "Mul (test pass@k × mut@k × 100)", unit: "score",
-    help: "The paper's test-generation score: suites that are right on the reference and catch mutants; measured every eval_every steps.",
-    series: [{ key: "mul", label: "Mul" }],
+    id: "tests", title: "Test writing during training", unit: "fraction",
+    help: "Over the step's own samples: lines valid on the reference; gen_fail (fresh tests the code fails among the first N, over N) and R_adv, which equals gen_fail until a task's Mistake Book has tests and then becomes (gen_fail - hist_fail + 1) / 2; the rollout failure rate, the share of (code, suite) pairs where the code fails a test, which falls as the Code policy improves (it is not bug detection).",
+    series: [
+      { key: "test_validity", label: "test validity" },
+      { key: "gen_fail", label: "gen_fail" },
+      { key: "r_adv", label: "R_adv" },
+      { key: "rollout_fail_rate", label: "rollout failure rate (pairs)" },
+    ],
+  },
+  {
+    id: "mul", title: "Mul (test pass@k × mutants killed × 100)", unit: "score",
+    help: "The paper's test-generation score, measured every eval_every steps: per suite on hard mutants, and the old figure (union of k suites over every mutant, near saturation for any valid suite), kept for one release.",
+    series: [
+      { key: "mul_suite", label: "Mul per suite (hard mutants)" },
+      { key: "mul", label: "old Mul (union, every mutant)" },
+    ],
   },
   {
     id: "mistake-book", title: "Mistake Book", unit: "count",

@@ -44,7 +44,7 @@ function metricsCurve(rng: Rng, steps: number, evalEvery: number): StepMetrics[]
     book += added - removed;
     Object.assign(m, {
       code_reward: 0.15 + 0.5 * t + noise(), test_reward: 0.3 + 0.3 * t + noise(), r_val: 0.4 + 0.4 * t + noise(), r_adv: 0.2 + 0.25 * t + noise(),
-      test_validity: 0.35 + 0.5 * t + noise(), code_loads: 0.6 + 0.35 * t, bug_detection: 0.1 + 0.3 * t + noise(),
+      test_validity: 0.35 + 0.5 * t + noise(), code_loads: 0.6 + 0.35 * t, rollout_fail_rate: 0.4 - 0.3 * t + noise(), gen_fail: 0.3 - 0.2 * t + noise(), fresh_fail_rate: 0.35 - 0.2 * t + noise(),
       mistake_book_size: book, mistake_book_added: added, mistake_book_removed: removed,
       kl_code: 0.002 * step, kl_test: 0.003 * step, entropy_code: 1.6 - 0.6 * t, entropy_test: 1.8 - 0.5 * t, loss_code: noise(), loss_test: noise(),
       time_sample_ms: 900 + rng.int(200), time_grade_ms: 500 + rng.int(300), time_update_ms: 700 + rng.int(100),
@@ -53,6 +53,8 @@ function metricsCurve(rng: Rng, steps: number, evalEvery: number): StepMetrics[]
     if (step % evalEvery === 0 || step === steps) {
       Object.assign(m, { plus_pass_train: 0.1 + 0.4 * t, plus_pass_heldout: 0.05 + 0.3 * t, golden_pass: 0.15 + 0.45 * t, test_pass_k: 0.3 + 0.4 * t, test_mut_k: 0.2 + 0.3 * t });
       m.mul = (m.test_pass_k as number) * (m.test_mut_k as number) * 100;
+      Object.assign(m, { bug_detection_heldout: 0.5 + 0.2 * t, mut_suite: 0.4 + 0.2 * t });
+      m.mul_suite = (m.test_pass_k as number) * (m.mut_suite as number) * 100;
     }
     out.push(m as StepMetrics);
   }

@@ -26,6 +26,9 @@ import { readParquet } from "parquet-wasm/node";
 import { strFromU8, unzipSync } from "fflate";
 import { arenaV2 } from "../../src/core/arena/arena-v2.ts";
 import { runTrainTasks } from "../../src/core/duel/task-order.ts";
+import { bugCatches } from "../../src/ui/bug-catch.ts";
+import { arenaV1 } from "../../src/core/arena/task-suite.ts";
+import { CHARTS } from "../../src/ui/series.ts";
 import { benchPlus, buildVerlExport } from "../../src/core/export/verl.ts";
 
 const SHOTS = "test-artifacts/screenshots";
@@ -287,8 +290,11 @@ describe("a stored run in every view", () => {
 
   it("dashboard: opens the latest run with its charts and headline numbers", async () => {
     await expect.poll(() => page.textContent(".run-head h2")).toBe(`Run ${fixture.id}`);
-    await expect.poll(() => page.locator(".chart-card").count()).toBe(8);
-    expect(await page.locator(".chart-card canvas").count()).toBe(8);
+    await expect.poll(() => page.locator(".chart-card").count()).toBe(CHARTS.length);
+    expect(await page.locator(".chart-card canvas").count()).toBe(CHARTS.length);
+    // Bug detection on held-out suites over training, from the run's own evaluations, and as a headline.
+    expect(await page.locator(".chart-card[data-chart='bug-detection'] h3").textContent()).toBe("Bug detection on held-out tasks");
+    expect(await page.locator(".tile", { hasText: "Bug detection held-out" }).locator(".tile-value").textContent()).toBe("70.0 %");
     expect(await page.textContent(".progress-text")).toContain("step 12 / 12");
     await shot(page, "dashboard");
   });
@@ -302,6 +308,14 @@ describe("a stored run in every view", () => {
     const lines = rec.codes.flatMap((c) => c.suites.flatMap((s) => s.lines)).length + rec.codes.flatMap((c) => c.mistake_book_lines).length;
     expect(await page.locator("ol.lines .badge").count()).toBe(lines);
     expect(await page.locator(".tok-keyword").count()).toBeGreaterThan(0);
+    // The bugs caught: each broken code's breaking line, the program beside the reference, both outputs.
+    const catches = bugCatches(rec);
+    expect(catches.length).toBeGreaterThan(0);
+    expect(await page.locator(".bugs-caught details.bug-catch").count()).toBe(catches.length);
+    const first = page.locator(".bugs-caught details.bug-catch").first();
+    expect(await first.locator("table.bug-outputs").textContent()).toBe(`${catches[0].call}reference returned ${catches[0].reference}code ${catches[0].code + 1}: ${catches[0].program}`);
+    expect(await first.locator(".side-by-side pre").count()).toBe(2);
+    expect(await first.locator(".side-by-side pre").nth(1).textContent()).toBe(arenaV1().tasks.find((t) => t.id === rec.task)!.reference);
     await shot(page, "duel");
     await page.screenshot({ path: `${SHOTS}/duel-viewport.png` });
     await press(page, "[");
@@ -365,7 +379,7 @@ describe("a stored run in every view", () => {
     await page.setInputFiles("#import-file", file);
     await expect.poll(() => page.textContent(".notices")).toMatch(/Imported fixture-run\.a1run as run /);
     await expect.poll(() => page.evaluate(() => (window as unknown as { arena: { store: { get(): { run: { metrics: { code_reward: number }[] } } } } }).arena.store.get().run.metrics.map((m) => m.code_reward))).toEqual(fixture.metrics.map((m) => m.code_reward));
-    await expect.poll(() => page.locator(".chart-card canvas").count()).toBe(8);
+    await expect.poll(() => page.locator(".chart-card canvas").count()).toBe(CHARTS.length);
     // Imported again, it is stored under a new id; ticking both checks reproduction.
     await press(page, "4");
     await page.setInputFiles("#import-file", file);

@@ -128,6 +128,19 @@ describe(".a1run bundles", () => {
     expect(await refusal(await rebundle((f) => editJson(f, "metrics.json", (m: Record<string, unknown>[]) => m.map((x) => ({ ...x, plus_pass_heldout_family: "x" })))))).toMatch(/plus_pass_heldout_family must be a number or null/);
   });
 
+  it("reads a bundle from before the rollout rate's rename: bug_detection becomes rollout_fail_rate, gen_fail and the new evaluation keys not measured", async () => {
+    const old = await rebundle((f) =>
+      editJson(f, "metrics.json", (m: Record<string, unknown>[]) =>
+        m.map(({ rollout_fail_rate, gen_fail: _g, fresh_fail_rate: _f, mut_suite: _m, mul_suite: _s, bug_detection_heldout: _b, ...rest }) => ({ ...rest, bug_detection: rollout_fail_rate }))),
+    );
+    const back = await importBundle(old);
+    expect(back.metrics.map((m) => m.rollout_fail_rate)).toEqual(snapshot.metrics.map((m) => m.rollout_fail_rate));
+    expect(back.metrics.every((m) => m.gen_fail === null && m.fresh_fail_rate === null && m.bug_detection_heldout === null && m.mul_suite === null)).toBe(true);
+    expect(back.metrics.some((m) => "bug_detection" in m)).toBe(false);
+    // A later step key is a number or null, nothing else.
+    expect(await refusal(await rebundle((f) => editJson(f, "metrics.json", (m: Record<string, unknown>[]) => m.map((x) => ({ ...x, gen_fail: "x" })))))).toMatch(/gen_fail must be a finite number or null/);
+  });
+
   it("refuses hostile entries: path traversal, duplicates, unlisted or missing files", async () => {
     expect(await refusal(await rebundle((f) => void (f["../../etc/passwd"] = strToU8("x"))))).toMatch(/unexpected entry "..\/..\/etc\/passwd"/);
     expect(await refusal(await rebundle((f) => void (f["checkpoints/9-code.bin"] = strToU8("x"))))).toMatch(/checkpoints\/9-code.bin belongs to no checkpoint/);

@@ -9,7 +9,7 @@
  */
 import type { CodeResult, GradeCode, GradeRequest, GradeSuite, Grader, LineResult } from "../grader/types.ts";
 import {
-  bugDetectionRate, catches, meanBySplit, mutAtK, mul, passAtK, passesAll, percent, suiteValid, validityRate,
+  catches, keepColumns, meanBySplit, mul, passAtK, passesAll, percent, perSuiteRate, suiteValid, unionAtK, validityRate,
   type BySplit,
 } from "./metrics.ts";
 import type { Mutant } from "./mutants.ts";
@@ -219,14 +219,22 @@ export interface SuiteTaskEvaluation {
   split: Split;
   /** Per suite: every line valid on the reference. */
   valid: boolean[];
-  /** kills[suite][mutant]. */
+  /** kills[suite][mutant], every killable mutant. */
   kills: boolean[][];
+  /** Per mutant: counted by the hard-mutant metrics (mutants.ts). */
+  hard: boolean[];
   /** caught[suite][variant]. */
   caught: boolean[][];
   validity: number;
   passK: number;
+  /** Old mut@k: union of the first k suites over every killable mutant. */
   mutK: number;
+  /** Hard mutants: per suite, and union@k. NaN when the task has none. */
+  mutSuite: number;
+  mutHardK: number;
+  /** Buggy variants: per suite (bug detection), and union@k. */
   bugDetection: number;
+  bugK: number;
 }
 
 export interface SuiteEvaluation {
@@ -235,15 +243,23 @@ export interface SuiteEvaluation {
   /** Share of all suite lines that are valid. */
   validity: BySplit;
   passK: BySplit;
+  /** Old mut@k (union, every killable mutant) and its Mul: kept beside the new ones for one release. */
   mutK: BySplit;
   /** pass@k x mut@k / 100 of the means (as the paper reports it). */
   mul: BySplit;
+  /** Hard mutants killed, per suite and union@k, and Mul on each (pass@k x rate / 100 of the means). */
+  mutSuite: BySplit;
+  mutHardK: BySplit;
+  mulSuite: BySplit;
+  mulHardK: BySplit;
+  /** Buggy variants caught, per suite (bug detection) and union@k. */
   bugDetection: BySplit;
+  bugK: BySplit;
 }
 
 /**
  * Test metrics for n generated suites per task (each a list of `assert f(...) == ...` lines): the
- * suites run against the reference (validity), every surviving mutant (mut@k) and every buggy
+ * suites run against the reference (validity), every killable mutant (mutant rates) and every buggy
  * variant (bug detection), reference-corrected as in training, with a `testMs` line limit
  * (default EVAL_TEST_MS).
  */
@@ -276,33 +292,49 @@ export async function evaluateSuites(
   const perTask = tasks.map((t): SuiteTaskEvaluation => {
     const suites = own(suitesPerTask, t.id)!;
     const ref = results[i++];
-    const mutants = (bench.mutants.get(t.id) ?? []).map(() => results[i++]);
+    const benchMutants = bench.mutants.get(t.id) ?? [];
+    const mutants = benchMutants.map(() => results[i++]);
     const variants = t.buggy_variants.map(() => results[i++]);
     const valid = ref.suites.map(suiteValid);
     const kills = suites.map((_, s) => mutants.map((m) => catches(m.code, m.suites[s])));
+    const hard = benchMutants.map((m) => m.hard);
+    const hardKills = keepColumns(kills, hard);
     const caught = suites.map((_, s) => variants.map((v) => catches(v.code, v.suites[s])));
+    const hardCount = hard.filter(Boolean).length;
     return {
       task: t.id,
       split: t.split,
       valid,
       kills,
+      hard,
       caught,
       validity: validityRate(ref.suites),
       passK: passAtK(valid.length, valid.filter(Boolean).length, k),
-      mutK: mutAtK(kills, mutants.length, k),
-      bugDetection: bugDetectionRate(caught),
+      mutK: unionAtK(kills, mutants.length, k),
+      mutSuite: hardCount === 0 ? NaN : perSuiteRate(hardKills),
+      mutHardK: unionAtK(hardKills, hardCount, k),
+      bugDetection: perSuiteRate(caught),
+      bugK: unionAtK(caught, variants.length, k),
     };
   });
   const by = (f: (p: SuiteTaskEvaluation) => number) => meanBySplit(perTask.map((p) => ({ split: p.split, value: f(p) })));
   const passK = by((p) => p.passK);
+  const mulOf = (rate: BySplit) => Object.fromEntries((Object.keys(passK) as (keyof BySplit)[]).map((s) => [s, mul(passK[s], rate[s])])) as unknown as BySplit;
   const mutK = by((p) => p.mutK);
+  const mutSuite = by((p) => p.mutSuite);
+  const mutHardK = by((p) => p.mutHardK);
   return {
     k,
     perTask,
     validity: by((p) => p.validity),
     passK,
     mutK,
-    mul: Object.fromEntries((Object.keys(passK) as (keyof BySplit)[]).map((s) => [s, mul(passK[s], mutK[s])])) as unknown as BySplit,
+    mul: mulOf(mutK),
+    mutSuite,
+    mutHardK,
+    mulSuite: mulOf(mutSuite),
+    mulHardK: mulOf(mutHardK),
     bugDetection: by((p) => p.bugDetection),
+    bugK: by((p) => p.bugK),
   };
 }

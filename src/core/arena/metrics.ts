@@ -3,10 +3,12 @@
  * measure follows ../shared/spec/code-a1.md, "Evaluation in the paper":
  * - code: plus-pass@1 and golden-pass@1, the mean share of sampled codes that pass every plus /
  *   golden test (EvalPlus's pass@1 over n samples), split by train / heldout;
- * - tests: validity rate, pass@k (suites whose lines are all valid on the reference), mut@k (share
- *   of the reference's mutants the suites kill), Mul = pass@k x mut@k / 100 on the paper's percent
- *   scale (Code-A1 1.5B: 7.14), and bug-detection rate (share of the hand-written buggy variants a
- *   suite catches).
+ * - tests: validity rate, pass@k (suites whose lines are all valid on the reference), and how well
+ *   suites catch wrong programs, on two sets of wrong programs measured the same two ways:
+ *   - the reference's mutants (mutants.ts) and the task's hand-written buggy variants;
+ *   - per suite (`perSuiteRate`: the share a single suite catches, averaged over suites) and
+ *     union@k (`unionAtK`: the share caught by at least one of the first k suites; the paper's mut@k).
+ *   Mul = pass@k x (a mutant rate) / 100 on the paper's percent scale (Code-A1 1.5B: 7.14).
  * All rates are percentages in [0, 100].
  */
 import type { CodeResult, LineResult } from "../grader/types.ts";
@@ -66,29 +68,40 @@ export function passAtK(n: number, c: number, k: number): number {
 }
 
 /**
- * mut@k of one task: the share of mutants killed by at least one of the first k suites.
- * `kills[s][m]` says whether suite s kills mutant m. NaN when the task has no mutants.
+ * union@k of one task: the share of wrong programs (mutants or buggy variants) caught by at least
+ * one of the first k suites; for mutants this is the paper's mut@k. `hits[s][m]` says whether
+ * suite s catches program m. NaN when there are no programs.
+ *
+ * Example: hits [[T, F, F], [F, T, F]], k 2 -> 2 of 3 caught -> 66.7; k 1 -> 33.3.
  */
-export function mutAtK(kills: boolean[][], mutants: number, k: number): number {
-  if (mutants === 0) return NaN;
-  const first = kills.slice(0, k);
-  let killed = 0;
-  for (let m = 0; m < mutants; m++) if (first.some((s) => s[m])) killed++;
-  return (100 * killed) / mutants;
+export function unionAtK(hits: boolean[][], programs: number, k: number): number {
+  if (programs === 0) return NaN;
+  const first = hits.slice(0, k);
+  let caught = 0;
+  for (let m = 0; m < programs; m++) if (first.some((s) => s[m])) caught++;
+  return (100 * caught) / programs;
 }
 
-/** Mul = pass@k x mut@k / 100 (the paper's combined test-generation score). */
+/** Mul = pass@k x (mutant rate) / 100 (the paper's combined test-generation score). */
 export function mul(passK: number, mutK: number): number {
   return (passK * mutK) / 100;
 }
 
 /**
- * Bug-detection rate of one task: mean over suites of the share of buggy variants the suite
- * catches. `caught[s][v]`; NaN when there are no suites or no variants.
+ * Per-suite rate of one task: the mean over suites of the share of wrong programs the suite
+ * catches (how bug detection has always been measured, now for mutants too). `hits[s][m]`; NaN
+ * when there are no suites or no programs.
+ *
+ * Example: hits [[T, F, F], [F, T, F]] -> (1/3 + 1/3) / 2 -> 33.3, where union@2 says 66.7.
  */
-export function bugDetectionRate(caught: boolean[][]): number {
-  const rates = caught.filter((row) => row.length > 0).map((row) => row.filter(Boolean).length / row.length);
+export function perSuiteRate(hits: boolean[][]): number {
+  const rates = hits.filter((row) => row.length > 0).map((row) => row.filter(Boolean).length / row.length);
   return rates.length === 0 ? NaN : (100 * rates.reduce((a, b) => a + b, 0)) / rates.length;
+}
+
+/** The columns of `hits` (programs) where `keep` is true: e.g. the hard mutants of every suite's row. */
+export function keepColumns(hits: boolean[][], keep: readonly boolean[]): boolean[][] {
+  return hits.map((row) => row.filter((_, m) => keep[m]));
 }
 
 export interface BySplit {

@@ -192,6 +192,35 @@ export function boundaryInputs(task: Task, rng: Rng): PyLit[][] {
   return out;
 }
 
+/**
+ * The default input: every argument at its emptiest within the spec (0 or the bound nearest it,
+ * False, the shortest string or list of the first alphabet character / of such items). The input
+ * a test writer reaches for first, so a mutant it exposes is trivially killed (mutants.ts).
+ *
+ * Example: `f(xs: list[int], k: int)` with xs min_len 0, k in [1, 9] -> `f([], 1)`.
+ */
+export function defaultInput(task: Task): PyLit[] {
+  const specs = task.input_spec!.params;
+  const zero = (spec: ParamSpec) => int(Math.min(spec.max!, Math.max(spec.min!, 0)));
+  return task.params.map((p) => {
+    const spec = specs[p.name];
+    switch (p.type) {
+      case "int":
+        return zero(spec);
+      case "bool":
+        return bool(false);
+      case "str":
+        return str(spec.alphabet![0].repeat(spec.min_len!));
+      case "list[int]":
+        return list(Array.from({ length: spec.min_len! }, () => zero(spec)));
+      case "list[str]":
+        return list(Array.from({ length: spec.min_len! }, () => str(spec.alphabet![0].repeat(spec.item_min_len!))));
+      default:
+        throw new Error(`cannot make a default value of type '${p.type}'`);
+    }
+  });
+}
+
 /** Type-aware mutation of one value (EvalPlus-style), for tasks known only by their golden tests. */
 export function mutateValue(v: PyLit, rng: Rng, alphabet: string): PyLit {
   switch (v.t) {

@@ -5,9 +5,9 @@
  *         run on the task's plus tests and golden tests -> plus-pass@1 (train, held-out) and
  *         golden-pass@1 (train), EvalPlus's pass@1 over n samples;
  *   test: n suites per task from the Test policy reading the task's REFERENCE program (white-box;
- *         nothing when black-box), run reference-corrected on the reference, its surviving mutants
- *         and the task's buggy variants -> validity, pass@k, mut@k, Mul = pass@k x mut@k x 100,
- *         bug-detection.
+ *         nothing when black-box), run reference-corrected on the reference, its killable mutants
+ *         and the task's buggy variants -> validity, pass@k, hard mutants killed and buggy variants
+ *         caught (each per suite and union@k), Mul on each mutant rate, and the old mut@k / Mul.
  *
  * Deterministic for a given checkpoint, task list and seed: every sample call (a chunk of tasks,
  * EVAL_BATCH_ROWS rows, per-row grammars) draws from a fork of `new Rng(seed)` named after the role
@@ -70,11 +70,18 @@ export type EvalMetrics = { [K in EvalMetricKey]: number } & {
   /** Partial credit beside the all-or-nothing plus-pass@1: mean share of plus tests a sample passes. */
   plus_share_train: number;
   plus_share_heldout: number;
-  /** n (samples per task) and the k of test_pass_k / test_mut_k, so every report labels them truthfully (n >= k). */
+  /** n (samples per task) and the k of the @k metrics, so every report labels them truthfully (n >= k). */
   samples: number;
   k: number;
   test_validity: number;
+  /** Hard mutants (mutants.ts) killed, union of the first k suites, and its Mul. */
+  mut_hard_k: number;
+  mul_hard_k: number;
+  /** Buggy variants caught per suite on every evaluated task (train and held-out): the figure reported before bug_detection_heldout. */
   bug_detection: number;
+  /** Buggy variants caught by at least one of the first k suites: every task / held-out tasks. */
+  bug_k: number;
+  bug_k_heldout: number;
   /** Test-time scaling: plus-pass@1 of the top-ranked program, and of plain sampling (same programs). */
   tts_plus_pass: number;
   plain_plus_pass: number;
@@ -89,6 +96,13 @@ export interface PlayerEvaluation {
   programs: Record<string, string[]>;
   testSuites: Record<string, string[][]>;
 }
+
+/**
+ * Version of the evaluation's figures: part of every cached evaluation's key (`npm run reproduce`),
+ * so a cache made before a figure was added or redefined is measured again. Bump it when EvalMetrics
+ * gains or changes a figure. 2: hard mutants per suite and union@k, variants union@k, held-out bug detection.
+ */
+export const EVAL_METRICS_VERSION = 2;
 
 /** Tasks per split of the app's live evaluation (a quick look; the command line evaluates every task). */
 export const QUICK_LOOK_TASKS_PER_SPLIT = 8;
@@ -250,7 +264,14 @@ export async function evaluatePlayers(
     test_pass_k: suites ? frac(suites.passK.all) : NaN,
     test_mut_k: suites ? frac(suites.mutK.all) : NaN,
     mul: suites ? suites.mul.all : NaN,
+    mut_suite: suites ? frac(suites.mutSuite.all) : NaN,
+    mul_suite: suites ? suites.mulSuite.all : NaN,
+    mut_hard_k: suites ? frac(suites.mutHardK.all) : NaN,
+    mul_hard_k: suites ? suites.mulHardK.all : NaN,
     bug_detection: suites ? frac(suites.bugDetection.all) : NaN,
+    bug_detection_heldout: suites ? frac(suites.bugDetection.heldout) : NaN,
+    bug_k: suites ? frac(suites.bugK.all) : NaN,
+    bug_k_heldout: suites ? frac(suites.bugK.heldout) : NaN,
     tts_plus_pass: tts ? tts.ranked.all : NaN,
     plain_plus_pass: tts ? tts.plain.all : frac(codes.plusPass1.all),
   };

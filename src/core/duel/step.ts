@@ -240,7 +240,7 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
   const t3 = now();
 
   const metrics: StepMetricsOnly = {
-    ...rolloutMetrics(scored),
+    ...rolloutMetrics(scored, N),
     mistake_book_size: mistakeBookSize(book),
     mistake_book_added: deltas.reduce((a, d) => a + d.added.length, 0),
     mistake_book_removed: deltas.reduce((a, d) => a + d.removed.length, 0),

@@ -265,7 +265,10 @@ function stepMetrics(step: number, records: readonly DuelRecord[], before: Mista
   m.r_adv = mean(suites.map((s) => s.r_adv ?? 0));
   m.test_validity = lines.length > 0 ? lines.filter((l) => l.validity === "valid").length / lines.length : 0;
   m.code_loads = mean(codes.map((c) => (c.status === "ok" ? 1 : 0)));
-  m.bug_detection = mean(codes.filter((c) => c.status === "ok").flatMap((c) => c.suites.map((s) => (s.lines.some((l) => l.validity !== "invalid" && l.verdict !== "pass") ? 1 : 0))));
+  m.rollout_fail_rate = mean(codes.filter((c) => c.status === "ok").flatMap((c) => c.suites.map((s) => (s.lines.some((l) => l.validity !== "invalid" && l.verdict !== "pass") ? 1 : 0))));
+  // Not recomputed from the dumps: N of gen_fail is the run's, not the bundle's.
+  m.gen_fail = null;
+  m.fresh_fail_rate = null;
   m.mistake_book_size = mistakeBookSize(after);
   m.mistake_book_added = records.reduce((a, r) => a + r.mistake_book.added.length, 0);
   m.mistake_book_removed = records.reduce((a, r) => a + r.mistake_book.removed.length, 0);

@@ -7,7 +7,7 @@
 import type { CodeStatus, LineResult } from "../grader/types.ts";
 import { cureOutcomes, cureSuiteReward } from "./cure.ts";
 import { mistakeBookOutcome, type MistakeBookDelta, type MistakeBookOutcome } from "./mistake-book.ts";
-import { codeReward, goldenReward, passCounts, scorePair, suiteCounts, type PairScores } from "./rewards.ts";
+import { codeReward, genFail, goldenReward, passCounts, scorePair, suiteCounts, type PairScores } from "./rewards.ts";
 import { populationStd, topVar, type TopVarChoice } from "./topvar.ts";
 import type { DuelRecord, StepMetricKey } from "./types.ts";
 
@@ -121,21 +121,27 @@ export function duelRecord(step: number, g: TaskGrading, s: TaskScores, mistakeB
 }
 
 /** The rollout half of StepMetrics, over all tasks of a step. */
-export type RolloutMetrics = Pick<Record<StepMetricKey, number>, "code_reward" | "test_reward" | "r_val" | "r_adv" | "test_validity" | "code_loads" | "bug_detection">;
+export type RolloutMetrics = Pick<
+  Record<StepMetricKey, number>,
+  "code_reward" | "test_reward" | "r_val" | "r_adv" | "test_validity" | "code_loads" | "rollout_fail_rate" | "gen_fail" | "fresh_fail_rate"
+>;
 
 /**
  * Means over the step: code_reward over codes; test_reward, r_val, r_adv over suites;
- * test_validity = valid lines / lines read; code_loads = loaded codes / codes; bug_detection =
- * share of (loaded code, suite) pairs where the code fails at least one executable test.
- * Example: codes [ok, syntax-error], one suite each of 4 valid lines, the ok code failing 1 ->
- * code_loads 0.5, test_validity 1, bug_detection 1 (the pair of the broken code does not count).
+ * test_validity = valid lines / lines read; code_loads = loaded codes / codes. Over the (loaded
+ * code, suite) pairs: rollout_fail_rate = share where the code fails at least one executable test,
+ * gen_fail = mean of failed_first_n / N (the spec's term of R_adv), fresh_fail_rate = failed /
+ * executable fresh tests, pooled.
+ * Example: codes [ok, syntax-error], one suite each of 4 valid lines, the ok code failing 1, N 8 ->
+ * code_loads 0.5, test_validity 1, rollout_fail_rate 1, gen_fail 1/8, fresh_fail_rate 1/4 (the
+ * pair of the broken code does not count).
  */
-export function rolloutMetrics(tasks: readonly { grading: TaskGrading; scores: TaskScores }[]): RolloutMetrics {
+export function rolloutMetrics(tasks: readonly { grading: TaskGrading; scores: TaskScores }[], n: number): RolloutMetrics {
   const mean = (xs: number[]) => (xs.length > 0 ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
   const codes: number[] = [];
   const loads: number[] = [];
   const pairs: PairScores[] = [];
-  const detected: number[] = [];
+  const loadedPairs: PairScores[] = [];
   let lines = 0;
   let valid = 0;
   for (const { grading, scores } of tasks) {
@@ -147,9 +153,10 @@ export function rolloutMetrics(tasks: readonly { grading: TaskGrading; scores: T
         lines += s.lines.length;
         valid += s.lines.filter((l) => l.validity === "valid").length;
       }
-      if (c.status === "ok") for (const p of scores.pairs[i]) detected.push(p.counts.failed > 0 ? 1 : 0);
+      if (c.status === "ok") loadedPairs.push(...scores.pairs[i]);
     });
   }
+  const executable = loadedPairs.reduce((a, p) => a + p.counts.unique_executable, 0);
   return {
     code_reward: mean(codes),
     test_reward: mean(pairs.map((p) => p.reward)),
@@ -158,6 +165,8 @@ export function rolloutMetrics(tasks: readonly { grading: TaskGrading; scores: T
     r_adv: mean(pairs.flatMap((p) => (p.r_adv === null ? [] : [p.r_adv]))),
     test_validity: lines > 0 ? valid / lines : 0,
     code_loads: mean(loads),
-    bug_detection: mean(detected),
+    rollout_fail_rate: mean(loadedPairs.map((p) => (p.counts.failed > 0 ? 1 : 0))),
+    gen_fail: mean(loadedPairs.map((p) => genFail(p.counts, n))),
+    fresh_fail_rate: executable > 0 ? loadedPairs.reduce((a, p) => a + p.counts.failed, 0) / executable : 0,
   };
 }

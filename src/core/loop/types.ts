@@ -19,8 +19,21 @@ export const STEP_METRIC_KEYS = [
   "test_validity",
   /** Share of codes that load (no syntax/load error, no load timeout). */
   "code_loads",
-  /** Share of (code, suite) pairs in which the suite exposes a failure of a loaded code. */
-  "bug_detection",
+  /**
+   * Rollout failure rate: share of (loaded sampled code, suite) pairs in which the suite exposes a
+   * failure. A rate over the step's own codes, so it falls as the Code policy improves: it is not
+   * the Test policy's bug detection (that is the evaluation's bug_detection_heldout). Called
+   * "bug_detection" in runs stored before it was renamed (migrated on load).
+   */
+  "rollout_fail_rate",
+  /**
+   * gen_fail of the spec (failed fresh tests among the first N, over N) and the fresh-test failure
+   * rate (failed / executable fresh tests), means over the pairs of loaded codes: R_adv's own term,
+   * logged beside it because R_adv switches to (gen_fail - hist_fail + 1) / 2 when a task's Mistake
+   * Book has tests, which lifts it towards 0.5 whatever gen_fail does. null in runs stored before them.
+   */
+  "gen_fail",
+  "fresh_fail_rate",
   "mistake_book_size",
   "mistake_book_added",
   "mistake_book_removed",
@@ -45,6 +58,9 @@ export const STEP_METRIC_KEYS = [
   "time_update_ms",
 ] as const;
 
+/** Step keys added after runs were stored: null (not measured) in runs and bundles from before them. */
+export const LATER_STEP_METRIC_KEYS = ["gen_fail", "fresh_fail_rate"] as const satisfies readonly (typeof STEP_METRIC_KEYS)[number][];
+
 /** Metrics measured only on evaluation steps (config.eval_every); null on the other steps. */
 export const EVAL_METRIC_KEYS = [
   /** Pass@1 on the extended ("plus") hidden tests, train tasks / held-out tasks. */
@@ -52,20 +68,48 @@ export const EVAL_METRIC_KEYS = [
   "plus_pass_heldout",
   /** Pass@1 on the tasks' human-written golden tests (train). */
   "golden_pass",
-  /** Paper's test metrics: pass@k, mut@k (fractions) and Mul = pass_k x mut_k x 100. */
+  /** Paper's test metrics: pass@k, and the OLD mut@k (union of k suites over every killable mutant, near saturation) and Mul = pass_k x mut_k x 100, kept for one release beside mut_suite / mul_suite. */
   "test_pass_k",
   "test_mut_k",
   "mul",
   /** plus_pass_heldout split by what is new in the task (arena-v2 splits); null for sets without them. */
   "plus_pass_heldout_compositional",
   "plus_pass_heldout_family",
+  /** Share of hard mutants (arena/mutants.ts) a single suite kills, averaged over suites and tasks; Mul = pass_k x mut_suite x 100. */
+  "mut_suite",
+  "mul_suite",
+  /** Share of buggy variants a single suite written for a held-out task catches: the Test policy's bug detection. */
+  "bug_detection_heldout",
 ] as const;
 
 /**
  * Evaluation keys added after runs were stored and bundles shared: runs stored before them are
- * migrated to null (storage/db.ts, 3 -> 4) and bundles without them read them as null (bundle.ts).
+ * migrated to null (storage/db.ts) and bundles without them read them as null (bundle.ts).
  */
-export const LATER_EVAL_METRIC_KEYS = ["plus_pass_heldout_compositional", "plus_pass_heldout_family"] as const satisfies readonly (typeof EVAL_METRIC_KEYS)[number][];
+export const LATER_EVAL_METRIC_KEYS = [
+  "plus_pass_heldout_compositional", "plus_pass_heldout_family", "mut_suite", "mul_suite", "bug_detection_heldout",
+] as const satisfies readonly (typeof EVAL_METRIC_KEYS)[number][];
+
+/**
+ * Bring stored step metrics from an earlier version to today's keys, in place (IndexedDB migration,
+ * bundle import): `bug_detection` is renamed `rollout_fail_rate`, keys added later are null (not
+ * measured). True if anything changed.
+ */
+export function migrateStepMetrics(m: Record<string, unknown>): boolean {
+  let changed = false;
+  if (Object.hasOwn(m, "bug_detection") && !Object.hasOwn(m, "rollout_fail_rate")) {
+    m.rollout_fail_rate = m.bug_detection;
+    delete m.bug_detection;
+    changed = true;
+  }
+  for (const k of [...LATER_STEP_METRIC_KEYS, ...LATER_EVAL_METRIC_KEYS]) {
+    if (!Object.hasOwn(m, k)) {
+      m[k] = null;
+      changed = true;
+    }
+  }
+  return changed;
+}
 
 /** Give stored metrics from before LATER_EVAL_METRIC_KEYS those keys as null (not measured), in place; true if any was missing. */
 export function fillLaterEvalMetricKeys(m: Record<string, unknown>): boolean {
@@ -75,10 +119,13 @@ export function fillLaterEvalMetricKeys(m: Record<string, unknown>): boolean {
 }
 
 export type StepMetricKey = (typeof STEP_METRIC_KEYS)[number];
+export type LaterStepMetricKey = (typeof LATER_STEP_METRIC_KEYS)[number];
 export type EvalMetricKey = (typeof EVAL_METRIC_KEYS)[number];
 
 /** Everything one step reports; `step` counts from 1. */
-export type StepMetrics = { step: number } & { [K in StepMetricKey]: number } & { [K in EvalMetricKey]: number | null };
+export type StepMetrics = { step: number } & { [K in Exclude<StepMetricKey, LaterStepMetricKey>]: number } & { [K in LaterStepMetricKey]: number | null } & {
+  [K in EvalMetricKey]: number | null;
+};
 
 /** One suite written for one code, as graded and scored. */
 export interface DuelSuite {

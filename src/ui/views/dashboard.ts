@@ -13,7 +13,7 @@ const HEADLINES: { key: MetricKey; label: string; percent: boolean }[] = [
   { key: "code_reward", label: "Code reward", percent: false },
   { key: "plus_pass_heldout", label: "Plus-pass@1 held-out", percent: true },
   { key: "test_validity", label: "Test validity", percent: true },
-  { key: "bug_detection", label: "Bug detection", percent: true },
+  { key: "bug_detection_heldout", label: "Bug detection held-out", percent: true },
   { key: "mistake_book_size", label: "Mistake Book", percent: false },
 ];
 

@@ -1,7 +1,8 @@
 /**
  * Duel view: one task at one step. The code x suite reward heatmap first (the whole duel at a
- * glance), then each code with its suites and per-line verdicts, TopVar's choice, and what entered
- * or left the Mistake Book.
+ * glance), then the bugs the suites caught (the breaking test line, the buggy program beside the
+ * reference and what each returned for it: bug-catch.ts), then each code with its suites and
+ * per-line verdicts, TopVar's choice, and what entered or left the Mistake Book.
  */
 import type { LineResult } from "../../core/grader/types.ts";
 import type { DuelCode, DuelRecord } from "../../core/loop/types.ts";
@@ -11,6 +12,8 @@ import { formatNumber } from "../format.ts";
 import { matrixRange, rewardColour } from "../heatmap.ts";
 import { duelSteps, neighbourStep, resolveDuel } from "../run-state.ts";
 import { taskLabel, taskLabelById } from "../task-label.ts";
+import { bugCatches } from "../bug-catch.ts";
+import type { Task } from "../../core/arena/task.ts";
 import { codeStatusBadge, lineBadge, suiteCounts } from "../verdicts.ts";
 import type { AppState, View, ViewContext } from "../app-types.ts";
 import { badge } from "./badges.ts";
@@ -28,7 +31,7 @@ export function duelView(root: HTMLElement, ctx: ViewContext): View {
         return;
       }
       const task = s.tasks.find((t) => t.id === record.task);
-      replace(root, duelNavigator(s, record, ctx), task ? h("p", { class: "task-prompt" }, h("strong", {}, `${taskLabel(task)}: `), task.prompt) : null, heatmap(record), mistakeDelta(record), ...record.codes.map((c, i) => codeCard(record, c, i)));
+      replace(root, duelNavigator(s, record, ctx), task ? h("p", { class: "task-prompt" }, h("strong", {}, `${taskLabel(task)}: `), task.prompt) : null, heatmap(record), caughtBugs(record, task), mistakeDelta(record), ...record.codes.map((c, i) => codeCard(record, c, i)));
     },
     destroy() {
       root.replaceChildren();
@@ -108,6 +111,38 @@ function heatmap(record: DuelRecord): HTMLElement {
     h("p", { class: "muted" }, "Each cell: how well one suite scored against one code (validity and bugs exposed). TopVar trains the Test policy on the suites of the code whose row varies most."),
     h("div", { class: "scroll-x" }, table),
     legend,
+  );
+}
+
+/** Each broken code's first breaking line: the program beside the reference, and what each returned. */
+function caughtBugs(record: DuelRecord, task: Task | undefined): HTMLElement {
+  const catches = bugCatches(record);
+  const loaded = record.codes.filter((c) => c.status === "ok").length;
+  return h(
+    "section",
+    { class: "panel bugs-caught", "aria-label": "Bugs the suites caught" },
+    h("h3", {}, `Bugs caught: ${catches.length} of ${loaded} loaded codes broken by a suite`),
+    catches.length === 0
+      ? h("p", { class: "muted" }, "No suite broke a loaded code this step: every code passed every test written for it (correct, or the tests missed its bug).")
+      : catches.map((b, n) =>
+          h(
+            "details",
+            { class: "bug-catch", open: n === 0 },
+            h("summary", {}, h("strong", {}, `Code ${b.code + 1}`), ` · suite ${b.suite + 1}, line ${b.line + 1} (${b.suitesBroke} of ${record.codes[b.code].suites.length} suites broke it)`),
+            h("p", {}, "Test: ", codeInline(b.test)),
+            h(
+              "table",
+              { class: "bug-outputs" },
+              h("tr", {}, h("th", { scope: "row" }, codeInline(b.call)), h("td", {}, "reference returned ", codeInline(b.reference)), h("td", { class: "bug-value" }, `code ${b.code + 1}: `, codeInline(b.program))),
+            ),
+            h(
+              "div",
+              { class: "side-by-side" },
+              h("figure", {}, h("figcaption", {}, `Code ${b.code + 1} (buggy)`), codeBlock(record.codes[b.code].text, `code ${b.code + 1}`)),
+              h("figure", {}, h("figcaption", {}, "Reference"), task ? codeBlock(task.reference, "reference") : h("p", { class: "muted" }, "The task set of this run is not loaded here.")),
+            ),
+          ),
+        ),
   );
 }
 

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateCodes, evaluateSuites, runJobs, type Bench, type EvalProgress } from "../../../src/core/arena/metrics-evaluate.ts";
 import { prepareBench } from "../../../src/core/arena/mutants.ts";
-import { mutAtK, passAtK } from "../../../src/core/arena/metrics.ts";
+import { keepColumns, passAtK, perSuiteRate, unionAtK } from "../../../src/core/arena/metrics.ts";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import type { Task } from "../../../src/core/arena/task.ts";
 import type { GradeRequest, Grader } from "../../../src/core/grader/types.ts";
@@ -83,13 +83,13 @@ describe("runJobs", () => {
 });
 
 describe("evaluateSuites", () => {
-  it("validity, pass@k, mut@k, Mul and bug detection from real runs", async () => {
+  it("validity, pass@k, mutants and variants per suite and union@k, Mul on each, from real runs", async () => {
     const suites: Record<string, string[][]> = {};
     for (const t of tasks) {
       const plus = bench.plus.get(t.id)!.lines;
       suites[t.id] = [
         t.golden_tests, // all valid, weak on purpose
-        plus, // every plus test: valid, and kills every kept mutant by construction
+        plus, // every plus test: valid, and kills every kept mutant the default input does not (by construction)
         [t.golden_tests[0].replace(/== .*$/, "== 1234"), "assert f() == 0"], // wrong answer + invalid call
       ];
     }
@@ -99,8 +99,8 @@ describe("evaluateSuites", () => {
       expect(p.passK, p.task).toBeCloseTo(passAtK(3, 2, 2), 10);
       const mutants = bench.mutants.get(p.task)!.length;
       expect(mutants, p.task).toBeGreaterThan(0);
-      expect(p.kills[1], p.task).toEqual(Array(mutants).fill(true));
-      expect(p.mutK, p.task).toBe(100);
+      const plusKillable = bench.mutants.get(p.task)!.map((m) => m.default_kill !== true);
+      expect(keepColumns([p.kills[1]], plusKillable)[0], p.task).toEqual(plusKillable.filter(Boolean).map(() => true));
       // The plus tests catch every hand-written bug (a suite invariant); golden tests miss the weak ones.
       expect(p.caught[1], p.task).toEqual([true, true, true]);
       // All lines valid except the wrong answer and the invalid call of the third suite.
@@ -110,8 +110,25 @@ describe("evaluateSuites", () => {
     const fizz = ev.perTask.find((p) => p.task === "fizzbuzz")!;
     expect(fizz.caught[0]).toEqual([false, true, true]);
     // Golden tests 3, 5, 7 never reach 15: mutants of `n % 15 == 0` survive them.
-    expect(mutAtK([fizz.kills[0]], fizz.kills[0].length, 1)).toBeLessThan(100);
+    expect(unionAtK([fizz.kills[0]], fizz.kills[0].length, 1)).toBeLessThan(100);
     expect(ev.mul.all).toBeCloseTo((ev.passK.all * ev.mutK.all) / 100, 10);
     expect(ev.k).toBe(2);
+    // Mutants and variants on the same two aggregations, hard mutants only for the new mutant figures.
+    for (const p of ev.perTask) {
+      expect(p.hard, p.task).toEqual(bench.mutants.get(p.task)!.map((m) => m.hard));
+      const hardKills = keepColumns(p.kills, p.hard);
+      const hard = p.hard.filter(Boolean).length;
+      expect(p.mutSuite, p.task).toEqual(hard ? perSuiteRate(hardKills) : NaN);
+      expect(p.mutHardK, p.task).toEqual(unionAtK(hardKills, hard, 2));
+      expect(p.bugDetection, p.task).toBe(perSuiteRate(p.caught));
+      expect(p.bugK, p.task).toBe(unionAtK(p.caught, p.caught[0].length, 2));
+      // The suite of every plus test kills every hard mutant; the third suite (one wrong-answer
+      // line judged as corrected) kills few: per suite sits between them, union@2 reaches 100.
+      if (hard) expect(p.mutHardK, p.task).toBe(100);
+    }
+    expect(fizz.bugK).toBe(100);
+    expect(ev.mulSuite.all).toBeCloseTo((ev.passK.all * ev.mutSuite.all) / 100, 10);
+    expect(ev.mulHardK.all).toBeCloseTo((ev.passK.all * ev.mutHardK.all) / 100, 10);
+    expect(ev.bugDetection.heldout).toBe(ev.perTask.find((p) => p.split === "heldout")!.bugDetection);
   }, 300_000);
 });

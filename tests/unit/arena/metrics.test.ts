@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CodeResult, LineResult } from "../../../src/core/grader/types.ts";
 import {
-  bugDetectionRate, catches, meanBySplit, mul, mutAtK, passAtK, passesAll, percent, suiteValid, validityRate,
+  catches, keepColumns, meanBySplit, mul, passAtK, passesAll, percent, perSuiteRate, suiteValid, unionAtK, validityRate,
 } from "../../../src/core/arena/metrics.ts";
 
 const ok: CodeResult = { status: "ok", reason: "" };
@@ -51,24 +51,37 @@ describe("line and suite predicates", () => {
   });
 });
 
-describe("mut@k, Mul and bug detection", () => {
-  it("mut@k is the union of kills over the first k suites", () => {
+describe("union@k, per suite, Mul", () => {
+  it("union@k (the paper's mut@k) is the union of kills over the first k suites", () => {
     const kills = [
       [true, false, false, false],
       [false, true, false, false],
       [false, false, true, true], // beyond k = 2
     ];
-    expect(mutAtK(kills, 4, 2)).toBe(50);
-    expect(mutAtK(kills, 4, 3)).toBe(100);
-    expect(mutAtK(kills, 0, 2)).toBeNaN();
+    expect(unionAtK(kills, 4, 2)).toBe(50);
+    expect(unionAtK(kills, 4, 3)).toBe(100);
+    expect(unionAtK(kills, 0, 2)).toBeNaN();
+  });
+  it("the same kills read per suite and as a union: the union grows with k, per suite does not", () => {
+    // Each suite kills a different quarter: per suite 25%, union@4 100%.
+    const kills = [0, 1, 2, 3].map((s) => [0, 1, 2, 3].map((m) => m === s));
+    expect(perSuiteRate(kills)).toBe(25);
+    expect(unionAtK(kills, 4, 4)).toBe(100);
+    expect(unionAtK(kills, 4, 1)).toBe(perSuiteRate(kills.slice(0, 1)));
+  });
+  it("keepColumns keeps the chosen programs of every suite (the hard mutants)", () => {
+    const kills = [[true, false, true], [false, false, true]];
+    expect(keepColumns(kills, [true, false, false])).toEqual([[true], [false]]);
+    expect(perSuiteRate(keepColumns(kills, [true, true, false]))).toBe(25);
+    expect(perSuiteRate(keepColumns(kills, [false, false, false]))).toBeNaN();
   });
   it("Mul is pass@k x mut@k / 100 on the paper's scale", () => {
     // The paper's Code-A1 1.5B row reads Mul 7.14; e.g. pass@5 = 21 and mut@5 = 34 give 7.14.
     expect(mul(21, 34)).toBeCloseTo(7.14, 10);
   });
   it("bug detection averages the caught share per suite", () => {
-    expect(bugDetectionRate([[true, false, false], [true, true, true]])).toBeCloseTo((100 * (1 / 3 + 1)) / 2, 10);
-    expect(bugDetectionRate([])).toBeNaN();
+    expect(perSuiteRate([[true, false, false], [true, true, true]])).toBeCloseTo((100 * (1 / 3 + 1)) / 2, 10);
+    expect(perSuiteRate([])).toBeNaN();
   });
   it("meanBySplit skips NaN and splits train / heldout", () => {
     const m = meanBySplit([

@@ -1,6 +1,6 @@
-/** Mutants: mutate.py run in real Pyodide, equivalents dropped through the real Node grader. */
+/** Mutants: mutate.py run in real Pyodide, screened (equivalence, hardness) through the real Node grader. */
 import { describe, expect, it } from "vitest";
-import { dropEquivalent, generateMutants, prepareBench } from "../../../src/core/arena/mutants.ts";
+import { defaultLines, generateMutants, MUTANT_SCREEN, prepareBench, screenMutants } from "../../../src/core/arena/mutants.ts";
 import { buildPlusTests, type PlusTests } from "../../../src/core/arena/plus.ts";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import type { Task } from "../../../src/core/arena/task.ts";
@@ -36,19 +36,50 @@ describe("mutate.py (Cosmic-Ray-style operators, in Pyodide)", () => {
   });
 });
 
-describe("equivalent mutants are dropped (real grader)", () => {
+describe("the screen: equivalent mutants dropped, hard ones marked (real grader)", () => {
   const grader = sharedNodeGrader();
-
-  it("drops `v > 0` -> `v >= 0` in sum-positive (adding zero changes nothing) and keeps `v > 1`", async () => {
-    const t = byId("sum-positive");
+  const screen = async (t: Task) => {
     const generated = await generateMutants([t], runPython, mutateSource());
     const plus = new Map<string, PlusTests>([[t.id, await buildPlusTests(t, runPython)]]);
-    const kept = (await dropEquivalent(grader, [t], generated, plus)).get(t.id)!;
+    return { generated: generated.get(t.id)!, kept: (await screenMutants(grader, [t], generated, plus, await defaultLines([t], runPython))).get(t.id)! };
+  };
+
+  it("drops `v > 0` -> `v >= 0` in sum-positive (adding zero changes nothing) and keeps `v > 1`", async () => {
+    const { generated, kept } = await screen(byId("sum-positive"));
     const ops = kept.map((m) => m.operator);
     expect(ops).not.toContain("compare:Gt->GtE");
     expect(ops).toContain("number:+1");
     expect(ops).toContain("compare:Gt->Lt");
-    expect(kept.length).toBeLessThan(generated.get(t.id)!.length);
+    expect(kept.length).toBeLessThan(generated.length);
+  });
+
+  it("marks hard the mutants that the default input misses and most random inputs miss", async () => {
+    // sum-positive, default input f([]) == 0: no mutant of the predicate changes an empty sum.
+    const sum = (await screen(byId("sum-positive"))).kept;
+    const op = (o: string) => sum.find((m) => m.operator === o)!;
+    expect(sum.every((m) => m.default_kill === false)).toBe(true);
+    // `v > 1` differs only on lists holding a 1: rare among random inputs, so hard.
+    expect(op("number:+1").random_kill).toBeLessThanOrEqual(MUTANT_SCREEN.maxRandomKill);
+    expect(op("number:+1").hard).toBe(true);
+    // `v < 0` sums the negatives instead: nearly every non-empty input exposes it, so not hard.
+    expect(op("compare:Gt->Lt").random_kill).toBeGreaterThan(MUTANT_SCREEN.maxRandomKill);
+    expect(op("compare:Gt->Lt").hard).toBe(false);
+    // first-index, default input f([], 0) == -1: `return -1` -> `return 0` is trivially killed.
+    const first = (await screen(byId("first-index"))).kept;
+    const trivial = first.filter((m) => m.code.includes("return 0") || m.code.includes("return -2"));
+    expect(trivial.length).toBeGreaterThan(0);
+    for (const m of trivial) expect([m.default_kill, m.hard], m.operator).toEqual([true, false]);
+    for (const m of [...sum, ...first]) {
+      expect(m.hard, m.operator).toBe(m.default_kill !== true && m.random_kill <= MUTANT_SCREEN.maxRandomKill);
+      expect(m.random_kill * MUTANT_SCREEN.randomInputs, m.operator).toBeCloseTo(Math.round(m.random_kill * MUTANT_SCREEN.randomInputs), 10);
+    }
+  });
+
+  it("the default-input test is the reference's answer on the emptiest input, none without an input spec", async () => {
+    const lines = await defaultLines([byId("first-index"), byId("sum-positive"), { ...byId("sum-positive"), id: "no-spec", input_spec: undefined }], runPython);
+    expect(lines.get("first-index")).toBe("assert f([], 0) == -1");
+    expect(lines.get("sum-positive")).toBe("assert f([]) == 0");
+    expect(lines.has("no-spec")).toBe(false);
   });
 
   it("prepareBench builds plus tests and killable mutants for each task", async () => {
@@ -66,5 +97,7 @@ describe("equivalent mutants are dropped (real grader)", () => {
     expect(bench.mutants.get("to-binary")!.length).toBeGreaterThan(10);
     // to-binary with `r //= 2` -> `r *= 2` loops forever: killed by the 250 ms line limit, so kept.
     expect(bench.mutants.get("to-binary")!.map((m) => m.operator)).toContain("binary:FloorDiv->Mult");
+    // Seeded and deterministic: the same tasks give the same mutants, screen included.
+    expect((await prepareBench(grader, runPython, mutateSource(), tasks)).mutants).toEqual(bench.mutants);
   }, 300_000);
 });

@@ -1,7 +1,7 @@
 /** Plus tests: seeded draws from input_spec, boundary cases, preconditions and references run in real Pyodide. */
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../../src/core/rng.ts";
-import { boundaryInputs, buildPlusTests, drawInput, fitsSpec, mutatedInputs, mutateValue } from "../../../src/core/arena/plus.ts";
+import { boundaryInputs, buildPlusTests, defaultInput, drawInput, fitsSpec, mutatedInputs, mutateValue } from "../../../src/core/arena/plus.ts";
 import { formatArgs, formatLiteral, parseAssert, int, list, str } from "../../../src/core/arena/task-literals.ts";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import type { Task } from "../../../src/core/arena/task.ts";
@@ -32,6 +32,20 @@ describe("drawing inputs from input_spec", () => {
     expect(calls.some((c) => c.startsWith("[9, 9, 9, 9, 9, 9, 9, 9], "))).toBe(true);
     expect(calls.some((c) => c.endsWith(", -9"))).toBe(true);
     expect(calls.some((c) => c.endsWith(", 9"))).toBe(true);
+  });
+});
+
+describe("the default input (mutant screen)", () => {
+  it("puts every argument at its emptiest within its spec", () => {
+    expect(formatArgs(defaultInput(byId("first-index")))).toBe("[], 0");
+    // An int whose range excludes 0 takes the bound nearest it; a list with min_len 2 gets two such items.
+    const t = byId("first-index");
+    const spec = { ...t.input_spec!, params: { xs: { ...t.input_spec!.params.xs, min_len: 2, min: 3 }, k: { min: -9, max: -2 } } };
+    expect(formatArgs(defaultInput({ ...t, input_spec: spec }))).toBe("[3, 3], -2");
+    for (const task of arenaV1().tasks) {
+      const args = defaultInput(task);
+      task.params.forEach((p, i) => expect(fitsSpec(p.type, task.input_spec!.params[p.name], args[i]), `${task.id}.${p.name}`).toBe(true));
+    }
   });
 });
 

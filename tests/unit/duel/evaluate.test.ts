@@ -99,6 +99,11 @@ describe("evaluatePlayers", () => {
       if (key !== "mul") expect(v >= 0 && v <= 1, `${key} = ${v}`).toBe(true);
     }
     expect(a.metrics.mul).toBeCloseTo(a.metrics.test_pass_k * a.metrics.test_mut_k * 100, 10);
+    // The new figures are the suite evaluation's, as fractions: held-out bug detection per suite, union@k, Mul on hard mutants.
+    expect(a.metrics.bug_detection_heldout).toBe(a.suites!.bugDetection.heldout / 100);
+    expect(a.metrics.bug_k_heldout).toBe(a.suites!.bugK.heldout / 100);
+    expect(a.metrics.mul_suite).toEqual(a.suites!.mulSuite.all);
+    expect(a.metrics.mut_hard_k).toEqual(a.suites!.mutHardK.all / 100);
     expect(Object.keys(a.programs)).toEqual(tasks.map((t) => t.id));
     expect(a.programs[tasks[0].id]).toHaveLength(2);
     // Another seed samples other programs (sampling only: the grading path is the same).

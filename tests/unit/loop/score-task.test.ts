@@ -63,10 +63,14 @@ describe("scoreTask", () => {
     expect(rewardMatrix(rec)).toEqual(s.testRewards);
     expect(rec.codes[0].suites[1]).toMatchObject({ text: "s01", r_val: 0.375 });
     expect(rec.mistake_book.added.length).toBe(3);
-    const m = rolloutMetrics([{ grading, scores: s }]);
+    const m = rolloutMetrics([{ grading, scores: s }], 8);
     expect(m.code_loads).toBe(0.5);
     expect(m.test_validity).toBe(11 / 14); // valid lines: 8 + 2 + 1 + 0 of 14 lines
-    expect(m.bug_detection).toBe(1); // both suites of the loaded code expose a failure
+    expect(m.rollout_fail_rate).toBe(1); // both suites of the loaded code expose a failure
+    // Over the loaded code's two suites: gen_fail (2/8 + 1/8) / 2; fresh tests failed 3 of 8 + 3 executable.
+    expect(m.gen_fail).toBe((2 / 8 + 1 / 8) / 2);
+    expect(m.fresh_fail_rate).toBe(3 / 11);
+    // R_adv of the same pairs is (gen_fail - hist_fail + 1) / 2 (Mistake Book tests exist): 0.375 and 0.3125, above gen_fail.
     expect(m.test_reward).toBe((0.6875 + 0.34375) / 4);
     // R_val is the suite's own (valid on the reference); code B's suites: min(1/8, 1) and 0
     expect(m.r_val).toBe((1 + 0.375 + 0.125 + 0) / 4);

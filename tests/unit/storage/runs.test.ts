@@ -232,6 +232,19 @@ describe("opening and migrations", () => {
     expect(back).toEqual(stored.map((m) => ({ ...m, plus_pass_heldout_compositional: null, plus_pass_heldout_family: null })));
   });
 
+  it("version 5 renames the rollout rate bug_detection to rollout_fail_rate and gives the later keys null", async () => {
+    const name = `mig5-${++dbCount}`;
+    const v4 = await openArenaDb({ name, version: 4 });
+    const rng = new Rng("mig5");
+    const current = [1, 2].map((step) => fakeMetrics(step, rng));
+    const stored = current.map(({ rollout_fail_rate, gen_fail: _g, fresh_fail_rate: _f, mut_suite: _m, mul_suite: _s, bug_detection_heldout: _b, ...rest }) => ({ ...rest, bug_detection: rollout_fail_rate }));
+    for (const m of stored) await v4.put("metrics", { run: "old", step: m.step, metrics: m as never });
+    v4.close();
+    const db = await openArenaDb({ name });
+    open.push(db);
+    expect(await loadMetrics(db, "old")).toEqual(current.map((m) => ({ ...m, gen_fail: null, fresh_fail_rate: null, mut_suite: null, mul_suite: null, bug_detection_heldout: null })));
+  });
+
   it("a blocked upgrade rejects with StorageBlockedError instead of hanging, and loses nothing", async () => {
     const name = `blk-${++dbCount}`;
     const v1 = await openArenaDb({ name, version: 1 });

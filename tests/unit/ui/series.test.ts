@@ -8,7 +8,7 @@ describe("dashboard series", () => {
     const known = new Set<string>([...STEP_METRIC_KEYS, ...EVAL_METRIC_KEYS]);
     const charted = CHARTS.flatMap((c) => c.series.map((s) => s.key));
     for (const k of charted) expect(known.has(k), k).toBe(true);
-    for (const k of ["code_reward", "plus_pass_train", "plus_pass_heldout", "plus_pass_heldout_compositional", "plus_pass_heldout_family", "golden_pass", "test_validity", "r_adv", "mul", "bug_detection",
+    for (const k of ["code_reward", "plus_pass_train", "plus_pass_heldout", "plus_pass_heldout_compositional", "plus_pass_heldout_family", "golden_pass", "test_validity", "r_adv", "gen_fail", "rollout_fail_rate", "mul", "mul_suite", "mut_suite", "bug_detection_heldout",
       "mistake_book_size", "mistake_book_added", "mistake_book_removed", "kl_code", "entropy_code", "time_sample_ms", "time_grade_ms", "time_update_ms"]) {
       expect(charted).toContain(k);
     }
