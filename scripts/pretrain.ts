@@ -221,7 +221,8 @@ async function main(): Promise<void> {
       corpusHash: hash,
       corpus: corpus.options,
       base: entry,
-      figures: figures ?? previous?.figures ?? null,
+      // Figures measured here, else the previous manifest's only when they were measured on this very checkpoint.
+      figures: figures ?? (previous?.base?.sha256 === entry.sha256 ? previous.figures : null),
       // What rebuilds these bytes from scratch (--out and evaluation flags do not matter).
       command: rebuildCommand(opts),
     };

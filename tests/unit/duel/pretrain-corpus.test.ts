@@ -195,7 +195,10 @@ describe("pretraining corpus", () => {
         const seen = new Set<string>();
         for (const s of c.test.filter((x) => x.task === id)) {
           const calls = decodeSuite(v2vocab, s.tokens.slice(s.completionStart)).split("\n").filter(Boolean).map((l) => l.split(" == ")[0]);
-          for (const call of new Set(calls)) (seen.has(call) ? n++ : seen.add(call));
+          for (const call of new Set(calls)) {
+            if (seen.has(call)) n++;
+            else seen.add(call);
+          }
         }
       }
       return n;
