@@ -14,6 +14,7 @@ import { loadOrPrepareBench } from "../src/node/run-files.ts";
 import { benchFile } from "../src/core/arena/bench-file.ts";
 import { mutateSource } from "../src/node/python-runner.ts";
 import { CliError, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
+import { HeldoutIndex } from "../src/core/arena/split-leaks.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
   tasks: { kind: "string", help: `built-in task set: ${Object.keys(BUILTIN_TASK_SETS).join(", ")} (default arena-v2)` },
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
   const grader = await createNodeGrader();
   try {
     const t0 = performance.now();
-    const bench = await loadOrPrepareBench(grader, tasks, "runs", (p) => p.done === p.total && console.log(`[bench] ${p.text}`));
+    const bench = await loadOrPrepareBench(grader, tasks, "runs", (p) => p.done === p.total && console.log(`[bench] ${p.text}`), new HeldoutIndex(file.tasks));
     const out = join((flags.out as string | undefined) ?? "public", appBenchPath(name));
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(await benchFile(bench, mutateSource())) + "\n");

@@ -12,6 +12,7 @@ import { baseCheckpointPath, loadOrPrepareBench, readRunFile, runTaskFile } from
 import { baseCheckpointFile } from "../src/core/duel/pretrain.ts";
 import { BundleError } from "../src/core/bundle.ts";
 import type { TaskFile } from "../src/core/arena/task.ts";
+import { HeldoutIndex } from "../src/core/arena/split-leaks.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
   preset: { kind: "string", help: "evaluate this preset's base players instead of a run file" },
@@ -66,7 +67,7 @@ async function main(argv: string[]): Promise<void> {
     const taskLimit = flags["task-limit"] as number | undefined;
     const bench = await loadOrPrepareBench(grader, evalTasks(file, config, 0, "all", taskLimit), (flags["bench-cache"] as string | undefined) ?? "runs", (p) => {
       if (p.done === p.total) log(`  bench: ${p.text}`);
-    });
+    }, new HeldoutIndex(file.tasks));
     const t0 = Date.now();
     const { evaluation, origin, step } = await evaluateCheckpoint(config, checkpoint, file, grader, bench, {
       ...(baseDir !== undefined ? { baseDir } : {}),

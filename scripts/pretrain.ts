@@ -5,7 +5,10 @@
  *
  *   --size tiny|small     model size (default tiny)
  *   --seed N              corpus, weights and batch order (default 1)
- *   --steps N             optimizer steps (default: BASE_RECIPE)
+ *   --steps N             optimizer steps (default: the size's BASE_RECIPES)
+ *   --lr X                peak learning rate (default: the size's BASE_RECIPES)
+ *   --fresh-inputs        corpus lever: every suite on inputs of its own (CorpusOptions.freshInputs)
+ *   --max-default-share X corpus lever: most share of a suite's lines with the commonest answer (default 1)
  *   --out DIR             where the checkpoint and manifest go (default public/checkpoints)
  *   --skip-train          train nothing: evaluate the checkpoint in --out and rewrite the manifest
  *   --no-eval             skip the evaluation (the manifest's figures become null)
@@ -25,7 +28,7 @@ import { sha256Hex } from "../src/core/bundle.ts";
 import { arenaConstraints, arenaVocabulary } from "../src/core/duel/contexts.ts";
 import { buildCorpus, corpusHash, corpusStats, jointSequences, vocabHash, type PretrainCorpus } from "../src/core/duel/pretrain-corpus.ts";
 import {
-  BASE_CORPUS_FILE, BASE_MANIFEST_FILE, BASE_MANIFEST_FORMAT, BASE_RECIPE, baseCheckpointFile, corpusFileBytes, pretrainBase, pretrainOptions,
+  BASE_CORPUS_FILE, BASE_MANIFEST_FILE, BASE_MANIFEST_FORMAT, BASE_RECIPES, baseCheckpointFile, corpusFileBytes, pretrainBase, pretrainOptions,
   type BaseManifest, type BasePolicyEntry, type PretrainProgress,
 } from "../src/core/duel/pretrain.ts";
 import { evaluateBase } from "../src/core/duel/pretrain-eval.ts";
@@ -40,7 +43,10 @@ import { loadTaskFile } from "../src/node/run-files.ts";
 const FLAGS: Record<string, FlagSpec> = {
   size: { kind: "string", help: "model size: tiny | small (default tiny)" },
   seed: { kind: "string", help: "corpus, weights and batch order (default 1)" },
-  steps: { kind: "int", min: 1, help: "optimizer steps (default: BASE_RECIPE)" },
+  steps: { kind: "int", min: 1, help: "optimizer steps (default: the size's recipe)" },
+  lr: { kind: "string", help: "peak learning rate (default: the size's recipe)" },
+  "fresh-inputs": { kind: "bool", help: "corpus lever: every suite on inputs no other suite of its task uses" },
+  "max-default-share": { kind: "string", help: "corpus lever: most share of a suite's lines with the task's commonest answer (default 1)" },
   out: { kind: "string", help: "checkpoint and manifest folder (default public/checkpoints)" },
   "skip-train": { kind: "bool", help: "train nothing: evaluate the checkpoint in --out again" },
   "no-eval": { kind: "bool", help: "skip the evaluation (the manifest's figures become null)" },
@@ -60,11 +66,21 @@ function pretrainArgs(argv: string[]) {
   if (tasks !== undefined && tasks !== "arena-v2" && (flags.out === undefined || flags.out === "public/checkpoints")) {
     throw new CliError("--tasks needs --out DIR other than public/checkpoints (the shipped base model is arena-v2's)");
   }
+  const num = (name: string, lo: number, hi: number) => {
+    const raw = flags[name] as string | undefined;
+    if (raw === undefined) return undefined;
+    const x = Number(raw);
+    if (!(x > lo && x <= hi)) throw new CliError(`--${name} must be a number in (${lo}, ${hi}], got ${JSON.stringify(raw)}`);
+    return x;
+  };
   return {
     tasks,
     size: size as ModelSize,
     seed,
     steps: flags.steps as number | undefined,
+    lr: num("lr", 0, 1),
+    freshInputs: flags["fresh-inputs"] === true,
+    maxDefaultShare: num("max-default-share", 0, 1),
     out: (flags.out as string | undefined) ?? "public/checkpoints",
     train: flags["skip-train"] !== true,
     noEval: flags["no-eval"] === true,
@@ -114,7 +130,9 @@ async function main(): Promise<void> {
   const runPython = createNodeRunPython();
 
   // 1. The corpus (train split only).
-  const corpus: PretrainCorpus = await buildCorpus(vocab, file, runPython, { seed: opts.seed });
+  const corpus: PretrainCorpus = await buildCorpus(vocab, file, runPython, {
+    seed: opts.seed, ...(opts.freshInputs ? { freshInputs: true } : {}), ...(opts.maxDefaultShare !== undefined ? { maxDefaultShare: opts.maxDefaultShare } : {}),
+  });
   const stats = corpusStats(corpus);
   const hash = await corpusHash(corpus);
   console.log(`corpus: ${corpus.tasks.length} train tasks, ${corpus.code.length} code sequences ${JSON.stringify(stats.code)}, ` +
@@ -130,7 +148,7 @@ async function main(): Promise<void> {
   let entry: BasePolicyEntry | null;
   if (opts.train) {
     const t0 = performance.now();
-    const options = pretrainOptions({ ...BASE_RECIPE, size: opts.size, seed: opts.seed, ...(opts.steps ? { steps: opts.steps } : {}) });
+    const options = recipe(opts);
     const result = await pretrainBase(service, jointSequences(corpus), { ...options, vocab: vocab.size, label: "base model" }, printProgress);
     writeFileSync(path, new Uint8Array(result.checkpoint));
     await service.load(result.checkpoint);
@@ -154,7 +172,7 @@ async function main(): Promise<void> {
       bytes: buf.byteLength,
       sha256: await sha256Hex(new Uint8Array(buf)),
       numParams: (await service.info()).numParams,
-      options: pretrainOptions({ ...BASE_RECIPE, size: opts.size, seed: opts.seed, ...(opts.steps ? { steps: opts.steps } : {}) }),
+      options: recipe(opts),
       finalLoss: null,
       seconds: null,
     };
@@ -203,7 +221,8 @@ async function main(): Promise<void> {
       corpusHash: hash,
       corpus: corpus.options,
       base: entry,
-      figures: figures ?? previous?.figures ?? null,
+      // Figures measured here, else the previous manifest's only when they were measured on this very checkpoint.
+      figures: figures ?? (previous?.base?.sha256 === entry.sha256 ? previous.figures : null),
       // What rebuilds these bytes from scratch (--out and evaluation flags do not matter).
       command: rebuildCommand(opts),
     };
@@ -213,11 +232,19 @@ async function main(): Promise<void> {
   console.log(`pretrain: done in ${Math.round((performance.now() - started) / 1000)} s`);
 }
 
-function rebuildCommand(opts: { size: ModelSize; seed: number | string; steps?: number }): string {
+/** The size's recipe with the command line's overrides. */
+function recipe(opts: { size: ModelSize; seed: number | string; steps?: number; lr?: number }) {
+  return pretrainOptions({ ...BASE_RECIPES[opts.size], size: opts.size, seed: opts.seed, ...(opts.steps ? { steps: opts.steps } : {}), ...(opts.lr ? { lr: opts.lr } : {}) });
+}
+
+function rebuildCommand(opts: { size: ModelSize; seed: number | string; steps?: number; lr?: number; freshInputs: boolean; maxDefaultShare?: number }): string {
   const args = [
     ...(opts.size !== "tiny" ? ["--size", opts.size] : []),
     ...(opts.seed !== 1 ? ["--seed", String(opts.seed)] : []),
     ...(opts.steps ? ["--steps", String(opts.steps)] : []),
+    ...(opts.lr ? ["--lr", String(opts.lr)] : []),
+    ...(opts.freshInputs ? ["--fresh-inputs"] : []),
+    ...(opts.maxDefaultShare !== undefined ? ["--max-default-share", String(opts.maxDefaultShare)] : []),
   ];
   return ["npm run pretrain", ...(args.length ? ["--", ...args] : [])].join(" ");
 }

@@ -27,18 +27,22 @@ import type { Grader } from "../src/core/grader/types.ts";
 import type { Bench } from "../src/core/arena/metrics-evaluate.ts";
 import type { Split, TaskFile } from "../src/core/arena/task.ts";
 import { tasksOfSplit } from "../src/core/arena/task-suite.ts";
+import { HeldoutIndex } from "../src/core/arena/split-leaks.ts";
 
 /**
  * Default scale: the main table issue 12 asks for, 5 seeds x 60 steps (classroom: 5 epochs of its 48
  * train tasks, so every task recurs 5 times and the Mistake Book replays) of base, golden-tests,
- * self-play, CURE and code-a1, and the alpha sweep on one seed. Measured on the shared 2-core
+ * self-play, CURE and code-a1, code-a1 without the Mistake Book and without TopVar, and the alpha sweep on 3 seeds. Measured on the shared 2-core
  * machine (2026-12-01, two reproduce processes side by side): a 60-step classroom run 1.5-2 min, one
  * evaluation (325 tasks x 16 samples with test-time scaling) 6-8 min; 29 jobs, about 2 hours on two
  * processes. Lower --steps, --seeds, --alpha-seeds or --eval-samples to fit a busier machine.
  */
 const DEFAULT_SEEDS = 5;
 const DEFAULT_STEPS = 60;
-const DEFAULT_MODES = "base,golden-tests,self-play,cure,code-a1";
+// Code-A1 without the Mistake Book and without TopVar: the method's two parts, ablated in every reproduce.
+const DEFAULT_MODES = "base,golden-tests,self-play,cure,code-a1,code-a1+no-mistake-book,code-a1+no-topvar";
+/** The alpha sweep on 3 seeds: one seed cannot say whether a peak is real. */
+const DEFAULT_ALPHA_SEEDS = 3;
 /** Samples per task in evaluation: at least 16 (issue 12), and n >= k for pass@5 / mut@5. */
 const DEFAULT_EVAL_SAMPLES = 16;
 
@@ -47,7 +51,7 @@ const FLAGS: Record<string, FlagSpec> = {
   seeds: { kind: "int", min: 1, help: `seeds per mode, 1..N (default ${DEFAULT_SEEDS})` },
   steps: { kind: "int", min: 1, help: `training steps per run (default ${DEFAULT_STEPS}; the classroom preset's own is 36 = 3 epochs)` },
   modes: { kind: "string", help: `comma-separated modes, each optionally +ablation(s), e.g. self-play+no-mistake-book+no-topvar (default ${DEFAULT_MODES})` },
-  "alpha-seeds": { kind: "int", min: 0, help: "seeds of each alpha-ablation run (default 1; 0 skips the ablation)" },
+  "alpha-seeds": { kind: "int", min: 0, help: `seeds of each alpha-ablation run (default ${DEFAULT_ALPHA_SEEDS}; 0 skips the ablation)` },
   alphas: { kind: "string", help: `comma-separated alpha values of the ablation (default ${ALPHA_SWEEP.filter((a) => a !== 0.5).join(",")}; 0.5 is code-a1's own row)` },
   "eval-samples": { kind: "int", min: 5, help: `programs and suites per task in evaluation, n >= k = 5 (default ${DEFAULT_EVAL_SAMPLES})` },
   "eval-seed": { kind: "int", min: 0, help: "sampling seed of every evaluation, independent of the run seeds (default 0)" },
@@ -84,7 +88,7 @@ async function main(argv: string[]): Promise<void> {
     if (!(MODES as readonly string[]).includes(m)) throw new CliError(`--modes: unknown mode ${JSON.stringify(m)}; known: ${MODES.join(", ")}`);
     for (const a of ablations) if (!Object.hasOwn(ABLATIONS, a)) throw new CliError(`--modes: unknown ablation ${JSON.stringify(a)} in ${entry}; known: ${Object.keys(ABLATIONS).join(", ")}`);
   }
-  const alphaSeeds = Array.from({ length: (flags["alpha-seeds"] as number | undefined) ?? 1 }, (_, i) => i + 1);
+  const alphaSeeds = Array.from({ length: (flags["alpha-seeds"] as number | undefined) ?? DEFAULT_ALPHA_SEEDS }, (_, i) => i + 1);
   const outDir = (flags["out-dir"] as string | undefined) ?? "runs/reproduce";
   const resultsPath = (flags.results as string | undefined) ?? "docs/RESULTS.md";
   const { file, config: presetBase } = runTaskFile(flags.tasks as string | undefined, cliConfig(preset, {}));
@@ -130,7 +134,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     const bench = await loadOrPrepareBench(grader, evalTasks(file, cliConfig(preset, {}), 0, "all", evalOpts.taskLimit), "runs", (p) => {
       if (p.done === p.total || p.done % 10 === 0) log(`evaluation bench: ${p.text}`);
-    });
+    }, new HeldoutIndex(file.tasks));
     const done: { job: Job; result: JobResult }[] = [];
     const t0 = Date.now();
     for (const [i, job] of jobs.entries()) {

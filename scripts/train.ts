@@ -11,6 +11,7 @@ import { trainRun } from "../src/node/train-run.ts";
 import { evalTasks } from "../src/node/evaluate-run.ts";
 import type { TrainerEvent } from "../src/core/loop/events.ts";
 import { runTrainTasks, taskVisits } from "../src/core/duel/task-order.ts";
+import { HeldoutIndex } from "../src/core/arena/split-leaks.ts";
 
 // seed, steps, mode and every other config field are flags of their own name (withConfigFlags).
 const FLAGS: Record<string, FlagSpec> = withConfigFlags({
@@ -56,7 +57,7 @@ async function main(argv: string[]): Promise<void> {
       ? {
         bench: await loadOrPrepareBench(grader, evalTasks(file, config, 0, "all", evalTaskLimit), "runs", (p) => {
           if (p.done === p.total || p.done % 10 === 0) log(`  evaluation bench: ${p.text}`);
-        }),
+        }, new HeldoutIndex(file.tasks)),
         // Evaluation seed 0 whatever the run's seed, so every run is measured on the same draws.
         options: { samples: evalSamples, seed: 0, temperature: 0.7, k: Math.min(5, evalSamples), tts: 0, trainTasks: trainTasksFlag(flags["eval-train-tasks"]), taskLimit: evalTaskLimit },
       }

@@ -11,6 +11,7 @@ import { exportBundle, importBundle, type RunSnapshot, type SnapshotCheckpoint }
 import { IMPORTED_TASK_SET, TASK_SETS, type Config } from "../core/config/fields.ts";
 import type { Bench } from "../core/arena/metrics-evaluate.ts";
 import { prepareBench } from "../core/arena/mutants.ts";
+import { HeldoutIndex, withoutLeakingMutants } from "../core/arena/split-leaks.ts";
 import { validateTaskFile, type Task, type TaskFile, type ValidateOptions } from "../core/arena/task.ts";
 import { BUILTIN_TASK_SETS, builtinTaskSet } from "../core/arena/task-suite.ts";
 import { baseCheckpointFile } from "../core/duel/pretrain.ts";
@@ -161,12 +162,21 @@ export function baseCheckpointPath(size: Config["code_model"], dir = BASE_CHECKP
  * `cacheDir` under the task set's hash and the mutants' key (bench-file.ts): building it runs every
  * reference and mutant in Pyodide, about two minutes for arena-v1 on two cores.
  */
-export async function loadOrPrepareBench(grader: Grader, tasks: Task[], cacheDir: string | null, onProgress?: (p: EvalProgress) => void): Promise<Bench> {
+export async function loadOrPrepareBench(
+  grader: Grader,
+  tasks: Task[],
+  cacheDir: string | null,
+  onProgress?: (p: EvalProgress) => void,
+  heldout: HeldoutIndex = new HeldoutIndex(tasks),
+): Promise<Bench> {
+  // No mutant of a train task may be a held-out reference up to constants (split-leaks.ts); filtered
+  // on the way out, so a bench cached before the filter is clean too.
+  const clean = (b: Bench): Bench => ({ ...b, mutants: withoutLeakingMutants(b.tasks, b.mutants, heldout) });
   const source = mutateSource();
   const path = cacheDir ? join(cacheDir, `bench-${await benchKey(tasks)}-${await mutantsKey(source)}.json`) : null;
   if (path && existsSync(path)) {
     const { bench } = await benchFromFile(tasks, JSON.parse(readFileSync(path, "utf8")), source);
-    if (bench) return bench;
+    if (bench) return clean(bench);
   }
   // One task per prepareBench call: a grader batch then holds one task's mutants, which keeps the
   // harness' work between steps short on a loaded machine (the supervisor's idle watchdog).
@@ -183,5 +193,5 @@ export async function loadOrPrepareBench(grader: Grader, tasks: Task[], cacheDir
     writeFileSync(`${path}.partial`, JSON.stringify(await benchFile(bench, source)));
     renameSync(`${path}.partial`, path);
   }
-  return bench;
+  return clean(bench);
 }

@@ -26,13 +26,18 @@ import {
   type Domain, type DomainName, type Item, type MutationOp, type Outcome, type Predicate, type PredicateCore,
 } from "./task-space.ts";
 import { AGGREGATIONS, aggregation, itemLiteral, type Aggregation, type AggregationName, type Shape } from "./task-aggregations.ts";
+import { HeldoutIndex, constantFree } from "./split-leaks.ts";
 
 export const ARENA_V2_NAME = "arena-v2";
 /** The seed of the shipped arena-v2 (changing it changes every task: rebuild benches and base models). */
 export const ARENA_V2_SEED = 11;
 
-/** Primitives no train task uses: the heldout_family split is every task with one of them. */
-export const HELDOUT_FAMILY = { predicateFamilies: ["divisible"], aggregations: ["last-index"] as AggregationName[] } as const;
+/**
+ * Primitives no train task uses: the heldout_family split is every task with one of them. The
+ * predicates are a whole predicate class (below): `is even` (`v % 2 == 0`) is `divisible by 2`, so
+ * holding out `divisible` alone would leave its programs in train up to a constant.
+ */
+export const HELDOUT_FAMILY = { predicateFamilies: ["divisible", "even", "odd"], aggregations: ["last-index"] as AggregationName[] } as const;
 /** Share of each input type's (aggregation, predicate family) pairs held out as unseen combinations. */
 export const COMPOSITIONAL_SHARE = 0.12;
 
@@ -79,24 +84,41 @@ export function combinations(): Combination[] {
   return out;
 }
 
-const pairKey = (d: DomainName, agg: string, family: string) => `${d}|${agg}|${family}`;
+/**
+ * The split unit of a predicate: its Python with integer constants written N (split-leaks.ts) and
+ * string constants S, so `is positive` (`v > 0`) and `is greater than 3` (`v > 3`) are one class,
+ * `is even`, `is odd` and `is divisible by 3` another, `is a space` and `is equal to 'a'` a third.
+ * Splitting by class, a held-out reference never equals a train reference up to constants.
+ */
+export function predicateClass(p: Predicate): string {
+  return constantFree(p.py(DOMAINS[p.domain].item)).replace(/'(?:[^'\\]|\\.)*'/g, "S");
+}
+
+const pairKey = (d: DomainName, agg: string, predClass: string) => `${d}|${agg}|${predClass}`;
+
+const HELDOUT_CLASSES = new Set(PREDICATES.filter((p) => (HELDOUT_FAMILY.predicateFamilies as readonly string[]).includes(p.family)).map(predicateClass));
+{
+  // The held-out predicate families must be whole classes (else a train predicate equals one up to constants).
+  const partial = PREDICATES.filter((p) => HELDOUT_CLASSES.has(predicateClass(p)) && !(HELDOUT_FAMILY.predicateFamilies as readonly string[]).includes(p.family));
+  if (partial.length > 0) throw new Error(`HELDOUT_FAMILY must list whole predicate classes: add ${[...new Set(partial.map((p) => p.family))].join(", ")}`);
+}
 
 function isFamilyHeldout(c: Combination): boolean {
-  return (HELDOUT_FAMILY.predicateFamilies as readonly string[]).includes(c.pred.family) || HELDOUT_FAMILY.aggregations.includes(c.agg.name);
+  return HELDOUT_CLASSES.has(predicateClass(c.pred)) || HELDOUT_FAMILY.aggregations.includes(c.agg.name);
 }
 
 /**
- * Step 2: the held-out (aggregation, predicate family) pairs of each type. A pair is held out only
- * while its aggregation and its predicate family each keep at least two other pairs in train.
+ * Step 2: the held-out (aggregation, predicate class) pairs of each type. A pair is held out only
+ * while its aggregation and its predicate class each keep at least two other pairs in train.
  */
 export function compositionalPairs(all: Combination[], rng: Rng): Set<string> {
   const held = new Set<string>();
   for (const d of Object.keys(DOMAINS) as DomainName[]) {
-    const pairs = [...new Set(all.filter((c) => c.domain.name === d && !isFamilyHeldout(c)).map((c) => `${c.agg.name}|${c.pred.family}`))].sort();
+    const pairs = [...new Set(all.filter((c) => c.domain.name === d && !isFamilyHeldout(c)).map((c) => `${c.agg.name}|${predicateClass(c.pred)}`))].sort();
     const trainAggs = new Map<string, number>();
     const trainFams = new Map<string, number>();
     for (const p of pairs) {
-      const [a, f] = p.split("|");
+      const [a, f] = splitPair(p);
       trainAggs.set(a, (trainAggs.get(a) ?? 0) + 1);
       trainFams.set(f, (trainFams.get(f) ?? 0) + 1);
     }
@@ -104,7 +126,7 @@ export function compositionalPairs(all: Combination[], rng: Rng): Set<string> {
     let n = 0;
     for (const p of rng.shuffle(pairs)) {
       if (n >= target) break;
-      const [a, f] = p.split("|");
+      const [a, f] = splitPair(p);
       if (trainAggs.get(a)! <= 2 || trainFams.get(f)! <= 2) continue;
       trainAggs.set(a, trainAggs.get(a)! - 1);
       trainFams.set(f, trainFams.get(f)! - 1);
@@ -115,9 +137,15 @@ export function compositionalPairs(all: Combination[], rng: Rng): Set<string> {
   return held;
 }
 
+/** `agg|class` -> [agg, class] (a class may itself hold a `|`). */
+function splitPair(p: string): [string, string] {
+  const at = p.indexOf("|");
+  return [p.slice(0, at), p.slice(at + 1)];
+}
+
 function splitOf(c: Combination, held: Set<string>): Split {
   if (isFamilyHeldout(c)) return "heldout_family";
-  return held.has(pairKey(c.domain.name, c.agg.name, c.pred.family)) ? "heldout_compositional" : "train";
+  return held.has(pairKey(c.domain.name, c.agg.name, predicateClass(c.pred))) ? "heldout_compositional" : "train";
 }
 
 function fill(template: string, c: Combination, phrase: { vs: string; vp: string }): string {
@@ -199,8 +227,12 @@ function skeleton(c: Combination, split: Split, rng: Rng): Task {
   };
 }
 
-/** Step 3 for one combination; null when fewer than 3 variants differ from the reference. */
-export function buildTask(c: Combination, split: Split, seed: number): Task | null {
+/**
+ * Step 3 for one combination; null when fewer than 3 variants differ from the reference. A train
+ * task's candidate variant that equals a held-out reference up to constants (`heldout`) is never
+ * kept: `count the even numbers` is the wrong-predicate variant of `count the odd numbers`.
+ */
+export function buildTask(c: Combination, split: Split, seed: number, heldout?: HeldoutIndex): Task | null {
   const rng = new Rng(seed).fork(`arena-v2:${taskId(c)}`);
   const task = skeleton(c, split, rng.fork("prompt"));
   const reference: Program = { agg: c.agg, pred: c.pred, shape: {} };
@@ -215,6 +247,7 @@ export function buildTask(c: Combination, split: Split, seed: number): Task | nu
   for (const v of rng.fork("variants").shuffle(candidateVariants(c))) {
     const code = render(c, v.program);
     if (code === task.reference || kept.some((k) => k.code === code)) continue;
+    if (split === "train" && heldout?.has(code)) continue;
     const differs = probes.filter((a, i) => !sameOutcome(run(c, v.program, a), refOut[i])).length;
     if (!sameOutcome(run(c, v.program, empty), refEmpty) || differs >= MIN_DIFFER_SHARE * PROBE_INPUTS) kept.push({ code, bug: v.bug, op: v.op, program: v.program });
   }
@@ -242,9 +275,12 @@ export function buildTask(c: Combination, split: Split, seed: number): Task | nu
 export function generateArenaV2(seed = ARENA_V2_SEED): TaskFile {
   const all = combinations();
   const held = compositionalPairs(all, new Rng(seed).fork("arena-v2:splits"));
+  const splits = all.map((c) => splitOf(c, held));
+  // Every held-out reference, known before any train task picks its variants.
+  const heldout = new HeldoutIndex(all.map((c, i) => ({ id: taskId(c), split: splits[i], reference: render(c, { agg: c.agg, pred: c.pred, shape: {} }) })));
   const tasks: Task[] = [];
-  for (const c of all) {
-    const t = buildTask(c, splitOf(c, held), seed);
+  for (const [i, c] of all.entries()) {
+    const t = buildTask(c, splits[i], seed, heldout);
     if (t) tasks.push(t);
   }
   return validateTaskFile({ version: 1, name: ARENA_V2_NAME, tasks });

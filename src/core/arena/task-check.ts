@@ -9,7 +9,8 @@
  *    a generated suite (arena-v2 splits): >= 1,000 tasks and the split floors of GENERATED_FLOORS;
  * 6. a generated suite's splits measure transfer (splitProblems, from each task's `family`): no
  *    heldout_compositional combination occurs in train while each of its primitives does, and each
- *    heldout_family task has a primitive no train task has.
+ *    heldout_family task has a primitive no train task has; no held-out reference equals a train
+ *    reference or buggy variant up to integer constants (split-leaks.ts).
  * Used by `npm run tasks -- check` and by the unit tests on the real suite.
  */
 import type { Grader } from "../grader/types.ts";
@@ -18,6 +19,7 @@ import { passesAll } from "./metrics.ts";
 import { buildPlusTests, type PlusTests, type RunPython } from "./plus.ts";
 import { isHeldout, taskSignature, type Task, type TaskFile } from "./task.ts";
 import type { RoundTrip } from "./task-round-trip.ts";
+import { taskLeaks } from "./split-leaks.ts";
 
 /** Suite-size floors of the built-in suite. */
 export const SUITE_FLOORS = { tasks: 60, train: 45, heldout: 15, plusRandom: 100 } as const;
@@ -191,7 +193,8 @@ export function sampleTasks(tasks: Task[], n: number): Task[] {
  * The transfer splits of a generated suite, from each task's `family` (`aggregation/predicate/type`):
  * a heldout_compositional task's combination never occurs in train, while its aggregation and its
  * predicate family each do (with that input type); a heldout_family task has an aggregation or a
- * predicate family that no train task has.
+ * predicate family that no train task has; and no held-out reference equals, up to integer
+ * constants, a train task's reference or buggy variant (split-leaks.ts).
  */
 export function splitProblems(tasks: Task[]): string[] {
   const out: string[] = [];
@@ -218,6 +221,8 @@ export function splitProblems(tasks: Task[]): string[] {
     anyAgg.add(p.agg);
     anyPred.add(p.pred);
   }
+  // Novelty up to constants: no train reference or buggy variant is a held-out reference with other integers.
+  for (const leak of taskLeaks(tasks)) out.push(`${leak.heldout}: held out, but its reference (up to integer constants) is the ${leak.where}`);
   for (const t of tasks) {
     const p = parts(t);
     if (!p || !isHeldout(t.split)) continue;

@@ -67,7 +67,7 @@ export const CONFIG_FIELDS = {
   task_set: {
     kind: "enum", values: TASK_SETS, default: "arena-v2", group: "run",
     pattern: { re: IMPORTED_TASK_SET, text: "imported:HASH16" },
-    effect: "The task set a run trains and is evaluated on: `arena-v2` (1,055 generated tasks in splits that measure transfer: train, held-out compositional, held-out family), `arena-v1` (63 hand-written tasks), or in the app `imported:HASH16`, a set imported in Settings > Task sets and stored in this browser (the first 16 hex digits of its hash; its live evaluation is skipped). On the command line `--tasks FILE` trains on a task file instead.",
+    effect: "The task set a run trains and is evaluated on: `arena-v2` (1,050 generated tasks in splits that measure transfer: train, held-out compositional, held-out family), `arena-v1` (63 hand-written tasks), or in the app `imported:HASH16`, a set imported in Settings > Task sets and stored in this browser (the first 16 hex digits of its hash; its live evaluation is skipped). On the command line `--tasks FILE` trains on a task file instead.",
     when: "`arena-v1` to compare with runs made before arena-v2 (stored runs without this field were arena-v1).",
   },
   seed: {
@@ -83,7 +83,7 @@ export const CONFIG_FIELDS = {
   train_tasks: {
     kind: "int", default: 48, min: 0, max: 100_000, group: "run",
     effect: "How many of the task set's train tasks a run trains on (0: all): that many spread evenly over the set in file order, the same for every seed (src/core/duel/task-order.ts runTrainTasks), so tasks recur within a short run and the Mistake Book replays. Held-out evaluation is unaffected.",
-    when: "0 for long runs over the whole train split (arena-v2 has 778 train tasks; the paper's runs saw each task 3 times).",
+    when: "0 for long runs over the whole train split (arena-v2 has 762 train tasks; the paper's runs saw each task 3 times).",
   },
   tasks_per_step: {
     kind: "int", default: 4, min: 1, max: 1024, group: "run",

@@ -56,9 +56,25 @@ const PAPER_MINI: Preset = {
   },
 };
 
+/**
+ * Longer runs on more tasks for a machine left alone (issue 26): `npm run reproduce -- --preset
+ * research --steps 240` in the background; every finished run is cached, so a stopped reproduce
+ * resumes where it was.
+ */
+const RESEARCH: Preset = {
+  description: "Longer runs on more tasks, for the background: tiny models on arena-v2, 192 train tasks, 8 tasks per step, 240 steps (10 epochs, so the Mistake Book replays often); hours on a laptop CPU.",
+  overrides: {
+    train_tasks: 192,
+    tasks_per_step: 8,
+    steps: 240,
+    checkpoint_every: 20,
+  },
+};
+
 export const PRESETS = {
   classroom: CLASSROOM,
   "paper-mini": PAPER_MINI,
+  research: RESEARCH,
   ...(Object.fromEntries(
     Object.entries(ABLATIONS).map(([name, overlay]) => [
       name,

@@ -23,7 +23,8 @@ import { formatArgs, formatLiteral, parseLiteral, type PyLit } from "../arena/ta
 import { taskSignature, type Task, type TaskFile } from "../arena/task.ts";
 import type { Signature } from "../arena/types.ts";
 import { tasksOfSplit } from "../arena/task-suite.ts";
-import { encodeCode, encodeSuite } from "../arena/tokenizer.ts";
+import { decodeCode, encodeCode, encodeSuite } from "../arena/tokenizer.ts";
+import { HeldoutIndex } from "../arena/split-leaks.ts";
 import { codeConstraint } from "../arena/code-grammar.ts";
 import { suiteConstraint } from "../arena/suite-grammar.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
@@ -54,6 +55,18 @@ export interface CorpusOptions {
   inputsPerTask: number;
   /** Lines that separate a shown buggy program from the reference, put in each of its suites when the pool has them. */
   separatingLines: number;
+  /**
+   * Test-role lever (issue 26): each suite takes inputs no other suite of the task uses, drawn at
+   * random (no preference for short lines), so its answers must be computed, not recalled from a
+   * pool of 16 lines seen in every suite. Off: the pool of `inputsPerTask` shortest lines.
+   */
+  freshInputs: boolean;
+  /**
+   * Test-role lever (issue 26): most share of a suite's lines whose answer is the task's commonest
+   * answer (for arena-v2, what it returns when nothing qualifies: 0, -1, '', False), so "nothing
+   * qualifies" is a minority of what the Test role learns to write. 1: no cap.
+   */
+  maxDefaultShare: number;
 }
 
 export const CORPUS_DEFAULTS: Readonly<Omit<CorpusOptions, "seed">> = {
@@ -73,6 +86,8 @@ export const CORPUS_DEFAULTS: Readonly<Omit<CorpusOptions, "seed">> = {
   // plus, for each buggy variant, the shortest input that separates it from the reference.
   inputsPerTask: 16,
   separatingLines: 2,
+  freshInputs: false,
+  maxDefaultShare: 1,
 };
 
 /** Random inputs drawn per kept input, so the pool can favour short lines (see answeredLines). */
@@ -115,13 +130,14 @@ export class CorpusError extends Error {
 /** Defaults overridden by `overrides`; unknown keys and out-of-range values are rejected by name. */
 export function corpusOptions(overrides: Partial<CorpusOptions> & { seed: number | string }): CorpusOptions {
   const o = mergeOptions("corpus option", CORPUS_DEFAULTS, overrides, CorpusError, ["seed"]);
-  for (const k of ["referenceShare", "noiseShare", "wrongAnswerShare"] as const) {
+  for (const k of ["referenceShare", "noiseShare", "wrongAnswerShare", "maxDefaultShare"] as const) {
     if (!(o[k] >= 0 && o[k] <= 1)) throw new CorpusError(`corpus option ${k} must be in [0, 1], got ${o[k]}`);
   }
   if (o.referenceShare + o.noiseShare > 1) throw new CorpusError(`referenceShare + noiseShare must be <= 1, got ${o.referenceShare + o.noiseShare}`);
   requireIntegers("corpus option", o, ["codesPerTask", "suitesPerTask", "minLines", "maxLines", "inputsPerTask"], CorpusError);
   requireIntegers("corpus option", o, ["separatingLines"], CorpusError, 0);
   if (o.minLines > o.maxLines) throw new CorpusError(`corpus option minLines (${o.minLines}) > maxLines (${o.maxLines})`);
+  if (typeof o.freshInputs !== "boolean") throw new CorpusError(`corpus option freshInputs must be true or false, got ${JSON.stringify(o.freshInputs)}`);
   return o;
 }
 
@@ -149,8 +165,11 @@ export async function buildCorpus(
   if (tasks.length === 0) throw new CorpusError(`task set "${file.name}" has no train tasks to pretrain on`);
   const code: CodeSequence[] = [];
   const test: TestSequence[] = [];
+  // No program of the corpus may equal a held-out reference up to constants (split-leaks.ts): the
+  // train tasks' own programs never do (arena-v2.ts), and a noise draw that does is drawn again.
+  const heldout = new HeldoutIndex(file.tasks);
   for (const task of tasks) {
-    const programs = codePrograms(vocab, task, options, root.fork(`code:${task.id}`));
+    const programs = codePrograms(vocab, task, options, root.fork(`code:${task.id}`), heldout);
     const context = codeContext(vocab, task);
     for (const p of programs) code.push({ task: task.id, kind: p.kind, tokens: [...context, ...p.tokens], completionStart: context.length });
     test.push(...(await taskSuites(vocab, task, distinctPrograms(vocab, task, programs), runPython, options, root.fork(`suite:${task.id}`))));
@@ -159,7 +178,7 @@ export async function buildCorpus(
 }
 
 /** A task's code-corpus programs (tokens with <eos>), in a seeded order. */
-function codePrograms(vocab: Vocabulary, task: Task, o: CorpusOptions, rng: Rng): { kind: CodeKind; tokens: number[] }[] {
+function codePrograms(vocab: Vocabulary, task: Task, o: CorpusOptions, rng: Rng, heldout: HeldoutIndex): { kind: CodeKind; tokens: number[] }[] {
   const sig = taskSignature(task);
   const nRef = Math.round(o.codesPerTask * o.referenceShare);
   const nNoise = Math.round(o.codesPerTask * o.noiseShare);
@@ -170,7 +189,11 @@ function codePrograms(vocab: Vocabulary, task: Task, o: CorpusOptions, rng: Rng)
   const out: { kind: CodeKind; tokens: number[] }[] = [];
   // Noise first: its draws must not depend on the shares (distinctPrograms relies on it).
   const noise = codeConstraint(vocab, sig, { maxTokens: CODE_MAX_TOKENS });
-  for (let i = 0; i < nNoise; i++) out.push({ kind: "noise", tokens: sampleUniform(noise, rng) });
+  for (let i = 0; i < nNoise; i++) {
+    let tokens = sampleUniform(noise, rng);
+    while (heldout.has(decodeCode(vocab, tokens))) tokens = sampleUniform(noise, rng);
+    out.push({ kind: "noise", tokens });
+  }
   for (let i = 0; i < nRef; i++) out.push({ kind: "reference", tokens: reference });
   // Cycle the variants from a random start so every variant gets its share (+-1).
   const first = variants.length > 0 ? rng.int(variants.length) : 0;
@@ -202,6 +225,8 @@ interface SuiteLine {
   right: number[];
   wrong: number[] | null;
   separates: boolean[];
+  /** The answer is the task's commonest one (nothing qualifies). */
+  isDefault: boolean;
 }
 
 async function taskSuites(
@@ -217,22 +242,34 @@ async function taskSuites(
   if (pool.length === 0) throw new CorpusError(`task ${task.id}: the reference returned no encodable answer on any drawn input`);
   const budget = suiteConstraint(vocab, taskSignature(task), { maxLines: o.maxLines, maxTokens: SUITE_MAX_TOKENS });
   const out: TestSequence[] = [];
+  // freshInputs: lines already given to an earlier suite of the task come last (reused only when the pool runs out).
+  const usedBefore = new Set<number>();
   for (let n = 0; n < o.suitesPerTask; n++) {
     const program = rng.pick(programs);
     const want = rng.range(Math.min(o.minLines, pool.length), Math.min(o.maxLines, pool.length));
     // A buggy program's suite leads with lines that separate it from the reference (white-box:
     // reading the code pays), then the rest of the pool in a seeded order.
-    const order = rng.shuffle(pool.map((_, j) => j));
+    const shuffled = rng.shuffle(pool.map((_, j) => j));
+    const order = o.freshInputs ? [...shuffled.filter((j) => !usedBefore.has(j)), ...shuffled.filter((j) => usedBefore.has(j))] : shuffled;
     const separating = program.variant === undefined ? [] : order.filter((j) => pool[j].separates[program.variant!]).slice(0, o.separatingLines);
     const picked = [...separating, ...order.filter((j) => !separating.includes(j))];
     const chosen: number[] = [];
     let used = 1; // the <eos>
-    for (const i of picked) {
-      if (chosen.length >= want) break;
-      if (used + Math.max(pool[i].right.length, pool[i].wrong?.length ?? 0) > SUITE_MAX_TOKENS) continue; // try a shorter line
-      chosen.push(i);
-      used += Math.max(pool[i].right.length, pool[i].wrong?.length ?? 0);
+    let defaults = 0;
+    // "Nothing qualifies" stays a minority: the share of such lines never passes the cap, at any
+    // length; the cap is dropped for a suite it would leave empty (a task that always answers 0).
+    for (const capped of [true, false]) {
+      for (const i of picked) {
+        if (chosen.length >= want) break;
+        if (capped && pool[i].isDefault && defaults + 1 > o.maxDefaultShare * (chosen.length + 1) && !separating.includes(i)) continue;
+        if (used + Math.max(pool[i].right.length, pool[i].wrong?.length ?? 0) > SUITE_MAX_TOKENS) continue; // try a shorter line
+        chosen.push(i);
+        used += Math.max(pool[i].right.length, pool[i].wrong?.length ?? 0);
+        if (pool[i].isDefault) defaults++;
+      }
+      if (chosen.length > 0) break;
     }
+    for (const i of chosen) usedBefore.add(i);
     // Separating lines first in the pick, but not always first in the suite.
     const tokens: number[] = [];
     let wrong = 0;
@@ -261,7 +298,9 @@ async function taskSuites(
  */
 async function answeredLines(vocab: Vocabulary, task: Task, runPython: RunPython | ReferenceRunner, o: CorpusOptions, rng: Rng): Promise<SuiteLine[]> {
   const sig = taskSignature(task);
-  const candidates = [...boundaryInputs(task, rng), ...Array.from({ length: o.inputsPerTask * INPUT_DRAWS_PER_KEPT }, () => drawInput(task, rng))];
+  // freshInputs: enough random inputs for every suite to have its own lines (twice over, as some are dropped).
+  const draws = o.freshInputs ? o.suitesPerTask * o.maxLines * 2 : o.inputsPerTask * INPUT_DRAWS_PER_KEPT;
+  const candidates = [...boundaryInputs(task, rng), ...Array.from({ length: draws }, () => drawInput(task, rng))];
   const run = async (reference: string) => (typeof runPython === "function"
     ? JSON.parse(await runPython(referenceProgram({ ...task, reference }, candidates)))
     : await runPython.runReference({ ...task, reference }, candidates)) as { ok?: string; pre?: false }[];
@@ -278,9 +317,13 @@ async function answeredLines(vocab: Vocabulary, task: Task, runPython: RunPython
     const right = lineTokens(vocab, `assert ${call} == ${answer}`, sig);
     if (right) answered.push({ call, answer, right, separates: variants.map((r) => r[i].ok !== answer) });
   });
-  // Array.prototype.sort is stable: equal lengths keep draw order.
-  answered.sort((a, b) => a.right.length - b.right.length);
-  const kept = new Set(answered.slice(0, o.inputsPerTask));
+  // The commonest answer: what the task returns when nothing qualifies (ties: the first seen).
+  const counts = new Map<string, number>();
+  for (const a of answered) counts.set(a.answer, (counts.get(a.answer) ?? 0) + 1);
+  const commonest = [...counts].reduce<[string, number] | null>((best, e) => (best === null || e[1] > best[1] ? e : best), null)?.[0];
+  // Array.prototype.sort is stable: equal lengths keep draw order. Fresh inputs keep every line, in draw order.
+  if (!o.freshInputs) answered.sort((a, b) => a.right.length - b.right.length);
+  const kept = new Set(o.freshInputs ? answered : answered.slice(0, o.inputsPerTask));
   task.buggy_variants.forEach((_, v) => {
     if (o.separatingLines > 0 && ![...kept].some((a) => a.separates[v])) {
       const first = answered.find((a) => a.separates[v]);
@@ -295,7 +338,7 @@ async function answeredLines(vocab: Vocabulary, task: Task, runPython: RunPython
         const value = wrongValue(parseLiteral(answer), rng, alphabet);
         if (value !== answer) wrong = lineTokens(vocab, `assert ${call} == ${value}`, sig);
       }
-      return { right, wrong, separates };
+      return { right, wrong, separates, isDefault: answer === commonest };
     });
 }
 

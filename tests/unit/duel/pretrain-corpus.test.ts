@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { arenaV1, tasksOfSplit } from "../../../src/core/arena/task-suite.ts";
+import { arenaV2 } from "../../../src/core/arena/arena-v2.ts";
 import { taskSignature, type Task } from "../../../src/core/arena/task.ts";
 import { decodeCode, decodeSuite, encodeCode, encodeSuite } from "../../../src/core/arena/tokenizer.ts";
 import { codeConstraint } from "../../../src/core/arena/code-grammar.ts";
@@ -171,11 +172,63 @@ describe("pretraining corpus", () => {
     expect(d.code).not.toEqual(a.code);
   });
 
+  it("Test-role levers: fresh inputs give every suite calls of its own; nothing-qualifies answers stay a capped minority", async () => {
+    // count-equal-6: most random lists hold no 6, so most answers are 0 (the commonest answer).
+    const v2 = arenaV2();
+    const subset = { ...v2, tasks: v2.tasks.filter((t) => t.id === "count-equal-6-ints" || t.id === "count-equal-m3-ints") };
+    const v2vocab = taskVocabulary(v2);
+    const lever = { seed: 3, suitesPerTask: 8, wrongAnswerShare: 0, separatingLines: 0 };
+    const share = (c: PretrainCorpus) => {
+      const answers = c.test.flatMap((s) => decodeSuite(v2vocab, s.tokens.slice(s.completionStart)).split("\n").filter(Boolean).map((l) => l.split(" == ")[1]));
+      return answers.filter((a) => a === "0").length / answers.length;
+    };
+    const plain = await buildCorpus(v2vocab, subset, runPython, lever);
+    const capped = await buildCorpus(v2vocab, subset, runPython, { ...lever, freshInputs: true, maxDefaultShare: 0.34 });
+    expect(share(plain)).toBeGreaterThan(0.5);
+    expect(share(capped)).toBeLessThanOrEqual(0.34);
+    for (const c of [plain, capped]) expect(c.test.every((s) => s.lines >= 1)).toBe(true);
+    // Fresh: no call appears in two suites of a task; the plain pool repeats its 16 lines across suites.
+    // (With the cap, the few lines where something qualifies are reused once the fresh ones run out.)
+    const repeats = (c: PretrainCorpus) => {
+      let n = 0;
+      for (const id of c.tasks) {
+        const seen = new Set<string>();
+        for (const s of c.test.filter((x) => x.task === id)) {
+          const calls = decodeSuite(v2vocab, s.tokens.slice(s.completionStart)).split("\n").filter(Boolean).map((l) => l.split(" == ")[0]);
+          for (const call of new Set(calls)) {
+            if (seen.has(call)) n++;
+            else seen.add(call);
+          }
+        }
+      }
+      return n;
+    };
+    const fresh = repeats(await buildCorpus(v2vocab, subset, runPython, { ...lever, freshInputs: true }));
+    expect(repeats(plain)).toBeGreaterThan(40);
+    // Used lines come last, not never: a suite whose token budget only fits a short line may reuse one.
+    expect(fresh).toBeLessThanOrEqual(repeats(plain) / 20);
+  });
+
+  it("draws no noise program equal to a held-out reference, and the default corpus does not move without one", async () => {
+    const subset = { ...file, tasks: file.tasks.filter((t) => ["sum-positive", "count-char"].includes(t.id)) };
+    const a = await buildCorpus(vocab, subset, runPython, { ...SMALL, noiseShare: 0.5 });
+    const noise = a.code.filter((s) => s.kind === "noise").map((s) => decodeCode(vocab, s.tokens.slice(s.completionStart)));
+    expect(noise.length).toBeGreaterThan(0);
+    // Declare the first noise program a held-out task's reference: the corpus now draws another in its place.
+    const bait: Task = { ...byId.get("sum-positive")!, id: "bait", split: "heldout", reference: noise[0] };
+    const b = await buildCorpus(vocab, { ...subset, tasks: [...subset.tasks, bait] }, runPython, { ...SMALL, noiseShare: 0.5 });
+    const noiseB = b.code.filter((s) => s.kind === "noise").map((s) => decodeCode(vocab, s.tokens.slice(s.completionStart)));
+    expect(noiseB).not.toContain(noise[0]);
+    expect(noiseB.length).toBe(noise.length);
+  });
+
   it("rejects bad options by name", async () => {
     expect(() => corpusOptions({ seed: 1, referenceShare: 1.5 })).toThrow(/referenceShare must be in \[0, 1\]/);
     expect(() => corpusOptions({ seed: 1, referenceShare: 0.8, noiseShare: 0.3 })).toThrow(/referenceShare \+ noiseShare/);
     expect(() => corpusOptions({ seed: 1, minLines: 5, maxLines: 3 })).toThrow(/minLines \(5\) > maxLines \(3\)/);
     expect(() => corpusOptions({ seed: 1, refShare: 0.3 } as never)).toThrow(CorpusError);
+    expect(() => corpusOptions({ seed: 1, maxDefaultShare: 2 })).toThrow(/maxDefaultShare must be in \[0, 1\]/);
+    expect(() => corpusOptions({ seed: 1, freshInputs: "yes" } as never)).toThrow(/freshInputs must be true or false/);
     const onlyHeldout = { ...file, tasks: tasksOfSplit(file, "heldout") };
     await expect(buildCorpus(vocab, onlyHeldout, runPython, { seed: 1 })).rejects.toThrow(/no train tasks/);
   });
