@@ -292,7 +292,6 @@ export function checkSnapshot(s: RunSnapshot, bounds: BundleBounds = bundleBound
   checkLoopState(s.run.loop_state, "manifest run.loop_state");
   checkBook(s.mistake_book, "mistake-book.json");
   if (!Array.isArray(s.duels)) throw new BundleError("duels.json must be a list.");
-  over("duels.json: the number of steps", s.duels.length, counts.duelSteps);
   const seen = new Set<number>();
   s.duels.forEach((d: unknown, i) => {
     const at = `duels.json[${i}]`;
@@ -305,6 +304,7 @@ export function checkSnapshot(s: RunSnapshot, bounds: BundleBounds = bundleBound
     const step = d.step;
     d.records.forEach((r: unknown, j) => wrap("duels.json", () => checkDuelRecord(r, `[${i}].records[${j}]`, step, lim)));
   });
+  over("duels.json: the number of steps", s.duels.length, counts.duelSteps);
   over("checkpoints.json: the number of checkpoints", s.checkpoints.length, counts.checkpoints);
   for (const c of s.checkpoints) {
     const at = `checkpoints.json step ${c.step}`;
