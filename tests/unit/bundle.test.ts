@@ -70,7 +70,8 @@ async function refusal(data: Uint8Array, limits = {}): Promise<string> {
   throw new Error("bundle was accepted");
 }
 
-describe(".a1run bundles", () => {
+// Real tiny checkpoints (2.3 MB each) through fake-indexeddb: slow on a loaded machine.
+describe(".a1run bundles", { timeout: 300_000 }, () => {
   it("round-trip a stored run exactly, and import never overwrites", async () => {
     const back = await importBundle(bundle);
     expect(back).toEqual(snapshot);
@@ -204,7 +205,7 @@ describe(".a1run bundles", () => {
   });
 });
 
-describe("a run from a stranger (issue 32's classes)", () => {
+describe("a run from a stranger (issue 32's classes)", { timeout: 300_000 }, () => {
   /** Patch the declared (uncompressed) size of `name` in the central directory. */
   function lieAboutSize(zip: Uint8Array, name: string, size: number): Uint8Array {
     const out = zip.slice();
