@@ -274,7 +274,7 @@ describe("a run from a stranger (issue 32's classes)", { timeout: 300_000 }, () 
     files["manifest.json"] = strToU8(strFromU8(files["manifest.json"]).replace('"__DEEP__"', deep));
     expect(await refusal(zipSync(files))).toMatch(/manifest.json would inflate|loop_state is nested more than 16 levels deep/);
     const inCheckpoint = await rebundle((f) => {
-      f["checkpoints.json"] = strToU8(strFromU8(f["checkpoints.json"]).replace('"loop_state":null', `"loop_state":${"[".repeat(100_000)}${"]".repeat(100_000)}`));
+      f["checkpoints.json"] = strToU8(strFromU8(f["checkpoints.json"]).replace('"loop_state":{"cursor":2}', `"loop_state":${"[".repeat(100_000)}${"]".repeat(100_000)}`));
     });
     expect(await refusal(inCheckpoint)).toMatch(/checkpoints.json step 2 loop_state is nested more than 16 levels deep/);
   });
