@@ -14,7 +14,13 @@
  *   task-set.json         optional (format_version 2): the task file the run trained on, for a run on a
  *                         task set the app does not ship (an imported one); it must hash to task_set_hash
  */
-import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from "fflate";
+import { strFromU8, strToU8, zipSync, type Zippable } from "fflate";
+import { bundleBounds, configJsonBound, recordLimits, MAX_BUNDLE_BYTES, MAX_TOTAL_BYTES, WEIGHT_BOUNDS, type Bound, type BundleBounds } from "./bundle-bounds.ts";
+import { inflateEntry, readCentralDirectory, ZipFormatError, type ZipEntry } from "./bundle-zip.ts";
+import { arenaVocabulary } from "./duel/contexts.ts";
+import { checkDuelRecord, checkMistakeEntry } from "./loop/record-schema.ts";
+import { decodeCheckpoint, implausibleWeight } from "./policy/checkpoint.ts";
+import { modelConfig, type ModelSize } from "./policy/config.ts";
 import type { Config } from "./config/fields.ts";
 import { parseFullConfig } from "./config/parse.ts";
 import { validateMistakeBook, type MistakeBook } from "./loop/mistake-book.ts";
@@ -80,13 +86,11 @@ export interface ImportLimits {
   maxBundleBytes?: number;
   /** Largest total size after inflating (bytes). */
   maxTotalBytes?: number;
-  /** Largest single JSON file after inflating (bytes). */
-  maxJsonBytes?: number;
   /** When given, the bundle's task set must have this hash. */
   expectTaskSetHash?: string;
 }
 
-const DEFAULT_LIMITS = { maxBundleBytes: 1 << 30, maxTotalBytes: 2 ** 31, maxJsonBytes: 256 << 20 };
+const DEFAULT_LIMITS = { maxBundleBytes: MAX_BUNDLE_BYTES, maxTotalBytes: MAX_TOTAL_BYTES };
 const JSON_FILES = ["config.json", "metrics.json", "mistake-book.json", "duels.json", "checkpoints.json"] as const;
 const TASK_SET_FILE = "task-set.json";
 const POLICY_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
@@ -112,6 +116,8 @@ export function taskSetHash(tasks: unknown): Promise<string> {
 
 /** Write a run as an `.a1run` zip. */
 export async function exportBundle(snapshot: RunSnapshot, exportedAt = new Date().toISOString()): Promise<Uint8Array> {
+  // What is written is what import accepts: one schema, one table of bounds.
+  checkSnapshot(snapshot);
   const files: Record<string, Uint8Array> = {
     "config.json": strToU8(JSON.stringify(snapshot.config)),
     "metrics.json": strToU8(JSON.stringify(snapshot.metrics)),
@@ -151,48 +157,204 @@ export async function exportBundle(snapshot: RunSnapshot, exportedAt = new Date(
   return zipSync(zip, { mtime });
 }
 
-/** Read and validate an `.a1run` zip. Throws BundleError on anything unexpected. */
-export async function importBundle(bytes: Uint8Array, limits: ImportLimits = {}): Promise<RunSnapshot> {
-  const lim = { ...DEFAULT_LIMITS, ...limits };
+/** What the import is doing, for a progress bar. */
+export interface ImportProgress {
+  phase: "read" | "inflate" | "check" | "store";
+  done: number;
+  total: number;
+  text: string;
+}
+
+export interface ImportOptions extends ImportLimits {
+  onProgress?: (p: ImportProgress) => void;
+  /** Checked between entries: an aborted import rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** What a stranger's file should have been, for the messages that refuse one. */
+export const WHAT_IS_A1RUN =
+  "An .a1run file is a run exported by Code-A1 Arena (Runs & Compare > Export, or npm run train -- --out x.a1run): a zip of its manifest, config, metrics, Mistake Book, duel records and checkpoints.";
+
+/**
+ * Read and validate an `.a1run` zip. Throws BundleError on anything unexpected.
+ *
+ * 1. The central directory: names known and unique, nothing inflated yet.
+ * 2. config.json, bounded by the config table alone; then manifest.json, bounded by the config.
+ * 3. Every other entry's declared size against what a run of that config at that step can hold
+ *    (bundle-bounds.ts), and the total: refused naming the entry and the bound, before inflating.
+ * 4. Each entry inflated (never past its declared size), its size and SHA-256 against the manifest.
+ * 5. Every record in depth with the schema the writer uses (checkSnapshot); weights decoded, of
+ *    the model size the config names, finite and within what training can reach.
+ */
+export async function importBundle(bytes: Uint8Array, opts: ImportOptions = {}): Promise<RunSnapshot> {
+  const lim = { ...DEFAULT_LIMITS, ...opts };
+  const progress = (phase: ImportProgress["phase"], done: number, total: number, text: string) => opts.onProgress?.({ phase, done, total, text });
+  const checkAbort = () => opts.signal?.throwIfAborted();
+  if (bytes.length === 0) throw new BundleError(`the file is empty. ${WHAT_IS_A1RUN}`);
   if (bytes.length > lim.maxBundleBytes) throw new BundleError(`it is ${bytes.length} bytes, more than the ${lim.maxBundleBytes} allowed.`);
-  const entries = unzipChecked(bytes, lim);
-  const manifest = parseManifest(entries);
-  // 1. Every file listed, present, of its size and hash; nothing else.
-  const listed = new Set(manifest.files.map((f) => f.path));
-  for (const name of entries.keys()) {
-    if (name !== "manifest.json" && !listed.has(name)) throw new BundleError(`it contains ${JSON.stringify(name)}, which its manifest does not list.`);
-  }
-  for (const f of manifest.files) {
-    const data = entries.get(f.path);
-    if (!data) throw new BundleError(`${f.path} is listed in the manifest but missing (the file may be truncated).`);
-    if (data.length !== f.bytes) throw new BundleError(`${f.path} has ${data.length} bytes, the manifest says ${f.bytes} (corrupted).`);
-    if ((await sha256Hex(data)) !== f.sha256) throw new BundleError(`${f.path} does not match its checksum (corrupted or edited).`);
-  }
-  for (const name of JSON_FILES) if (!listed.has(name)) throw new BundleError(`${name} is missing.`);
-  // 2. Every value against its schema.
-  const json = (name: (typeof JSON_FILES)[number]) => parseJson(entries.get(name)!, name);
-  const config = wrap("config.json", () => parseFullConfig(json("config.json")));
-  const run = validateRun(manifest.run);
+  // 1.
+  progress("read", 0, 1, "reading the archive's directory");
+  const entries = listEntries(bytes);
+  const inflate = (e: ZipEntry, bound: Bound, onBytes?: (n: number) => void) => {
+    if (e.size > bound.max) throw new BundleError(`${e.name} would inflate to ${e.size} bytes, more than the ${bound.max} a real run holds there (${bound.why}); refused before inflating (possible zip bomb).`);
+    try {
+      return inflateEntry(bytes, e, onBytes);
+    } catch (err) {
+      throw new BundleError(`${(err as Error).message}.`, { cause: err });
+    }
+  };
+  // 2.
+  const configEntry = entries.get("config.json");
+  const manifestEntry = entries.get("manifest.json");
+  if (!manifestEntry) throw new BundleError(`manifest.json is missing. ${WHAT_IS_A1RUN}`);
+  if (!configEntry) throw new BundleError("config.json is missing.");
+  const configBytes = inflate(configEntry, configJsonBound());
+  const config = wrap("config.json", () => parseFullConfig(parseJson(configBytes, "config.json")));
+  const manifestBytes = inflate(manifestEntry, bundleBounds(config, config.steps).json["manifest.json"]);
+  const manifest = parseManifest(parseJson(manifestBytes, "manifest.json"));
+  const run = validateRun(manifest.run, config);
   if (manifest.seed !== config.seed) throw new BundleError(`manifest seed ${manifest.seed} differs from config.seed ${config.seed}.`);
   if (manifest.task_set_hash !== run.task_set_hash) throw new BundleError("manifest task_set_hash differs from the run's.");
   if (lim.expectTaskSetHash !== undefined && run.task_set_hash !== lim.expectTaskSetHash) {
     throw new BundleError("it was trained on a different task set than this app's; open it with the same task set.");
   }
+  // 3. Listed = present, each of its listed size and within its bound; nothing inflated yet.
+  const bounds = bundleBounds(config, run.step);
+  const listed = new Map(manifest.files.map((f) => [f.path, f]));
+  for (const name of entries.keys()) {
+    if (name !== "manifest.json" && !listed.has(name)) throw new BundleError(`it contains ${JSON.stringify(name)}, which its manifest does not list.`);
+  }
+  for (const name of JSON_FILES) if (!listed.has(name)) throw new BundleError(`${name} is missing.`);
+  let total = manifestEntry.size;
+  for (const f of manifest.files) {
+    const e = entries.get(f.path);
+    if (!e) throw new BundleError(`${f.path} is listed in the manifest but missing (the file may be truncated).`);
+    if (e.size !== f.bytes) throw new BundleError(`${f.path} has ${e.size} bytes, the manifest says ${f.bytes} (corrupted).`);
+    const bound = entryBound(f.path, bounds);
+    if (e.size > bound.max) throw new BundleError(`${f.path} would inflate to ${e.size} bytes, more than the ${bound.max} a real run holds there (${bound.why}); refused before inflating (possible zip bomb).`);
+    total += e.size;
+  }
+  if (total > lim.maxTotalBytes) throw new BundleError(`its files would inflate to ${total} bytes in all, more than the ${lim.maxTotalBytes} allowed; refused before inflating (possible zip bomb).`);
+  // 4.
+  const files = new Map<string, Uint8Array>([["config.json", configBytes]]);
+  let done = 0;
+  for (const f of manifest.files) {
+    checkAbort();
+    const e = entries.get(f.path)!;
+    const data = f.path === "config.json" ? configBytes : inflate(e, { max: f.bytes, why: "its listed size" }, (n) => progress("inflate", done + n, total, `inflating ${f.path}`));
+    done += data.length;
+    progress("inflate", done, total, `checking ${f.path}`);
+    if ((await sha256Hex(data)) !== f.sha256) throw new BundleError(`${f.path} does not match its checksum (corrupted or edited).`);
+    files.set(f.path, data);
+  }
+  // 5.
+  checkAbort();
+  progress("check", 0, 1, "checking every record");
+  const json = (name: (typeof JSON_FILES)[number]) => parseJson(files.get(name)!, name);
   const metrics = validateMetrics(json("metrics.json"), run.step);
   const mistake_book = wrap("mistake-book.json", () => validateMistakeBook(json("mistake-book.json")));
-  const duels = validateDuels(json("duels.json"), run.step);
-  const checkpoints = validateCheckpoints(json("checkpoints.json"), run.step, entries);
+  const duels = json("duels.json") as RunSnapshot["duels"];
+  const checkpoints = readCheckpoints(json("checkpoints.json"), run.step, files);
   const binUsed = new Set(checkpoints.flatMap((c) => Object.keys(c.policies).map((p) => `checkpoints/${c.step}-${p}.bin`)));
-  for (const path of listed) {
+  for (const path of listed.keys()) {
     if (path.endsWith(".bin") && !binUsed.has(path)) throw new BundleError(`${path} belongs to no checkpoint.`);
   }
   const snapshot: RunSnapshot = { run, config, metrics, mistake_book, checkpoints, duels };
   if (listed.has(TASK_SET_FILE)) {
-    const file = wrap(TASK_SET_FILE, () => validateTaskFile(parseJson(entries.get(TASK_SET_FILE)!, TASK_SET_FILE), { strict: false }));
+    const file = wrap(TASK_SET_FILE, () => validateTaskFile(parseJson(files.get(TASK_SET_FILE)!, TASK_SET_FILE), { strict: false }));
     if (!(await hashesTo(file, run.task_set_hash))) throw new BundleError(`${TASK_SET_FILE} is not the task set the run trained on (its hash differs from task_set_hash).`);
     snapshot.task_set = file;
   }
+  checkSnapshot(snapshot, bounds);
+  progress("check", 1, 1, "checked");
   return snapshot;
+}
+
+/**
+ * Everything of a snapshot against the schema and the bounds of its config and step: what
+ * exportBundle writes and what importBundle accepts are one definition. Throws BundleError.
+ */
+export function checkSnapshot(s: RunSnapshot, bounds: BundleBounds = bundleBounds(s.config, s.run.step)): void {
+  const { counts, chars } = bounds;
+  const steps = s.run.step;
+  const lim = recordLimits(bounds, steps);
+  const over = (what: string, n: number, b: Bound) => {
+    if (n > b.max) throw new BundleError(`${what} holds ${n}, more than the ${b.max} a real run of this config holds (${b.why}).`);
+  };
+  const checkBook = (book: MistakeBook, at: string) => {
+    const tasks = Object.entries(book.tasks);
+    over(`${at}: the Mistake Book's entry count`, tasks.reduce((a, [, e]) => a + e.length, 0), counts.mistakeEntries);
+    for (const [task, entries] of tasks) {
+      if (task.length > chars.taskId.max) throw new BundleError(`${at}: a task id has ${task.length} characters, more than ${chars.taskId.max}.`);
+      entries.forEach((e, i) => wrap(at, () => checkMistakeEntry(e, `tasks[${JSON.stringify(task.slice(0, 40))}][${i}]`, lim)));
+    }
+  };
+  checkLoopState(s.run.loop_state, "manifest run.loop_state");
+  checkBook(s.mistake_book, "mistake-book.json");
+  if (!Array.isArray(s.duels)) throw new BundleError("duels.json must be a list.");
+  const seen = new Set<number>();
+  s.duels.forEach((d: unknown, i) => {
+    const at = `duels.json[${i}]`;
+    if (!isRecord(d) || Object.keys(d).sort().join(",") !== "records,step" || !isInt(d.step, 1) || d.step > steps || !Array.isArray(d.records)) {
+      throw new BundleError(`${at} must be {step in 1..${steps}, records: [...]}.`);
+    }
+    if (seen.has(d.step)) throw new BundleError(`${at}: step ${d.step} appears twice.`);
+    seen.add(d.step);
+    over(`${at}.records`, d.records.length, counts.recordsPerStep);
+    const step = d.step;
+    d.records.forEach((r: unknown, j) => wrap("duels.json", () => checkDuelRecord(r, `[${i}].records[${j}]`, step, lim)));
+  });
+  over("duels.json: the number of steps", s.duels.length, counts.duelSteps);
+  over("checkpoints.json: the number of checkpoints", s.checkpoints.length, counts.checkpoints);
+  for (const c of s.checkpoints) {
+    const at = `checkpoints.json step ${c.step}`;
+    checkBook(c.mistake_book, at);
+    checkLoopState(c.loop_state, `${at} loop_state`);
+    const expected = Object.keys(bounds.weights).sort().join(",");
+    if (Object.keys(c.policies).sort().join(",") !== expected) throw new BundleError(`${at}: its policies must be ${expected} (mode ${s.config.mode}).`);
+    for (const [name, bytes] of Object.entries(c.policies)) checkWeights(bytes, `checkpoints/${c.step}-${name}.bin`, name === "test" ? s.config.test_model : s.config.code_model, bounds.weights[name]);
+  }
+}
+
+/** A policy's weights: a checkpoint of the model size the config names, every value plausible. */
+function checkWeights(bytes: Uint8Array, path: string, size: ModelSize, bound: Bound): void {
+  if (bytes.length > bound.max) throw new BundleError(`${path} has ${bytes.length} bytes, more than the ${bound.max} of ${bound.why}.`);
+  const data = wrap(path, () => decodeCheckpoint(bytes.slice().buffer as ArrayBuffer));
+  const want = modelConfig(size, arenaVocabulary().size);
+  const got = data.config;
+  const keys = ["layers", "heads", "dModel", "context", "vocab", "tiedHead"] as const;
+  const differ = keys.filter((k) => got[k] !== want[k]);
+  if (differ.length > 0) throw new BundleError(`${path} is not a ${size} policy of this app's vocabulary (${differ.map((k) => `${k} ${String(got[k])}, expected ${String(want[k])}`).join("; ")}).`);
+  const problem = implausibleWeight(data, WEIGHT_BOUNDS);
+  if (problem) throw new BundleError(`${path}: ${problem}; no training writes that (corrupted or forged weights).`);
+}
+
+/** loop_state is free-form JSON the loop may keep: small and shallow, checked without recursion. */
+const LOOP_STATE = { depth: 16, nodes: 10_000 } as const;
+function checkLoopState(v: unknown, at: string): void {
+  const stack: [unknown, number][] = [[v, 0]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [x, depth] = stack.pop()!;
+    if (++nodes > LOOP_STATE.nodes) throw new BundleError(`${at} holds more than ${LOOP_STATE.nodes} values.`);
+    if (depth > LOOP_STATE.depth) throw new BundleError(`${at} is nested more than ${LOOP_STATE.depth} levels deep.`);
+    if (x === null || typeof x === "string" || typeof x === "boolean") continue;
+    if (typeof x === "number") {
+      if (!Number.isFinite(x)) throw new BundleError(`${at} holds a number that is not finite.`);
+      continue;
+    }
+    if (typeof x !== "object") throw new BundleError(`${at} holds a value that is not JSON.`);
+    for (const child of Object.values(x as object)) stack.push([child, depth + 1]);
+  }
+}
+
+/** Each entry's bound by its path. */
+function entryBound(path: string, b: BundleBounds): Bound {
+  if (Object.hasOwn(b.json, path)) return b.json[path as keyof BundleBounds["json"]];
+  const m = BIN_PATH.exec(path);
+  const policy = m?.[2];
+  if (policy && Object.hasOwn(b.weights, policy)) return b.weights[policy];
+  return { max: 0, why: `no policy ${JSON.stringify(policy ?? path)} in a run of this mode` };
 }
 
 /** Whether a task file is the one a run's task_set_hash names (hashed as a file or as its task list). */
@@ -201,32 +363,25 @@ async function hashesTo(file: TaskFile, hash: string): Promise<boolean> {
 }
 
 /**
- * The archive's entries by name. A Map, not the object fflate returns: names come from the file,
- * and looking one up in an object also finds inherited ones (`constructor`, `__proto__`).
+ * The archive's entries by name, from its central directory (nothing inflated). A Map, not an
+ * object: names come from the file, and looking one up in an object also finds inherited ones
+ * (`constructor`, `__proto__`).
  */
-function unzipChecked(bytes: Uint8Array, lim: typeof DEFAULT_LIMITS): Map<string, Uint8Array> {
-  const seen = new Set<string>();
-  let total = 0;
+function listEntries(bytes: Uint8Array): Map<string, ZipEntry> {
+  let list: ZipEntry[];
   try {
-    const unzipped = unzipSync(bytes, {
-      filter: (f) => {
-        if (seen.has(f.name)) throw new BundleError(`it contains ${JSON.stringify(f.name)} twice.`);
-        seen.add(f.name);
-        const known = f.name === "manifest.json" || isBundleFile(f.name);
-        if (!known) throw new BundleError(`it contains an unexpected entry ${JSON.stringify(f.name.slice(0, 80))}.`);
-        const max = f.name.endsWith(".json") ? lim.maxJsonBytes : lim.maxTotalBytes;
-        total += f.originalSize;
-        if (f.originalSize > max || total > lim.maxTotalBytes) {
-          throw new BundleError(`${f.name} would inflate to ${f.originalSize} bytes (total ${total}), beyond the limit; refusing (possible zip bomb).`);
-        }
-        return true;
-      },
-    });
-    return new Map(Object.entries(unzipped));
+    list = readCentralDirectory(bytes);
   } catch (e) {
-    if (e instanceof BundleError) throw e;
-    throw new BundleError(`it is not a readable zip archive (${e instanceof Error ? e.message : String(e)}); the file may be truncated or not an .a1run.`, { cause: e });
+    if (!(e instanceof ZipFormatError)) throw e;
+    throw new BundleError(`${e.message}; the file may be truncated, or not an .a1run at all. ${WHAT_IS_A1RUN}`, { cause: e });
   }
+  const entries = new Map<string, ZipEntry>();
+  for (const e of list) {
+    if (entries.has(e.name)) throw new BundleError(`it contains ${JSON.stringify(e.name.slice(0, 80))} twice.`);
+    if (e.name !== "manifest.json" && !isBundleFile(e.name)) throw new BundleError(`it contains an unexpected entry ${JSON.stringify(e.name.slice(0, 80))}.`);
+    entries.set(e.name, e);
+  }
+  return entries;
 }
 
 interface Manifest {
@@ -238,10 +393,7 @@ interface Manifest {
   files: { path: string; bytes: number; sha256: string }[];
 }
 
-function parseManifest(entries: Map<string, Uint8Array>): Manifest {
-  const raw = entries.get("manifest.json");
-  if (!raw) throw new BundleError("manifest.json is missing; this is not an .a1run file.");
-  const m = parseJson(raw, "manifest.json");
+function parseManifest(m: unknown): Manifest {
   if (!isRecord(m)) throw new BundleError("manifest.json is not an object.");
   if (m.format !== BUNDLE_FORMAT) throw new BundleError(`manifest format is ${JSON.stringify(m.format)}, expected ${JSON.stringify(BUNDLE_FORMAT)}.`);
   if (typeof m.format_version !== "number" || !Number.isInteger(m.format_version) || m.format_version < 1) {
@@ -292,14 +444,15 @@ function validateRngState(v: unknown, where: string): RngState | null {
   return v as unknown as RngState;
 }
 
-function validateRun(v: unknown): SnapshotRun {
+function validateRun(v: unknown, config: Config): SnapshotRun {
   const keys = "created,id,loop_state,name,rng_state,status,step,task_set_hash,updated";
   if (!isRecord(v) || Object.keys(v).sort().join(",") !== keys) throw new BundleError(`manifest run must have exactly the fields ${keys}.`);
-  if (typeof v.id !== "string" || v.id.length === 0 || v.id.length > 200) throw new BundleError("manifest run.id must be a non-empty string.");
-  if (typeof v.name !== "string" || v.name.length > 1000) throw new BundleError("manifest run.name must be a string.");
+  if (typeof v.id !== "string" || v.id.length === 0 || v.id.length > 200) throw new BundleError("manifest run.id must be a string of 1 to 200 characters.");
+  if (typeof v.name !== "string" || v.name.length > 1000) throw new BundleError("manifest run.name must be a string of at most 1000 characters.");
   if (!RUN_STATUSES.includes(v.status as RunStatus)) throw new BundleError(`manifest run.status must be one of ${RUN_STATUSES.join(", ")}.`);
-  if (!isInt(v.created) || !isInt(v.updated) || !isInt(v.step)) throw new BundleError("manifest run.created, updated and step must be non-negative integers.");
-  if (typeof v.task_set_hash !== "string") throw new BundleError("manifest run.task_set_hash must be a string.");
+  if (!isInt(v.created) || !isInt(v.updated)) throw new BundleError("manifest run.created and updated must be times (non-negative integers, epoch ms).");
+  if (!isInt(v.step) || v.step > config.steps) throw new BundleError(`manifest run.step must be an integer in 0..${config.steps} (config.steps).`);
+  if (typeof v.task_set_hash !== "string" || v.task_set_hash.length > 200) throw new BundleError("manifest run.task_set_hash must be a string (a SHA-256 in hex).");
   validateRngState(v.rng_state, "manifest run");
   return v as unknown as SnapshotRun;
 }
@@ -331,24 +484,7 @@ function validateMetrics(v: unknown, steps: number): StepMetrics[] {
   return v as StepMetrics[];
 }
 
-function validateDuels(v: unknown, steps: number): RunSnapshot["duels"] {
-  if (!Array.isArray(v)) throw new BundleError("duels.json must be an array.");
-  const seen = new Set<number>();
-  v.forEach((d: unknown, i) => {
-    const at = `duels.json[${i}]`;
-    if (!isRecord(d) || !isInt(d.step, 1) || d.step > steps || !Array.isArray(d.records)) throw new BundleError(`${at} must be {step in 1..${steps}, records: []}.`);
-    if (seen.has(d.step)) throw new BundleError(`${at}: step ${d.step} appears twice.`);
-    seen.add(d.step);
-    d.records.forEach((r: unknown, j) => {
-      if (!isRecord(r) || r.step !== d.step || typeof r.task !== "string" || !Array.isArray(r.codes) || !isRecord(r.topvar)) {
-        throw new BundleError(`${at}.records[${j}] is not a duel record of step ${d.step}.`);
-      }
-    });
-  });
-  return v as RunSnapshot["duels"];
-}
-
-function validateCheckpoints(v: unknown, steps: number, entries: Map<string, Uint8Array>): SnapshotCheckpoint[] {
+function readCheckpoints(v: unknown, steps: number, entries: Map<string, Uint8Array>): SnapshotCheckpoint[] {
   if (!Array.isArray(v)) throw new BundleError("checkpoints.json must be an array.");
   const seen = new Set<number>();
   return v.map((c: unknown, i) => {

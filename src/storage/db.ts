@@ -27,6 +27,8 @@ export type { RunStatus };
 
 export interface RunRecord extends SnapshotRun {
   config: Config;
+  /** When the run came in from an .a1run file (epoch ms); absent for runs trained here. Launch opens the latest run trained here. */
+  imported?: number;
 }
 
 export interface MetricsRecord {

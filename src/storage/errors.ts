@@ -15,6 +15,18 @@ export class StorageQuotaError extends Error {
   }
 }
 
+/** Checked before storing (navigator.storage.estimate): the browser would not have room for what is about to be written. */
+export class StorageRoomError extends Error {
+  override name = "StorageRoomError";
+  constructor(what: string, neededBytes: number, freeBytes: number) {
+    const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
+    super(
+      `Not enough browser storage for ${what}: it needs about ${mb(neededBytes)}, and this browser leaves Code-A1 Arena ${mb(freeBytes)}. ` +
+        "Nothing was stored. Delete runs you no longer need under Runs & Compare (export them as .a1run files first), or free disk space, then try again.",
+    );
+  }
+}
+
 /** An upgrade of the database is blocked by another tab holding the old version open. */
 export class StorageBlockedError extends Error {
   override name = "StorageBlockedError";

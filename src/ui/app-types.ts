@@ -1,6 +1,7 @@
 /** The app's state and the actions views may call: views take data + callbacks, nothing global. */
 import type { Config, PresetName } from "../core/config/index.ts";
 import type { Task } from "../core/arena/task.ts";
+import type { ImportProgress } from "../core/bundle.ts";
 import type { QueueState } from "./compare-plan.ts";
 import type { AppDeps, RunSummary } from "./deps.ts";
 import type { GpuProbe } from "./gpu-probe.ts";
@@ -44,6 +45,8 @@ export interface AppState {
   gpu: GpuProbe | null;
   tasks: Task[];
   notices: Notice[];
+  /** An .a1run being imported (off the page's thread), with its progress; null when none. */
+  importing: { file: string; progress: ImportProgress | null } | null;
 }
 
 export interface Actions {
@@ -62,6 +65,8 @@ export interface Actions {
   queueComparison(): void;
   exportRun(runId: string): void;
   importRun(file: File): void;
+  /** Stop the import in progress; nothing of it is stored. */
+  cancelImport(): void;
   setPrefs(patch: Partial<Prefs>): void;
   notify(kind: Notice["kind"], text: string): void;
   dismissNotice(index: number): void;

@@ -5,7 +5,8 @@
  *
  * What happens at launch:
  *  1. The URL's config (a share link) or the classroom preset becomes the config for Start.
- *  2. The stored runs are listed; unless `?safe=1`, the most recent run is opened, and if it was
+ *  2. The stored runs are listed; unless `?safe=1`, the most recent run trained here (never an
+ *     imported one) is opened, and if it was
  *     running when the page went away it is resumed through the trainer.
  *  3. The trainer connects (deps.trainer); its events drive the run state (run-state.ts).
  */
@@ -72,6 +73,7 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
     trainerMissing: deps.trainer ? null : "The training engine is not part of this build yet, so runs cannot be started here; stored and imported runs can still be browsed.",
     gpu: null,
     tasks: [],
+    importing: null,
     notices: [
       ...(launch.error ? [{ kind: "error" as const, text: launch.error }] : []),
       ...(launch.fromUrl ? [{ kind: "info" as const, text: `Settings from the link applied (${launch.preset ?? "custom"}, seed ${launch.config.seed}). Press Start to run them.` }] : []),
@@ -79,6 +81,7 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
     ],
   });
   let trainer: TrainerControl | null = null;
+  let importAbort: AbortController | null = null;
   const queue = new RunQueue((c) => startRun(c), (q) => store.update({ queue: q }));
 
   // ---- shell ----
@@ -131,7 +134,15 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
       viewRoute = s.route;
       document.title = `${ROUTE_TITLES[s.route]} · Code-A1 Arena`;
     }
-    withFocusKept(() => view!.update(s));
+    withFocusKept(() => {
+      main.querySelector(".view-error")?.remove();
+      try {
+        view!.update(s);
+      } catch (e) {
+        // A view never takes the app down with it: it says what it could not show.
+        main.prepend(h("p", { class: "error view-error", role: "alert" }, `This view could not show part of run ${s.run.runId ?? ""}: ${(e as Error).message}. The other views and your stored runs are unaffected.`));
+      }
+    });
   }
 
   /** Views rebuild their DOM; keep focus (and the caret) on the element with the same id. */
@@ -192,6 +203,12 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
     return id;
   }
 
+  /** Say which stored records a run's views leave out (they render the rest). */
+  function reportUnreadable(d: RunData): void {
+    const problems = d.problems ?? [];
+    if (problems.length > 0) actions.notify("error", `Run ${d.run.id}: ${problems.length} stored duel record(s) could not be read and are not shown (first: ${problems[0].slice(0, 200)}).`);
+  }
+
   async function refreshRuns(): Promise<void> {
     if (!deps.runs) return;
     try {
@@ -243,6 +260,7 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
       guard("Opening the run", async () => {
         if (!deps.runs) throw new Error("storage is unavailable");
         const data = await deps.runs.load(runId);
+        reportUnreadable(data);
         store.update((s) => ({ run: { ...runStateFromData(data), backends: s.run.backends }, duel: {} }));
         actions.navigate("dashboard");
       });
@@ -275,11 +293,22 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
     importRun(file) {
       guard("Import", async () => {
         if (!deps.bundles) throw new Error("run bundles are not available in this build");
-        const id = await deps.bundles.importRun(file);
-        await refreshRuns();
-        actions.notify("info", `Imported ${file.name} as run ${id}. Use Re-run to train it again and overlay both in Compare.`);
-        actions.openRun(id);
+        if (importAbort) throw new Error(`${store.get().importing?.file ?? "another file"} is still being imported; wait for it or cancel it`);
+        const abort = (importAbort = new AbortController());
+        store.update({ importing: { file: file.name, progress: null } });
+        try {
+          const id = await deps.bundles.importRun(file, (progress) => store.update({ importing: { file: file.name, progress } }), abort.signal);
+          await refreshRuns();
+          actions.notify("info", `Imported ${file.name} as run ${id}. Use Re-run to train it again and overlay both in Compare.`);
+          actions.openRun(id);
+        } finally {
+          importAbort = null;
+          store.update({ importing: null });
+        }
       });
+    },
+    cancelImport() {
+      importAbort?.abort();
     },
     setPrefs(patch: Partial<Prefs>) {
       const next = { ...store.get().prefs, ...patch };
@@ -330,10 +359,12 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
     );
     await Promise.all([refreshRuns(), connectTrainer()]);
     if (store.get().safe) return;
-    const latest = store.get().runs[0];
+    // The user's own latest run: an imported one opens only when asked (Runs & Compare, or at import).
+    const latest = store.get().runs.find((r) => !r.imported);
     if (!latest || !deps.runs) return;
     try {
       const data = await deps.runs.load(latest.id);
+      reportUnreadable(data);
       store.update((s) => ({ run: { ...runStateFromData(data), backends: s.run.backends }, prefs: { ...s.prefs, welcomed: true } }));
       // A run that was training when the page went away (reload, crash) continues.
       const t = trainer as TrainerControl | null;

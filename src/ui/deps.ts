@@ -13,6 +13,7 @@ import type { BaseManifest, RebuildOptions, RebuiltBase } from "../core/duel/pre
 import type { GpuProbe } from "./gpu-probe.ts";
 import type { TaskReport } from "../core/arena/arenise.ts";
 import type { ImportFormat } from "../core/arena/import.ts";
+import type { ImportProgress } from "../core/bundle.ts";
 
 export interface RunSummary {
   id: string;
@@ -23,6 +24,8 @@ export interface RunSummary {
   step: number;
   /** Epoch ms. */
   updated: number;
+  /** Came in from an .a1run file: launch never opens it unasked. */
+  imported: boolean;
 }
 
 export interface RunData {
@@ -30,6 +33,8 @@ export interface RunData {
   metrics: StepMetrics[];
   duels: DuelRecord[];
   mistakeBook: MistakeBook;
+  /** Stored records that could not be read (not shown), each saying why; absent or empty when all were. */
+  problems?: string[];
 }
 
 /** Stored runs (IndexedDB in the browser: run-store.ts). */
@@ -42,8 +47,8 @@ export interface RunStore {
 /** .a1run files (src/core/bundle.ts behind it). */
 export interface BundleIO {
   exportRun(runId: string): Promise<{ blob: Blob; fileName: string }>;
-  /** Store the bundle's run; resolves with its new id. */
-  importRun(file: File): Promise<string>;
+  /** Check the bundle in depth and store its run (off the page's thread in the app); resolves with its new id. `signal` cancels: nothing is stored. */
+  importRun(file: File, onProgress?: (p: ImportProgress) => void, signal?: AbortSignal): Promise<string>;
 }
 
 /** The trained policies, for Play (policy workers behind it). */

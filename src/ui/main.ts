@@ -71,7 +71,7 @@ const deps: AppDeps = {
       }
     : null,
   runs: db ? indexedDbRunStore(db) : null,
-  bundles: db ? indexedDbBundles(db) : null,
+  bundles: db ? indexedDbBundles(db, () => new Worker(new URL("../../workers/bundle.worker.ts", import.meta.url), { type: "module" })) : null,
   // Both built-in sets for the pickers: hand-written arena-v1 first, then generated arena-v2 (built here, ~1 s).
   tasks: async () => [...arenaV1().tasks, ...arenaV2().tasks],
   grader: graderLoader

@@ -2,9 +2,11 @@
 import type { ArenaDatabase, RunRecord } from "../storage/db.ts";
 import { deleteRun, getRun, listRuns, loadDuels, loadMetrics, loadMistakeBook } from "../storage/runs.ts";
 import type { RunStore, RunSummary } from "./deps.ts";
+import { bundleBounds, recordLimits } from "../core/bundle-bounds.ts";
+import { readableDuelRecords } from "../core/loop/record-schema.ts";
 
 function summary(r: RunRecord): RunSummary {
-  return { id: r.id, name: r.name, config: r.config, status: r.status, step: r.step, updated: r.updated };
+  return { id: r.id, name: r.name, config: r.config, status: r.status, step: r.step, updated: r.updated, imported: r.imported !== undefined };
 }
 
 /** One lazily opened connection shared by the run store and the bundles. */
@@ -25,7 +27,9 @@ export function indexedDbRunStore(conn: () => Promise<ArenaDatabase>): RunStore 
     async load(runId) {
       const d = await conn();
       const [run, metrics, duels, mistakeBook] = await Promise.all([getRun(d, runId), loadMetrics(d, runId), loadDuels(d, runId), loadMistakeBook(d, runId)]);
-      return { run: summary(run), metrics, duels: duels.flatMap((r) => r.records), mistakeBook };
+      // Views get only records the app would write (the bundle's schema); the rest is named, not shown.
+      const readable = readableDuelRecords(duels, recordLimits(bundleBounds(run.config, run.step), run.step));
+      return { run: summary(run), metrics, duels: readable.records, mistakeBook, problems: readable.problems };
     },
     async delete(runId) {
       await deleteRun(await conn(), runId);

@@ -47,7 +47,8 @@ export interface GradeRequest {
   limits?: GradeLimits;
 }
 
-export type CodeStatus = "ok" | "syntax-error" | "load-error" | "timeout";
+export const CODE_STATUSES = ["ok", "syntax-error", "load-error", "timeout"] as const;
+export type CodeStatus = (typeof CODE_STATUSES)[number];
 
 /**
  * - valid: parses as `assert CALL == ANSWER`, the reference runs, ANSWER equals its output, first
@@ -56,10 +57,12 @@ export type CodeStatus = "ok" | "syntax-error" | "load-error" | "timeout";
  *   with the reference output as the expected value ("reference-corrected").
  * - invalid: malformed, raises on the reference, or a repeat of an earlier line; not run.
  */
-export type Validity = "valid" | "wrong-answer" | "invalid";
+export const LINE_VALIDITIES = ["valid", "wrong-answer", "invalid"] as const;
+export type Validity = (typeof LINE_VALIDITIES)[number];
 
 /** skipped: the line was not run on the candidate (invalid line, or the code did not load). */
-export type Verdict = "pass" | "fail" | "error" | "timeout" | "skipped";
+export const LINE_VERDICTS = ["pass", "fail", "error", "timeout", "skipped"] as const;
+export type Verdict = (typeof LINE_VERDICTS)[number];
 
 export interface LineResult {
   validity: Validity;

@@ -8,8 +8,7 @@
  *   then, 4-byte aligned, float32 LE blocks in parameter order: weights, Adam m, Adam v,
  *   and the frozen reference weights when hasReference.
  */
-import { type ModelConfig, validateModelConfig } from "./config.ts";
-import { parameterShapes } from "./model.ts";
+import { type ModelConfig, parameterShapes, validateModelConfig } from "./config.ts";
 import { type TrainConfig, trainConfig } from "./train-config.ts";
 
 export const CHECKPOINT_FORMAT_VERSION = 1;
@@ -130,4 +129,40 @@ function parseHeader(text: string): CheckpointHeader {
 
 function align4(n: number): number {
   return (n + 3) & ~3;
+}
+
+/** Largest magnitude each block of a checkpoint may hold (src/core/bundle-bounds.ts WEIGHT_BOUNDS). */
+export interface WeightBounds {
+  weights: number;
+  m: number;
+  v: number;
+}
+
+/**
+ * The first value of a decoded checkpoint that no training writes (NaN, an infinity, beyond its
+ * block's bound, a negative second moment), named by tensor and block; null when all are plausible.
+ * The reference block is checked as weights.
+ */
+export function implausibleWeight(d: CheckpointData, bounds: WeightBounds): string | null {
+  const names = parameterShapes(d.config).map(([name]) => name);
+  const blocks: [string, Float32Array[] | null, number, number][] = [
+    ["weights", d.weights, -bounds.weights, bounds.weights],
+    ["Adam m", d.m, -bounds.m, bounds.m],
+    ["Adam v", d.v, 0, bounds.v],
+    ["reference weights", d.reference, -bounds.weights, bounds.weights],
+  ];
+  for (const [block, arrays, lo, hi] of blocks) {
+    if (!arrays) continue;
+    for (let t = 0; t < arrays.length; t++) {
+      const a = arrays[t];
+      for (let i = 0; i < a.length; i++) {
+        const x = a[i];
+        if (!(x >= lo && x <= hi)) {
+          const what = Number.isNaN(x) ? "NaN" : !Number.isFinite(x) ? String(x) : `${x}, outside [${lo}, ${hi}]`;
+          return `tensor ${names[t]} (${block}) holds ${what} at index ${i}`;
+        }
+      }
+    }
+  }
+  return null;
 }

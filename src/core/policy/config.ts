@@ -71,3 +71,25 @@ export function countParams(cfg: ModelConfig): number {
   const block = 2 * c + (c * 3 * c + 3 * c) + (c * c + c) + 2 * c + (c * 4 * c + 4 * c) + (4 * c * c + c);
   return cfg.vocab * c + cfg.context * c + cfg.layers * block + 2 * c + (cfg.tiedHead ? 0 : c * cfg.vocab);
 }
+
+/** Name -> shape of every parameter, in a fixed order (the checkpoint order). */
+export function parameterShapes(cfg: ModelConfig): [string, number[]][] {
+  const c = cfg.dModel;
+  const shapes: [string, number[]][] = [
+    ["wte", [cfg.vocab, c]],
+    ["wpe", [cfg.context, c]],
+  ];
+  for (let l = 0; l < cfg.layers; l++) {
+    shapes.push(
+      [`h${l}.ln1.g`, [c]], [`h${l}.ln1.b`, [c]],
+      [`h${l}.attn.qkv.w`, [c, 3 * c]], [`h${l}.attn.qkv.b`, [3 * c]],
+      [`h${l}.attn.proj.w`, [c, c]], [`h${l}.attn.proj.b`, [c]],
+      [`h${l}.ln2.g`, [c]], [`h${l}.ln2.b`, [c]],
+      [`h${l}.mlp.fc.w`, [c, 4 * c]], [`h${l}.mlp.fc.b`, [4 * c]],
+      [`h${l}.mlp.proj.w`, [4 * c, c]], [`h${l}.mlp.proj.b`, [c]],
+    );
+  }
+  shapes.push(["lnf.g", [c]], ["lnf.b", [c]]);
+  if (!cfg.tiedHead) shapes.push(["head.w", [c, cfg.vocab]]);
+  return shapes;
+}

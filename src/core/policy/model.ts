@@ -13,7 +13,9 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { Rng } from "../rng.ts";
-import { countParams, type ModelConfig, validateModelConfig } from "./config.ts";
+import { countParams, parameterShapes, type ModelConfig, validateModelConfig } from "./config.ts";
+
+export { parameterShapes };
 import { decodeAttentionAvailable, decodeScores, decodeScoresInPlace, decodeValues, type InPlaceCache } from "./wasm-decode-attention.ts";
 import { embeddingKernelAvailable, embedRows } from "./wasm-embedding.ts";
 import { fusedGeluInner, fusedLayerNorm, fusedOpsAvailable } from "./wasm-fused.ts";
@@ -106,27 +108,6 @@ function normals(rng: Rng, n: number, std: number): Float32Array {
   return out;
 }
 
-/** Name -> shape of every parameter, in a fixed order (the checkpoint order). */
-export function parameterShapes(cfg: ModelConfig): [string, number[]][] {
-  const c = cfg.dModel;
-  const shapes: [string, number[]][] = [
-    ["wte", [cfg.vocab, c]],
-    ["wpe", [cfg.context, c]],
-  ];
-  for (let l = 0; l < cfg.layers; l++) {
-    shapes.push(
-      [`h${l}.ln1.g`, [c]], [`h${l}.ln1.b`, [c]],
-      [`h${l}.attn.qkv.w`, [c, 3 * c]], [`h${l}.attn.qkv.b`, [3 * c]],
-      [`h${l}.attn.proj.w`, [c, c]], [`h${l}.attn.proj.b`, [c]],
-      [`h${l}.ln2.g`, [c]], [`h${l}.ln2.b`, [c]],
-      [`h${l}.mlp.fc.w`, [c, 4 * c]], [`h${l}.mlp.fc.b`, [4 * c]],
-      [`h${l}.mlp.proj.w`, [4 * c, c]], [`h${l}.mlp.proj.b`, [c]],
-    );
-  }
-  shapes.push(["lnf.g", [c]], ["lnf.b", [c]]);
-  if (!cfg.tiedHead) shapes.push(["head.w", [c, cfg.vocab]]);
-  return shapes;
-}
 
 export class GptModel {
   readonly config: ModelConfig;

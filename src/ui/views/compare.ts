@@ -25,6 +25,7 @@ export function compareView(root: HTMLElement, ctx: ViewContext): View {
   let charts: LineChart[] = [];
   let state: Readonly<AppState> | null = null;
   let lastRuns: unknown = null;
+  let lastImporting: unknown = null;
   let lastLook = "";
 
   async function toggleRun(id: string, on: boolean) {
@@ -73,8 +74,14 @@ export function compareView(root: HTMLElement, ctx: ViewContext): View {
         "div",
         { class: "buttons" },
         importInput,
-        h("button", { onclick: () => importInput.click(), disabled: !bundles, title: bundles ? "Import a run bundle" : "Run bundles are not available in this build" }, "Import .a1run…"),
+        h("button", { onclick: () => importInput.click(), disabled: !bundles || s.importing !== null, title: bundles ? "Import a run bundle" : "Run bundles are not available in this build" }, "Import .a1run…"),
       ),
+      s.importing
+        ? h("div", { id: "import-progress" },
+          h("progress", { max: s.importing.progress?.total || 1, value: s.importing.progress?.done ?? 0, "aria-label": `importing ${s.importing.file}` }),
+          h("p", { class: "muted", role: "status" }, `Importing ${s.importing.file}: ${s.importing.progress?.text ?? "starting"}… (checked in a worker; the page stays usable)`),
+          h("button", { id: "import-cancel", onclick: () => actions.cancelImport() }, "Cancel import"))
+        : null,
       s.runs.length === 0
         ? h("p", { class: "muted" }, deps.runs ? "No stored runs yet." : "Storage is unavailable in this browser (IndexedDB).")
         : h(
@@ -89,7 +96,7 @@ export function compareView(root: HTMLElement, ctx: ViewContext): View {
                   "tr",
                   { class: r.id === s.run.runId ? "current" : "" },
                   h("td", {}, h("input", { type: "checkbox", "aria-label": `compare ${r.id}`, checked: selected.has(r.id), onchange: (e: Event) => void toggleRun(r.id, (e.target as HTMLInputElement).checked) })),
-                  h("td", {}, r.name && r.name !== r.id ? `${r.name} (${r.id})` : r.id),
+                  h("td", {}, r.name && r.name !== r.id ? `${r.name} (${r.id})` : r.id, r.imported ? h("span", { class: "pill", title: "Imported from an .a1run file: opened only when you ask" }, " imported") : null),
                   h("td", {}, r.config.mode),
                   h("td", { class: "num" }, String(r.config.seed)),
                   h("td", { class: "num" }, `${r.step} / ${r.config.steps}`),
@@ -164,8 +171,9 @@ export function compareView(root: HTMLElement, ctx: ViewContext): View {
     update(s) {
       state = s;
       renderQueue(s);
-      if (lastRuns !== s.runs || s.run.runId) {
+      if (lastRuns !== s.runs || s.run.runId || lastImporting !== s.importing) {
         lastRuns = s.runs;
+        lastImporting = s.importing;
         renderRuns(s);
       }
       const look = `${s.prefs.largeType}:${document.documentElement.dataset.theme}`;

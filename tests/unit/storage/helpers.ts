@@ -1,3 +1,7 @@
+import { arenaVocabulary } from "../../../src/core/duel/contexts.ts";
+import { encodeCheckpoint } from "../../../src/core/policy/checkpoint.ts";
+import { modelConfig, parameterShapes, type ModelSize } from "../../../src/core/policy/config.ts";
+import { trainConfig } from "../../../src/core/policy/train-config.ts";
 import { EVAL_METRIC_KEYS, STEP_METRIC_KEYS, type DuelRecord, type StepMetrics } from "../../../src/core/loop/types.ts";
 import { Rng } from "../../../src/core/rng.ts";
 
@@ -33,4 +37,16 @@ export function bytes(n: number, seed: number): ArrayBuffer {
   const a = new Uint8Array(n);
   for (let i = 0; i < n; i++) a[i] = rng.int(256);
   return a.buffer;
+}
+
+/**
+ * A real policy checkpoint (the format import decodes) of `size` and the arena's vocabulary, with
+ * seeded small weights and moments; no tfjs needed.
+ */
+export function policyBytes(seed: number, size: ModelSize = "tiny"): ArrayBuffer {
+  const rng = new Rng(seed);
+  const config = modelConfig(size, arenaVocabulary().size);
+  const block = (scale: number, positive = false) =>
+    parameterShapes(config).map(([, shape]) => Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => (positive ? rng.next() : rng.next() - 0.5) * scale));
+  return encodeCheckpoint({ config, train: trainConfig(), optimizerStep: 3, weights: block(0.1), m: block(0.01), v: block(1e-4, true), reference: block(0.1) });
 }

@@ -15,7 +15,7 @@ import { openArenaDb, type ArenaDatabase } from "../../../src/storage/db.ts";
 import { createRun, pauseRun } from "../../../src/storage/runs.ts";
 import { snapshotRun, storeSnapshot } from "../../../src/storage/snapshot.ts";
 import { findImportedSet, importedSetName, listTaskSets, loadTaskSet, saveTaskSet } from "../../../src/storage/task-sets.ts";
-import { bytes } from "./helpers.ts";
+import { policyBytes } from "./helpers.ts";
 
 // Stands for an imported set: two tasks under a name the app does not ship.
 const imported: TaskFile = { version: 1, name: "my-mbpp", tasks: arenaV1().tasks.slice(0, 2) };
@@ -53,7 +53,7 @@ describe("bundles carry an imported task set", () => {
   beforeAll(async () => {
     const { hash } = await saveTaskSet(db, imported);
     const run = await createRun(db, { id: "run-own", name: "own tasks", config: parseConfig({ seed: 5 }), task_set_hash: hash });
-    await pauseRun(db, run.id, { policies: { code: bytes(64, 1), test: bytes(64, 2) }, mistakeBook: emptyMistakeBook() });
+    await pauseRun(db, run.id, { policies: { code: policyBytes(1), test: policyBytes(2) }, mistakeBook: emptyMistakeBook() });
     const snap = await snapshotRun(db, run.id);
     expect(snap.task_set).toEqual(imported);
     bundle = await exportBundle(snap, "2026-01-01T00:00:00.000Z");
