@@ -62,16 +62,25 @@ function localAssets(): Plugin {
 
 /**
  * Content-Security-Policy of the grader sandbox worker (src/core/hosting.ts), in dev and preview.
- * A static host gets it from the service worker instead.
+ * A static host gets it from the service worker instead. In dev the worker's imports are Vite's
+ * separate modules, which Firefox checks against worker-src (graderWorkerCsp's `dev`).
  */
 function graderSandboxCsp(): Plugin {
-  const middleware: Middleware = (req, res, next) => {
+  const middleware = (dev: boolean): Middleware => (req, res, next) => {
     if (isGraderWorkerScript((req.url ?? "").split("?")[0])) {
-      res.setHeader("Content-Security-Policy", graderWorkerCsp(`http://${req.headers.host ?? "localhost"}`));
+      res.setHeader("Content-Security-Policy", graderWorkerCsp(`http://${req.headers.host ?? "localhost"}`, { dev }));
     }
     next();
   };
-  return serverMiddleware("code-a1-grader-csp", middleware);
+  return {
+    name: "code-a1-grader-csp",
+    configureServer(server) {
+      server.middlewares.use(middleware(true));
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use(middleware(false));
+    },
+  };
 }
 
 /**

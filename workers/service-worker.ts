@@ -2,9 +2,10 @@
  * The app's service worker, built to /sw.js (vite.config.ts) and registered by src/ui/offline.ts.
  * Two jobs:
  *
- * 1. Headers from the app itself: every same-origin response it serves gets the cross-origin
+ * 1. Headers from the app itself: pages and worker scripts it serves get the cross-origin
  *    isolation headers, and the grader worker's script its CSP (src/core/hosting.ts, the same
- *    definitions Vite's servers send). So `dist/` on a plain static host is isolated from the
+ *    definitions Vite's servers send); every other response goes out as it came
+ *    (needsHostingHeaders says why). So `dist/` on a plain static host is isolated from the
  *    second load on (the first one reloads once under this worker, see offline.ts).
  *
  * 2. Offline after the first visit. Everything the app loads comes from its own origin (Vite
@@ -20,7 +21,7 @@
  * Built as a classic script with no imports (the build checks it): Firefox and older Safari do not
  * run module service workers.
  */
-import { withHostingHeaders } from "../src/core/hosting.ts";
+import { needsHostingHeaders, withHostingHeaders } from "../src/core/hosting.ts";
 
 const sw = self as unknown as ServiceWorkerGlobalScope;
 const VERSION = "code-a1-arena-v1";
@@ -88,5 +89,6 @@ sw.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== sw.location.origin) return;
   const fresh = request.mode === "navigate" || REBUILT_IN_PLACE.some((p) => url.pathname.startsWith(p));
-  event.respondWith((fresh ? networkFirst(request) : cacheFirst(request)).then((response) => withHostingHeaders(response, url)));
+  const served = fresh ? networkFirst(request) : cacheFirst(request);
+  event.respondWith(needsHostingHeaders(request) ? served.then((response) => withHostingHeaders(response, url)) : served);
 });

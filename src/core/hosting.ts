@@ -32,13 +32,36 @@ export function isGraderWorkerScript(pathname: string): boolean {
 }
 
 /**
+ * Folders Vite's dev server serves the grader worker's own modules from (its imports are separate
+ * modules there, one bundled file once built). Firefox checks a module worker's static imports
+ * against `worker-src` (Chromium against `script-src`), so in dev `worker-src` must admit them.
+ */
+export const DEV_MODULE_PATHS = ["/src/core/", "/node_modules/", "/@vite/"] as const;
+
+/**
  * Content-Security-Policy of the grader sandbox worker, served from `origin` ("http://host:port"):
  * scripts from this origin only, wasm compilation, network access to the Pyodide assets and
- * nothing else, no nested workers.
+ * nothing else, no nested workers. The same policy holds in Chromium and Firefox (both tested,
+ * tests/e2e/engines.test.ts); `dev: true` (Vite's dev server) lets Firefox load the worker's
+ * unbundled imports (DEV_MODULE_PATHS) and nothing else more.
  */
-export function graderWorkerCsp(origin: string): string {
-  return `default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src ${origin}${PYODIDE_PATH}; worker-src 'none'`;
+export function graderWorkerCsp(origin: string, opts: { dev?: boolean } = {}): string {
+  const workers = opts.dev ? DEV_MODULE_PATHS.map((p) => origin + p).join(" ") : "'none'";
+  return `default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src ${origin}${PYODIDE_PATH}; worker-src ${workers}`;
 }
+
+/**
+ * Whether a response to this request needs the hosting headers at all: documents (isolation),
+ * worker scripts (a worker's own COEP, and the grader's CSP) and any load of the grader worker's
+ * script. Every other same-origin response works without them, and is best left as it came: a
+ * rebuilt Response has no URL, and Firefox refuses such a response to a worker whose CSP names a
+ * path (connect-src .../pyodide/), so Pyodide would never start there.
+ */
+export function needsHostingHeaders(request: { url: string; mode: string; destination: string }): boolean {
+  return request.mode === "navigate" || HEADED_DESTINATIONS.has(request.destination) || isGraderWorkerScript(new URL(request.url).pathname);
+}
+
+const HEADED_DESTINATIONS = new Set(["document", "iframe", "frame", "worker", "sharedworker"]);
 
 /** Every header the app needs on the same-origin response for `url`. */
 export function hostingHeaders(url: URL): Record<string, string> {
@@ -50,7 +73,8 @@ export function hostingHeaders(url: URL): Record<string, string> {
 /**
  * `response` with the hosting headers for `url` set (replacing what the server sent for those
  * names). Only same-origin responses (type "basic", or "default" for ones built in a worker) are
- * rewritten; opaque, CORS and error responses pass through unchanged.
+ * rewritten; opaque, CORS and error responses pass through unchanged. Call it only where
+ * needsHostingHeaders says so.
  */
 export function withHostingHeaders(response: Response, url: URL): Response {
   if ((response.type !== "basic" && response.type !== "default") || response.status === 0) return response;

@@ -19,7 +19,7 @@ import { download, h, replace } from "./dom.ts";
 import { gpuProbeText } from "./gpu-probe.ts";
 import { applyPrefs, loadPrefs, savePrefs, toggledTheme, type Prefs } from "./prefs.ts";
 import { IDLE_RUN, applyTrainerEvent, backendLabel, neighbourStep, resolveDuel, type RunState } from "./run-state.ts";
-import { readLaunch, shareUrl } from "./share.ts";
+import { launchSummary, readLaunch, shareUrl } from "./share.ts";
 import { installShortcuts, SHORTCUTS } from "./shortcuts.ts";
 import { createStore, type Store } from "./store.ts";
 import { compareView } from "./views/compare.ts";
@@ -76,7 +76,7 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
     importing: null,
     notices: [
       ...(launch.error ? [{ kind: "error" as const, text: launch.error }] : []),
-      ...(launch.fromUrl ? [{ kind: "info" as const, text: `Settings from the link applied (${launch.preset ?? "custom"}, seed ${launch.config.seed}). Press Start to run them.` }] : []),
+      ...(launch.fromUrl ? [{ kind: "info" as const, text: `Settings from the link applied (${launchSummary(launch.config, launch.preset)}). Press Start to run them.` }] : []),
       ...(launch.safe ? [{ kind: "info" as const, text: "Safe mode: nothing was resumed or opened. Stored runs are under Runs & Compare." }] : []),
     ],
   });

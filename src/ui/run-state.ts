@@ -108,6 +108,8 @@ export function neighbourStep(duels: readonly DuelRecord[], step: number, dir: -
 export function backendLabel(b: BackendInfo | undefined): string {
   if (!b) return "backend: not started";
   const adapter = b.adapter ? ` (${b.adapter})` : "";
-  const why = b.reason ? `: ${b.reason}` : "";
+  // Reasons from backend-choice.ts start by naming the backend ("wasm, because ..."): say it once.
+  const reason = b.reason.startsWith(`${b.backend}, `) ? b.reason.slice(b.backend.length + 2) : b.reason;
+  const why = !reason ? "" : reason.startsWith("because ") ? `, ${reason}` : `: ${reason}`;
   return `${b.backend}${adapter}${why}`;
 }

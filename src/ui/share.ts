@@ -4,7 +4,7 @@
  * Playground) plus app-only flags that are not part of the config:
  *   safe=1  open without resuming any stored run (for a run that misbehaves).
  */
-import { configFromQuery, configToQuery, presetConfig, type Config, type PresetName } from "../core/config/index.ts";
+import { configDiff, configFromQuery, configToQuery, presetConfig, type Config, type PresetName } from "../core/config/index.ts";
 
 /** Query keys the app reads that are not config fields. */
 export const APP_FLAGS = ["safe"] as const;
@@ -33,6 +33,16 @@ export function readLaunch(search: string): Launch {
   } catch (e) {
     return { ...classroom, fromUrl: false, safe, error: `This link's configuration was not applied: ${(e as Error).message}` };
   }
+}
+
+/**
+ * What a link applied, beyond its preset: "classroom + alpha=0.25, seed 1" (the seed always said),
+ * "custom, seed 3" without a preset.
+ */
+export function launchSummary(config: Readonly<Config>, preset: PresetName | null): string {
+  if (!preset) return `custom, seed ${config.seed}`;
+  const beyond = Object.entries(configDiff(config, presetConfig(preset))).filter(([k]) => k !== "seed").map(([k, v]) => `${k}=${String(v)}`);
+  return `${[preset, ...beyond].join(" + ")}, seed ${config.seed}`;
 }
 
 /** A link that reproduces `config` (seed included): `base` is the app's URL without query or hash. */

@@ -115,7 +115,7 @@ describe("training in the browser", () => {
     browsers.push(browser);
     const { page, errors } = await openApp(browser, configToQuery(tiny(2, 7)));
     await page.getByRole("button", { name: "Start", exact: true }).click();
-    await expect.poll(() => page.textContent("#backend"), { timeout: 120_000 }).toMatch(/wasm: wasm, because the WebGPU adapter \([^)]*swiftshader[^)]*\) is /i);
+    await expect.poll(() => page.textContent("#backend"), { timeout: 120_000 }).toMatch(/Backend: wasm, because the WebGPU adapter \([^)]*swiftshader[^)]*\) is /i);
     // Reload while step 1 is in flight: nothing committed yet.
     const started = await waitForRun(page, (r) => r.status === "running", 60_000);
     expect(started.step).toBe(0);

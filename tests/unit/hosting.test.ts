@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { graderWorkerCsp, hostingHeaders, isGraderWorkerScript, withHostingHeaders } from "../../src/core/hosting.ts";
+import { graderWorkerCsp, hostingHeaders, isGraderWorkerScript, needsHostingHeaders, withHostingHeaders } from "../../src/core/hosting.ts";
 
 const ORIGIN = "http://127.0.0.1:8000";
 const GRADER = new URL("/assets/grader.worker-38T3ENl9.js", ORIGIN);
@@ -21,6 +21,21 @@ describe("hosting headers (what vite.config.ts and the service worker send)", ()
     expect(hostingHeaders(new URL("/", ORIGIN))).toEqual(common);
     expect(hostingHeaders(GRADER)).toEqual({ ...common, "Content-Security-Policy": graderWorkerCsp(ORIGIN) });
     expect(graderWorkerCsp(ORIGIN)).toBe(`default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src ${ORIGIN}/pyodide/; worker-src 'none'`);
+    // Vite's dev server: Firefox checks the worker's unbundled imports against worker-src.
+    expect(graderWorkerCsp(ORIGIN, { dev: true })).toBe(
+      `default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src ${ORIGIN}/pyodide/; worker-src ${ORIGIN}/src/core/ ${ORIGIN}/node_modules/ ${ORIGIN}/@vite/`,
+    );
+  });
+
+  it("are added to pages and worker scripts only: every other response goes out as it came (Firefox refuses a rebuilt one under a path CSP)", () => {
+    const req = (path: string, mode: string, destination: string) => ({ url: new URL(path, ORIGIN).href, mode, destination });
+    expect(needsHostingHeaders(req("/?seed=2", "navigate", "document"))).toBe(true);
+    expect(needsHostingHeaders(req("/assets/policy.worker-x1.js", "same-origin", "worker"))).toBe(true);
+    expect(needsHostingHeaders(req(GRADER.pathname, "same-origin", "worker"))).toBe(true);
+    expect(needsHostingHeaders(req(GRADER.pathname, "cors", ""))).toBe(true); // a page's fetch of it sees its CSP too
+    for (const [path, destination] of [["/pyodide/pyodide.asm.wasm", ""], ["/pyodide/pyodide.asm.js", "script"], ["/assets/index-x.js", "script"], ["/tfjs-wasm/a.wasm", ""], ["/checkpoints/base-tiny.bin", ""]]) {
+      expect(needsHostingHeaders(req(path, "cors", destination)), path).toBe(false);
+    }
   });
 
   it("rewrite a response's headers (replacing the server's values), keeping status, body and other headers", async () => {

@@ -57,8 +57,10 @@ export function importJsonl(text: string, format: ImportFormat, opts: ImportOpti
       for (const p of taskProblems(task, { strict: false })) problems.push(`line ${line}: ${p}`);
       tasks.push(task);
     } catch (e) {
-      if (e instanceof FieldError) problems.push(`line ${line}: field ${e.field}: ${e.message}`);
-      else throw e;
+      if (!(e instanceof FieldError)) throw e;
+      const looks = formatOfRecord(rec);
+      const hint = looks && looks !== format ? ` (this record has ${FORMAT_FIELDS[looks].label}'s fields ${FORMAT_FIELDS[looks].fields.join(", ")}: import it as ${FORMAT_FIELDS[looks].label})` : "";
+      problems.push(`line ${line}: field ${e.field}: ${e.message}${hint}`);
     }
   });
   if (problems.length === 0 && tasks.length === 0) problems.push("file: no records");
@@ -67,6 +69,21 @@ export function importJsonl(text: string, format: ImportFormat, opts: ImportOpti
     file: { version: 1, name: opts.name ?? `import-${format}`, tasks },
     outside: tasks.filter((t) => t.outside_arena).map((t) => ({ id: t.id, reason: t.outside_arena! })),
   };
+}
+
+/** The fields that tell the formats apart, for the hint on a file imported as the other one. */
+const FORMAT_FIELDS: Record<ImportFormat, { label: string; fields: string[] }> = {
+  mbpp: { label: "MBPP", fields: ["text", "code", "test_list"] },
+  humaneval: { label: "HumanEval", fields: ["prompt", "canonical_solution", "entry_point"] },
+};
+
+function formatOfRecord(rec: unknown): ImportFormat | null {
+  if (typeof rec !== "object" || rec === null) return null;
+  const has = (f: string) => Object.prototype.hasOwnProperty.call(rec, f);
+  for (const format of Object.keys(FORMAT_FIELDS) as ImportFormat[]) {
+    if (FORMAT_FIELDS[format].fields.filter((f) => f !== "text").every(has)) return format;
+  }
+  return null;
 }
 
 class FieldError extends Error {

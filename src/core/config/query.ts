@@ -18,22 +18,35 @@ export function configToQuery(config: Readonly<Config>, preset?: PresetName): st
 
 /**
  * Decode a query (with or without the leading `?`). Unknown keys, repeated keys and bad values
- * throw ConfigError naming the field.
+ * throw ConfigError naming the field; several bad fields are all named in one ConfigError
+ * (its `field`: the names joined by ", ", its message: every field's own message).
  */
 export function configFromQuery(query: string | URLSearchParams): { config: Config; preset: PresetName | null } {
   const params = typeof query === "string" ? new URLSearchParams(query.startsWith("?") ? query.slice(1) : query) : query;
   const seen = new Set<string>();
   let preset: PresetName | null = null;
   const fields: Record<string, unknown> = {};
+  const problems: ConfigError[] = [];
   for (const [k, v] of params) {
-    if (seen.has(k)) throw new ConfigError(k, "given more than once in the query");
-    seen.add(k);
-    if (k === "preset") {
-      if (!isPresetName(v)) throw new ConfigError("preset", `unknown preset ${JSON.stringify(v)}; known: ${PRESET_NAMES.join(", ")}`);
-      preset = v;
-    } else {
-      fields[k] = fieldFromText(k, v);
+    try {
+      if (seen.has(k)) throw new ConfigError(k, "given more than once in the query");
+      seen.add(k);
+      if (k === "preset") {
+        if (!isPresetName(v)) throw new ConfigError("preset", `unknown preset ${JSON.stringify(v)}; known: ${PRESET_NAMES.join(", ")}`);
+        preset = v;
+      } else {
+        fields[k] = fieldFromText(k, v);
+      }
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(e);
     }
+  }
+  if (problems.length === 1) throw problems[0];
+  if (problems.length > 1) {
+    const all = new ConfigError(problems.map((p) => p.field).join(", "), "");
+    all.message = problems.map((p) => p.message).join("; ");
+    throw all;
   }
   const config = preset ? presetConfig(preset, fields) : parseConfig(fields);
   return { config, preset };

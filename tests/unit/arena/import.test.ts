@@ -207,3 +207,22 @@ describe("imported tasks run for real (plus tests by mutation, Node grader)", ()
     expect(report.plus.get("mbpp-902")!.lines.every((l) => l.startsWith("assert similar_elements(("))).toBe(true);
   }, 300_000);
 });
+
+describe("a file imported in the other format", () => {
+  const mbpp = JSON.stringify({ task_id: 2, text: "Sum a list.", code: "def s(xs):\n    return sum(xs)", test_list: ["assert s([1, 2]) == 3"] });
+  const humaneval = JSON.stringify({ task_id: "HumanEval/0", prompt: "def s(xs):\n    \"\"\"Sum.\"\"\"\n", canonical_solution: "    return sum(xs)\n", test: "def check(candidate):\n    assert candidate([1]) == 1\n", entry_point: "s" });
+  const problemsOf = (text: string, format: "mbpp" | "humaneval") => {
+    try {
+      importJsonl(text, format);
+    } catch (e) {
+      if (e instanceof ImportError) return e.message;
+      throw e;
+    }
+    return "";
+  };
+  it("says which format the records look like", () => {
+    expect(problemsOf(mbpp, "humaneval")).toMatch(/line 1: field .*\(this record has MBPP's fields text, code, test_list: import it as MBPP\)/);
+    expect(problemsOf(humaneval, "mbpp")).toMatch(/line 1: field .*\(this record has HumanEval's fields prompt, canonical_solution, entry_point: import it as HumanEval\)/);
+    expect(problemsOf(JSON.stringify({ task_id: 1 }), "mbpp")).not.toMatch(/import it as/);
+  });
+});

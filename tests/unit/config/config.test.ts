@@ -144,6 +144,11 @@ describe("URL query", () => {
     expect(errorOf(() => configFromQuery("preset=huge")).field).toBe("preset");
     expect(errorOf(() => configFromQuery("steps=1e9")).message).toMatch(/\[1, 100000\]/);
   });
+  it("names every bad field of a query, not only the first", () => {
+    const e = errorOf(() => configFromQuery("preset=classroom&alpha=abc&alpah=0.1&steps=0&seed=3"));
+    expect(e.field).toBe("alpha, alpah, steps");
+    expect(e.message).toMatch(/^config\.alpha: expected a number.*; config\.alpah: .*; config\.steps: /);
+  });
 });
 
 describe("text to value", () => {

@@ -48,5 +48,7 @@ describe("run state from trainer events", () => {
     expect(backendLabel(undefined)).toBe("backend: not started");
     expect(backendLabel({ backend: "webgpu", adapter: "SwiftShader", reason: "" })).toBe("webgpu (SwiftShader)");
     expect(backendLabel({ backend: "wasm", adapter: null, reason: "no WebGPU adapter" })).toBe("wasm: no WebGPU adapter");
+    // backend-choice.ts's reasons name the backend first: the badge says it once.
+    expect(backendLabel({ backend: "wasm", adapter: null, reason: "wasm, because the WebGPU adapter is SwiftShader" })).toBe("wasm, because the WebGPU adapter is SwiftShader");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { presetConfig } from "../../../src/core/config/index.ts";
-import { readLaunch, shareUrl } from "../../../src/ui/share.ts";
+import { launchSummary, readLaunch, shareUrl } from "../../../src/ui/share.ts";
 
 describe("share links", () => {
   it("opens on the classroom preset when the URL has no config", () => {
@@ -29,5 +29,11 @@ describe("share links", () => {
     expect(l.fromUrl).toBe(false);
     expect(l.config).toEqual(presetConfig("classroom"));
     expect(l.error).toMatch(/config\.alpha: expected a value in \[0, 1\], got 2/);
+  });
+  it("says what a link applied beyond its preset", () => {
+    const l = readLaunch("?preset=classroom&alpha=0.25&mistake_book=false");
+    expect(launchSummary(l.config, l.preset)).toBe("classroom + alpha=0.25 + mistake_book=false, seed 1");
+    expect(launchSummary(presetConfig("classroom", { seed: 9 }), "classroom")).toBe("classroom, seed 9");
+    expect(launchSummary(presetConfig("classroom", { seed: 3 }), null)).toBe("custom, seed 3");
   });
 });

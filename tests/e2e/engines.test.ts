@@ -1,0 +1,159 @@
+/**
+ * The same seeded run is the same run in every engine: one short classroom run trained from
+ * dist/ on a plain static host (python3 -m http.server: isolation and the grader's CSP come from
+ * the service worker) in Chromium (playwright-core) and in Firefox ESR (puppeteer-core, WebDriver
+ * BiDi), and by `npm run train` in Node. Every non-timing step metric and every checkpoint's bytes
+ * (the policies' weights and optimiser state, the Mistake Book, the generator state) must agree.
+ * Both browsers run the wasm backend (Chromium without WebGPU), as Node does.
+ */
+import { execFileSync, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configToQuery, presetConfig } from "../../src/core/config/index.ts";
+import { readRunFile } from "../../src/node/run-files.ts";
+import type { RunSnapshot } from "../../src/core/bundle.ts";
+import { launchBrowser } from "./browser.ts";
+import { launchFirefox } from "./firefox.ts";
+import { serveStatic } from "./static-server.ts";
+
+// Small enough to add about a minute per engine, big enough to update, grade and replay: 2 steps.
+const CONFIG = presetConfig("classroom", { steps: 2, seed: 5, tasks_per_step: 2, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0 });
+const TIMING = /^time_/;
+
+/** What one engine's run left in storage, reduced to comparable values. */
+interface RunPrint {
+  step: number;
+  status: string;
+  metrics: Record<string, unknown>[];
+  checkpoints: { step: number; policies: Record<string, string>; rest: string }[];
+}
+
+let server: ChildProcess | undefined;
+let origin = "";
+let work = "";
+
+beforeAll(async () => {
+  ({ child: server, origin } = await serveStatic("dist"));
+  work = mkdtempSync(join(tmpdir(), "engines-"));
+});
+afterAll(() => {
+  server?.kill();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/**
+ * Runs in the page: waits for the app, presses Start, waits for the run to finish, then reads
+ * IndexedDB. Checkpoint bytes are hashed in the page (SHA-256) so that only hashes cross over.
+ * A plain function (no closures), so that both drivers can send it.
+ */
+async function trainInPage(timeoutMs: number): Promise<unknown> {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const arena = () => (window as unknown as { arena?: { ready: Promise<void> } }).arena;
+  while (!arena()) await sleep(200);
+  await arena()!.ready;
+  const start = [...document.querySelectorAll("button")].find((b) => b.textContent?.trim() === "Start" && !b.disabled);
+  if (!start) throw new Error("no enabled Start button");
+  start.click();
+  const open = () => new Promise<IDBDatabase>((resolve, reject) => {
+    const req = indexedDB.open("code-a1-arena");
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+  const all = <T,>(db: IDBDatabase, store: string) => new Promise<T[]>((resolve, reject) => {
+    const req = db.transaction(store, "readonly").objectStore(store).getAll();
+    req.onsuccess = () => resolve(req.result as T[]);
+    req.onerror = () => reject(req.error);
+  });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const db = await open();
+    const runs = await all<{ id: string; step: number; status: string }>(db, "runs");
+    if (runs.some((r) => r.status === "done" || r.status === "failed")) {
+      const run = runs[0];
+      const metrics = (await all<{ run: string; step: number; metrics: Record<string, unknown> }>(db, "metrics")).filter((m) => m.run === run.id).sort((a, b) => a.step - b.step).map((m) => m.metrics);
+      const hex = async (buf: ArrayBuffer) => [...new Uint8Array(await crypto.subtle.digest("SHA-256", buf))].map((b) => b.toString(16).padStart(2, "0")).join("");
+      const checkpoints = [];
+      for (const c of (await all<{ run: string; step: number; policies: Record<string, ArrayBuffer>; mistake_book: unknown; rng_state: unknown; loop_state: unknown }>(db, "checkpoints")).filter((c) => c.run === run.id)) {
+        const policies: Record<string, string> = {};
+        for (const [name, buf] of Object.entries(c.policies)) policies[name] = await hex(buf);
+        checkpoints.push({ step: c.step, policies, rest: JSON.stringify([c.mistake_book, c.rng_state, c.loop_state]) });
+      }
+      db.close();
+      return { step: run.step, status: run.status, metrics, checkpoints: checkpoints.sort((a, b) => a.step - b.step) };
+    }
+    db.close();
+    if (Date.now() > deadline) throw new Error(`no run finished in ${timeoutMs / 1000} s: ${JSON.stringify(runs)}`);
+    await sleep(1000);
+  }
+}
+
+function comparable(p: RunPrint) {
+  return { ...p, metrics: p.metrics.map((m) => Object.fromEntries(Object.entries(m).filter(([k]) => !TIMING.test(k)))) };
+}
+
+function fromSnapshot(s: RunSnapshot): RunPrint {
+  return {
+    step: s.run.step,
+    status: s.run.status,
+    metrics: s.metrics as unknown as Record<string, unknown>[],
+    checkpoints: s.checkpoints
+      .map((c) => ({ step: c.step, policies: Object.fromEntries(Object.entries(c.policies).map(([n, b]) => [n, sha(b)])), rest: JSON.stringify([c.mistake_book, c.rng_state, c.loop_state]) }))
+      .sort((a, b) => a.step - b.step),
+  };
+}
+
+const URL_PATH = () => `${origin}/?${configToQuery(CONFIG)}`;
+const TRAIN_MS = 360_000;
+
+describe("one seeded run, every engine (static host, wasm backend)", () => {
+  const prints: Record<string, RunPrint> = {};
+
+  it("trains in Chromium", async () => {
+    const browser = await launchBrowser({ webgpu: false });
+    try {
+      const page = await browser.newPage();
+      await page.goto(URL_PATH());
+      // The first load reloads once under the service worker; train in the isolated one.
+      await page.waitForFunction(() => crossOriginIsolated && !!navigator.serviceWorker.controller, null, { timeout: 60_000 });
+      prints.chromium = (await page.evaluate(trainInPage, TRAIN_MS)) as RunPrint;
+    } finally {
+      await browser.close();
+    }
+    expect(prints.chromium.status).toBe("done");
+    expect(prints.chromium.step).toBe(CONFIG.steps);
+  }, 480_000);
+
+  it("trains in Firefox ESR, to the same metrics and checkpoint bytes", async () => {
+    const browser = await launchFirefox();
+    try {
+      const page = await browser.newPage();
+      await page.goto(URL_PATH());
+      const deadline = Date.now() + 60_000;
+      while (!(await page.evaluate(() => crossOriginIsolated && !!navigator.serviceWorker.controller).catch(() => false))) {
+        if (Date.now() > deadline) throw new Error("Firefox: the page never became cross-origin isolated under the service worker");
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      prints.firefox = (await page.evaluate(trainInPage, TRAIN_MS)) as RunPrint;
+    } finally {
+      await browser.close();
+    }
+    expect(prints.firefox.status).toBe("done");
+    expect(prints.chromium, "the Chromium run must have finished first").toBeDefined();
+    expect(comparable(prints.firefox)).toEqual(comparable(prints.chromium));
+  }, 480_000);
+
+  it("trains in Node (npm run train) to the same metrics and checkpoint bytes", async () => {
+    const out = join(work, "node.a1run");
+    execFileSync("npx", ["tsx", "scripts/train.ts", "--preset", "classroom", "--out", out, ...Object.entries(CONFIG).flatMap(([k, v]) => [`--${k}`, String(v)])], { stdio: "ignore", timeout: TRAIN_MS });
+    const node = fromSnapshot(await readRunFile(out));
+    // A Node bundle also holds the starting players as a step-0 checkpoint (README); the app stores steps 1.. only.
+    node.checkpoints = node.checkpoints.filter((c) => c.step > 0);
+    expect(prints.chromium, "the Chromium run must have finished first").toBeDefined();
+    expect(comparable(node)).toEqual(comparable(prints.chromium));
+  }, 480_000);
+});

@@ -1,0 +1,22 @@
+/**
+ * Headless Firefox for the end-to-end tests: Debian's Firefox ESR (or $FIREFOX) driven by
+ * puppeteer-core over WebDriver BiDi. No browser download: puppeteer-core ships none.
+ */
+import { existsSync } from "node:fs";
+import puppeteer, { type Browser } from "puppeteer-core";
+import { BrowserNotFoundError } from "./browser.ts";
+
+export function findFirefox(): string {
+  const candidates = [process.env.FIREFOX, "/usr/lib/firefox-esr/firefox-esr", "/usr/bin/firefox-esr", "/usr/bin/firefox"].filter((p): p is string => !!p);
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) {
+    throw new BrowserNotFoundError(
+      `No Firefox found (looked at ${candidates.join(", ")}). Install one (Debian/Ubuntu: sudo apt-get install -y firefox-esr) or point FIREFOX at a Firefox binary.`,
+    );
+  }
+  return found;
+}
+
+export function launchFirefox(): Promise<Browser> {
+  return puppeteer.launch({ browser: "firefox", executablePath: findFirefox(), headless: true });
+}
