@@ -38,7 +38,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { type BackendName, WASM_SPEEDUP_FLAGS } from "../../src/core/policy/backend.ts";
 import { SIMD_MATMUL_FLAG } from "../../src/core/policy/wasm-matmul.ts";
-import { SCORED_HEAD_FLAG } from "../../src/core/policy/policy.ts";
+import { POLICY_SPEEDUP_FLAGS } from "../../src/core/policy/policy.ts";
 import { benchPolicyOptions, benchRow, medianRun, pairedRatio, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench, type RunFigure } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
@@ -59,7 +59,7 @@ type WasmVariant = "wasm" | "wasm-tfjs" | "wasm-simd-only";
  * `wasm-tfjs` none (tfjs as it comes), `wasm-simd-only` the SIMD BatchMatMul of wasm-matmul.ts alone
  * (the code before the copy kernels and the scored head).
  */
-const SPEEDUP_FLAGS: string[] = [...WASM_SPEEDUP_FLAGS, SCORED_HEAD_FLAG];
+const SPEEDUP_FLAGS: string[] = [...WASM_SPEEDUP_FLAGS, ...POLICY_SPEEDUP_FLAGS];
 const only = (on: string[]) => Object.fromEntries(SPEEDUP_FLAGS.map((f) => [f, on.includes(f)]));
 const VARIANT_FLAGS: Record<WasmVariant, Record<string, boolean>> = { "wasm-tfjs": only([]), "wasm-simd-only": only([SIMD_MATMUL_FLAG]), wasm: only(SPEEDUP_FLAGS) };
 const ALL_BACKENDS: BenchBackend[] = ["cpu", "wasm", "webgpu", "chromium-wasm"];
