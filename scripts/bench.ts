@@ -5,6 +5,7 @@
 const BENCHES: Record<string, () => Promise<{ main(args: string[]): Promise<void> }>> = {
   executor: () => import("./bench/executor.ts"),
   grammar: () => import("./bench/grammar.ts"),
+  newcomer: () => import("./bench/newcomer.ts"),
   policy: () => import("./bench/policy.ts"),
 };
 

@@ -5,14 +5,15 @@
  * grader worker's script carries its CSP, training runs a step and Play grades code in the real
  * Pyodide sandbox; with the server gone, the cached app is still isolated and still grades.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { configToQuery, presetConfig } from "../../src/core/config/index.ts";
 import { graderWorkerCsp } from "../../src/core/hosting.ts";
 import { RELOAD_MARK } from "../../src/ui/offline.ts";
-import { launchBrowser, watchErrors } from "./browser.ts";
+import { launchBrowser, storedRuns, watchErrors } from "./browser.ts";
+import { serveStatic } from "../../src/node/serve-app.ts";
 
 const SHOTS = "test-artifacts/screenshots";
 mkdirSync(SHOTS, { recursive: true });
@@ -22,26 +23,6 @@ let server: ChildProcess | undefined;
 let origin = "";
 let browser: Browser;
 
-/** `python3 -m http.server` on a free loopback port, serving dist/; resolves with its origin. */
-function serveStatic(dir: string): Promise<{ child: ChildProcess; origin: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", dir], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const port = /port (\d+)/.exec(out)?.[1];
-      if (port) {
-        child.stdout!.off("data", onData);
-        resolve({ child, origin: `http://127.0.0.1:${port}` });
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.resume(); // the request log: drained, not needed
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`python3 -m http.server exited (${code}) before serving: ${out}`)));
-  });
-}
-
 beforeAll(async () => {
   ({ child: server, origin } = await serveStatic("dist"));
   browser = await launchBrowser({ webgpu: false }); // the wasm fallback: one step in seconds, not minutes
@@ -50,25 +31,6 @@ afterAll(async () => {
   await browser?.close();
   server?.kill();
 });
-
-/** Runs in the app's IndexedDB: id, last complete step, status. */
-function storedRuns(page: Page): Promise<{ id: string; step: number; status: string }[]> {
-  return page.evaluate(
-    () =>
-      new Promise((resolve, reject) => {
-        const req = indexedDB.open("code-a1-arena");
-        req.onerror = () => reject(req.error);
-        req.onsuccess = () => {
-          const all = req.result.transaction("runs", "readonly").objectStore("runs").getAll();
-          all.onsuccess = () => {
-            req.result.close();
-            resolve(all.result.map((r: { id: string; step: number; status: string }) => ({ id: r.id, step: r.step, status: r.status })));
-          };
-          all.onerror = () => reject(all.error);
-        };
-      }),
-  );
-}
 
 describe("static hosting (python3 -m http.server, no custom headers)", () => {
   it("the server itself sends no isolation or CSP headers", async () => {
