@@ -26,6 +26,9 @@
  * sample_ratio` / `_update_ratio`); and on tfjs's multi-threaded SIMD build asking one XNNPACK thread
  * per core (`<size>_chromium_wasm_threads_*`, `_count` the threads it runs, `_vs_1_sample_ratio` /
  * `_vs_1_update_ratio` against one thread).
+ * The first round's `wasm` child also profiles one more update (tf.profile, exclusive kernel time): the
+ * largest kernels by name and by name and input shapes are printed per size, and with --json are the
+ * line's `update_profiles` (`{ tiny: { totalMs, kernels, byKernel, byShape } }`).
  * PyTorch: when $TORCH_PYTHON (default /usr/bin/python3, Debian's python3-torch) imports torch, each
  * size run on Node wasm is then built in PyTorch from the same initial weights (torch-gpt.ts,
  * torch_gpt.py). Its logits must match tfjs's within 1e-4, else the run fails (exit 1, a note); then
@@ -38,8 +41,8 @@
 import * as tf from "@tensorflow/tfjs";
 import { type BackendName, WASM_SPEEDUP_FLAGS } from "../../src/core/policy/backend.ts";
 import { SIMD_MATMUL_FLAG } from "../../src/core/policy/wasm-matmul.ts";
-import { SCORED_HEAD_FLAG } from "../../src/core/policy/policy.ts";
-import { benchPolicyOptions, benchRow, medianRun, pairedRatio, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench, type RunFigure } from "../../src/core/policy/bench-workload.ts";
+import { POLICY_SPEEDUP_FLAGS } from "../../src/core/policy/policy.ts";
+import { benchPolicyOptions, benchRow, type KernelProfile, medianRun, type PolicyBenchOptions, pairedRatio, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench, type RunFigure } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
 import { execFile } from "node:child_process";
@@ -59,7 +62,7 @@ type WasmVariant = "wasm" | "wasm-tfjs" | "wasm-simd-only";
  * `wasm-tfjs` none (tfjs as it comes), `wasm-simd-only` the SIMD BatchMatMul of wasm-matmul.ts alone
  * (the code before the copy kernels and the scored head).
  */
-const SPEEDUP_FLAGS: string[] = [...WASM_SPEEDUP_FLAGS, SCORED_HEAD_FLAG];
+const SPEEDUP_FLAGS: string[] = [...WASM_SPEEDUP_FLAGS, ...POLICY_SPEEDUP_FLAGS];
 const only = (on: string[]) => Object.fromEntries(SPEEDUP_FLAGS.map((f) => [f, on.includes(f)]));
 const VARIANT_FLAGS: Record<WasmVariant, Record<string, boolean>> = { "wasm-tfjs": only([]), "wasm-simd-only": only([SIMD_MATMUL_FLAG]), wasm: only(SPEEDUP_FLAGS) };
 const ALL_BACKENDS: BenchBackend[] = ["cpu", "wasm", "webgpu", "chromium-wasm"];
@@ -86,6 +89,8 @@ interface Args {
   /** Untimed repetitions before the timed one, in each Node wasm and PyTorch measurement. */
   warmups: number;
   child?: "cpu" | WasmVariant;
+  /** With child: also profile one more update kernel by kernel (updateProfile). */
+  profile: boolean;
 }
 
 /**
@@ -104,6 +109,7 @@ const FLAGS: Record<string, FlagSpec> = {
   reps: { kind: "int", min: 1, help: "timed repetitions (paired rounds on Node wasm), median reported (default 3)" },
   warmups: { kind: "int", min: 1, help: `untimed repetitions before each timed one, Node wasm and PyTorch (default ${NODE_WARMUPS})` },
   child: { kind: "string", help: "(internal) measure this one Node variant and print its result as JSON" },
+  profile: { kind: "bool", help: "(internal, with --child) add a per-kernel profile of one more update" },
 };
 
 function benchArgs(argv: string[]): Args {
@@ -115,7 +121,7 @@ function benchArgs(argv: string[]): Args {
   const child = flags.child as string | undefined;
   if (child !== undefined && child !== "cpu" && !(child in VARIANT_FLAGS)) throw new CliError(`--child: unknown variant ${child}`);
   const warmups = (flags.warmups as number | undefined) ?? NODE_WARMUPS;
-  return { json: flags.json === true, sizes, backends, reps: (flags.reps as number | undefined) ?? 3, warmups, ...(child ? { child: child as "cpu" | WasmVariant } : {}) };
+  return { json: flags.json === true, sizes, backends, reps: (flags.reps as number | undefined) ?? 3, warmups, profile: flags.profile === true, ...(child ? { child: child as "cpu" | WasmVariant } : {}) };
 }
 
 /**
@@ -123,9 +129,9 @@ function benchArgs(argv: string[]): Args {
  * variant runs on a heap and JIT state another left: measured 2026-12-01, every speed-up on ran about
  * 20 % slower right after a run on tfjs's own kernels in the same process than in a fresh one.
  */
-function nodeBenchInChild(bench: "cpu" | WasmVariant, size: ModelSize, reps: number, warmups: number): Promise<PolicyBenchResult> {
+function nodeBenchInChild(bench: "cpu" | WasmVariant, size: ModelSize, reps: number, warmups: number, profile = false): Promise<PolicyBenchResult> {
   return new Promise((resolve, reject) => {
-    const args = [...process.execArgv, process.argv[1], "policy", "--child", bench, "--sizes", size, "--reps", String(reps), "--warmups", String(warmups)];
+    const args = [...process.execArgv, process.argv[1], "policy", "--child", bench, "--sizes", size, "--reps", String(reps), "--warmups", String(warmups), ...(profile ? ["--profile"] : [])];
     execFile(process.execPath, args, { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
       const line = stdout.trim().split("\n").pop() ?? "";
       if (error) reject(new Error(`${bench} ${size} in a child process: ${(stderr.trim().split("\n").pop() ?? error.message).slice(0, 300)}`));
@@ -134,8 +140,34 @@ function nodeBenchInChild(bench: "cpu" | WasmVariant, size: ModelSize, reps: num
   });
 }
 
+/**
+ * tf.profile of `update`, kernel time summed by kernel name and by name and input shapes. Only kernels
+ * the wasm backend registers count: tfjs also lists the ops wrapping them (fusedMatMul__op, a
+ * customGrad's forward), whose time is their kernels' again.
+ */
+async function kernelProfile(update: () => Promise<unknown>, top = 12): Promise<KernelProfile> {
+  const info = await tf.profile(async () => void (await update()));
+  const kernels = info.kernels.filter((k) => tf.getKernel(k.name, "wasm") !== undefined);
+  const sum = <K extends string>(key: (k: (typeof kernels)[number]) => K) => {
+    const m = new Map<K, { calls: number; ms: number }>();
+    for (const k of kernels) {
+      const e = m.get(key(k)) ?? { calls: 0, ms: 0 };
+      e.calls++;
+      e.ms += k.kernelTimeMs as number;
+      m.set(key(k), e);
+    }
+    return [...m].sort((a, b) => b[1].ms - a[1].ms).slice(0, top).map(([name, e]) => ({ name, calls: e.calls, ms: Math.round(e.ms * 10) / 10 }));
+  };
+  return {
+    totalMs: Math.round(kernels.reduce((a, k) => a + (k.kernelTimeMs as number), 0)),
+    kernels: kernels.length,
+    byKernel: sum((k) => k.name).map(({ name, ...e }) => ({ kernel: name, ...e })),
+    byShape: sum((k) => `${k.name} ${JSON.stringify(k.inputShapes)}`).map(({ name, ...e }) => ({ kernel: name.split(" ")[0], shapes: name.slice(name.indexOf(" ") + 1), ...e })),
+  };
+}
+
 /** A wasm variant runs with its VARIANT_FLAGS (switched by tfjs env flags), then every flag goes back on. */
-async function nodeBench(bench: "cpu" | WasmVariant, size: ModelSize, reps: number, warmups: number): Promise<PolicyBenchResult> {
+async function nodeBench(bench: "cpu" | WasmVariant, size: ModelSize, reps: number, warmups: number, profile = false): Promise<PolicyBenchResult> {
   const backend = bench === "cpu" ? "cpu" : "wasm";
   const choice = await useNodeBackend(backend);
   if (choice.backend !== backend) throw new Error(`Node backend ${backend} unavailable: ${choice.reason}`);
@@ -147,7 +179,8 @@ async function nodeBench(bench: "cpu" | WasmVariant, size: ModelSize, reps: numb
       const u = process.cpuUsage();
       return (u.user + u.system) / 1000;
     };
-    return await runPolicyBench(service, backend === "cpu" ? { backend, size, vocab: VOCAB, reps: 1, warmups: 0 } : { backend, size, vocab: VOCAB, reps, warmups }, cpuMs);
+    const options: PolicyBenchOptions = backend === "cpu" ? { backend, size, vocab: VOCAB, reps: 1, warmups: 0 } : { backend, size, vocab: VOCAB, reps, warmups };
+    return await runPolicyBench(service, options, cpuMs, undefined, profile ? (update) => kernelProfile(update) : undefined);
   } finally {
     service.dispose();
     for (const flag of Object.keys(VARIANT_FLAGS.wasm)) tf.env().set(flag, true);
@@ -223,10 +256,12 @@ async function webgpuAdapter(origin: string): Promise<string | null> {
 export async function main(argv: string[]): Promise<void> {
   const args = benchArgs(argv);
   if (args.child) {
-    process.stdout.write(JSON.stringify(await nodeBench(args.child, args.sizes[0], args.reps, args.warmups)) + "\n");
+    process.stdout.write(JSON.stringify(await nodeBench(args.child, args.sizes[0], args.reps, args.warmups, args.profile)) + "\n");
     return;
   }
   const figures: Record<string, number | null> = {};
+  /** Each size's per-kernel profile of one update on every speed-up (the JSON line's `update_profiles`). */
+  const profiles: Partial<Record<ModelSize, KernelProfile>> = {};
   const notes: string[] = [];
   const log = (line: string) => {
     if (!args.json) console.log(line);
@@ -276,7 +311,9 @@ export async function main(argv: string[]): Promise<void> {
         let torchInfo: TorchComparison["info"] | undefined;
         for (let round = 0; round < args.reps; round++) {
           for (const variant of variants) {
-            rounds[variant].push(await nodeBenchInChild(variant, size, 1, args.warmups).catch((e: Error) => ((errors[variant] = e.message), null)));
+            // The first round of every speed-up also profiles one more update (after its timed one).
+            const profile = variant === "wasm" && round === 0;
+            rounds[variant].push(await nodeBenchInChild(variant, size, 1, args.warmups, profile).catch((e: Error) => ((errors[variant] = e.message), null)));
           }
           if (!torch) continue;
           try {
@@ -314,6 +351,14 @@ export async function main(argv: string[]): Promise<void> {
             `${size.padEnd(5)} wasm / ${label}: sampling ${figures[`${key}_sample_ratio`]}x tok/s, update ${figures[`${key}_update_ratio`]}x ms` +
               `   (per CPU time: ${figures[`${key}_sample_cpu_ratio`]}x, ${figures[`${key}_update_cpu_ratio`]}x)`,
           );
+        }
+        const profile = rounds.wasm[0]?.updateProfile;
+        if (profile) {
+          profiles[size] = profile;
+          log(`${size.padEnd(5)} wasm, one update kernel by kernel (tf.profile): ${profile.totalMs} ms in ${profile.kernels} kernels; the largest:`);
+          for (const k of profile.byKernel) log(`        ${k.ms.toFixed(1).padStart(8)} ms ${String(k.calls).padStart(5)} x ${k.kernel}`);
+          log(`      by kernel and input shapes:`);
+          for (const k of profile.byShape.slice(0, 8)) log(`        ${k.ms.toFixed(1).padStart(8)} ms ${String(k.calls).padStart(5)} x ${k.kernel} ${k.shapes}`);
         }
         const report = torchReport(size, rounds.wasm, comparison);
         Object.assign(figures, report.figures);
@@ -409,5 +454,5 @@ export async function main(argv: string[]): Promise<void> {
     notes.push(note);
     log(note);
   }
-  if (args.json) console.log(JSON.stringify({ ...figures, notes }));
+  if (args.json) console.log(JSON.stringify({ ...figures, update_profiles: profiles, notes }));
 }

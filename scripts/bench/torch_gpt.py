@@ -82,11 +82,14 @@ class Gpt:
         B = len(pad)
         return x[torch.tensor([T - pad[b] for b in range(B)]).cumsum(0) - 1].reshape(B, 1, -1)
 
-    def forward(self, tokens, positions, bias, cache=None, start=0, last_only=False, pad=None):
+    def forward(self, tokens, positions, bias, cache=None, start=0, last_only=False, pad=None, out_rows=None):
         """tokens, positions (B, T) int64; bias (B or 1, 1, T, S) additive, S = start + T;
         cache: keys/values of positions [0, start) (written at [start, S) here). -> (B, T or 1, V)
         pad (a prefill, start 0): each row's left padding, left out of the per-position work as
-        model.ts's leftPad does (zero keys and values there, which the bias masks)."""
+        model.ts's leftPad does (zero keys and values there, which the bias masks).
+        out_rows (a loss, no cache): flat indices into the B*T positions; the last block's output
+        projection, MLP and residuals, the final LayerNorm and the head at those rows alone, as
+        model.ts' outputRows with outputRowsFromLastBlock does on wasm -> (M, V)."""
         p, H, D = self.p, self.heads, self.D
         B, T = tokens.shape
         C = self.cfg["dModel"]
@@ -132,6 +135,8 @@ class Gpt:
                 y = (att.softmax(-1) @ v).transpose(1, 2).reshape(B, T, C)
                 if real is not None:
                     y = y.reshape(B * T, C)[real]
+            if out_rows is not None and l == self.cfg["layers"] - 1:
+                x, y = x.reshape(B * T, C)[out_rows], y.reshape(B * T, C)[out_rows]
             x = x + y @ p[f"h{l}.attn.proj.w"] + p[f"h{l}.attn.proj.b"]
             h2 = F.layer_norm(x, (C,), p[f"h{l}.ln2.g"], p[f"h{l}.ln2.b"], 1e-5)
             m = F.gelu(h2 @ p[f"h{l}.mlp.fc.w"] + p[f"h{l}.mlp.fc.b"], approximate="tanh")  # (B, T, 4C)
@@ -378,8 +383,13 @@ class Learner:
         temperature = rows[0]["temperature"]
         adv = torch.tensor([r["advantage"] for r in rows]).reshape(N, 1)
 
+        # The scored positions alone (M of the N * T), as policy.ts does on wasm (scoredPositions).
+        rows_at = mask.reshape(-1).nonzero().squeeze(1)
+        mask_bias, targets, old, mask = (t.reshape(N * T, *t.shape[2:])[rows_at] for t in (mask_bias, targets, old, mask))
+        adv = adv.expand(N, T).reshape(N * T)[rows_at]
+
         def token_logp(model):
-            z = model.forward(inputs[:, :-1], positions, causal) / temperature + mask_bias
+            z = model.forward(inputs[:, :-1], positions, causal, out_rows=rows_at) / temperature + mask_bias  # (M, V)
             log_sm = z.log_softmax(-1)
             return log_sm.gather(-1, targets.unsqueeze(-1)).squeeze(-1), log_sm
 

@@ -17,7 +17,7 @@ import { readRunFile } from "../../src/node/run-files.ts";
 import type { RunSnapshot } from "../../src/core/bundle.ts";
 import { launchBrowser } from "./browser.ts";
 import { launchFirefox } from "./firefox.ts";
-import { serveStatic } from "./static-server.ts";
+import { serveStatic } from "../../src/node/serve-app.ts";
 
 // Small enough to add about a minute per engine, big enough to update, grade and replay: 2 steps.
 const CONFIG = presetConfig("classroom", { steps: 2, seed: 5, tasks_per_step: 2, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0 });

@@ -8,12 +8,12 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { configToQuery, presetConfig } from "../../src/core/config/index.ts";
 import { graderWorkerCsp } from "../../src/core/hosting.ts";
 import { RELOAD_MARK } from "../../src/ui/offline.ts";
-import { launchBrowser, watchErrors } from "./browser.ts";
-import { serveStatic } from "./static-server.ts";
+import { launchBrowser, storedRuns, watchErrors } from "./browser.ts";
+import { serveStatic } from "../../src/node/serve-app.ts";
 
 const SHOTS = "test-artifacts/screenshots";
 mkdirSync(SHOTS, { recursive: true });
@@ -31,25 +31,6 @@ afterAll(async () => {
   await browser?.close();
   server?.kill();
 });
-
-/** Runs in the app's IndexedDB: id, last complete step, status. */
-function storedRuns(page: Page): Promise<{ id: string; step: number; status: string }[]> {
-  return page.evaluate(
-    () =>
-      new Promise((resolve, reject) => {
-        const req = indexedDB.open("code-a1-arena");
-        req.onerror = () => reject(req.error);
-        req.onsuccess = () => {
-          const all = req.result.transaction("runs", "readonly").objectStore("runs").getAll();
-          all.onsuccess = () => {
-            req.result.close();
-            resolve(all.result.map((r: { id: string; step: number; status: string }) => ({ id: r.id, step: r.step, status: r.status })));
-          };
-          all.onerror = () => reject(all.error);
-        };
-      }),
-  );
-}
 
 describe("static hosting (python3 -m http.server, no custom headers)", () => {
   it("the server itself sends no isolation or CSP headers", async () => {

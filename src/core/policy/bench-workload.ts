@@ -46,6 +46,16 @@ export interface PolicyBenchResult {
    * costs: shader compilation on webgpu); absent without warm-up.
    */
   warmupS?: number;
+  /** Where one more update's time went, kernel by kernel, when runPolicyBench was given a profiler. */
+  updateProfile?: KernelProfile;
+}
+
+/** Kernel time of one call: per kernel name, and per kernel and input shapes, the largest first. */
+export interface KernelProfile {
+  totalMs: number;
+  kernels: number;
+  byKernel: { kernel: string; calls: number; ms: number }[];
+  byShape: { kernel: string; shapes: string; calls: number; ms: number }[];
 }
 
 /** The benchmarked policy: seed 1, one epoch of one 64-sequence mini-batch per update. */
@@ -76,6 +86,8 @@ export async function runPolicyBench(
   o: PolicyBenchOptions,
   cpuClock?: () => number,
   onProgress?: (text: string) => void,
+  /** Runs one more (untimed) update inside, after the timed ones, and reports its kernels (tf.profile, in the host's thread). */
+  profileUpdate?: (update: () => Promise<unknown>) => Promise<KernelProfile>,
 ): Promise<PolicyBenchResult> {
   const choice = await host.init([o.backend], { ...(o.wasmThreads !== undefined ? { wasmThreads: o.wasmThreads } : {}), ...(o.wasmSpeedups !== undefined ? { wasmSpeedups: o.wasmSpeedups } : {}) });
   await host.create(benchPolicyOptions(o.size, o.vocab));
@@ -88,6 +100,7 @@ export async function runPolicyBench(
   const cpu = cpuClock ?? (() => 0);
   const warmups = o.warmups ?? 1;
   let warmupS: number | undefined;
+  let lastUpdate: (() => Promise<unknown>) | null = null;
   for (let rep = 1 - warmups; rep <= o.reps; rep++) {
     const label = rep <= 0 ? `warm-up ${rep + warmups}/${warmups}` : `rep ${rep}/${o.reps}`;
     const repStart = performance.now();
@@ -103,6 +116,7 @@ export async function runPolicyBench(
     const long = await host.sample(w.updatePrompts, w.spec, { maxNewTokens: w.newTokens, rngState: sampled.rngState });
     onProgress?.(`${label}: the update's rollout sampled (untimed) in ${since(t0)}`);
     const samples = rolloutSamples(long.rollout, groupAdvantages(long.rollout.completions.map((_, i) => i % 2), 8));
+    lastUpdate = () => host.update(samples, long.rngState);
     t0 = performance.now();
     c0 = cpu();
     const { rngState: next } = await host.update(samples, long.rngState);
@@ -122,6 +136,7 @@ export async function runPolicyBench(
   if (choice.wasmThreads !== undefined) result.wasmThreads = choice.wasmThreads;
   if (cpuClock) Object.assign(result, { sampleTokPerCpuS: median(cpuRates), updateCpuMs: median(cpuUpdateMs) });
   if (warmupS !== undefined) result.warmupS = warmupS;
+  if (profileUpdate && lastUpdate) result.updateProfile = await profileUpdate(lastUpdate);
   return result;
 }
 

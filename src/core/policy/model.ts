@@ -78,6 +78,14 @@ export interface ForwardInput {
    */
   outputRows?: tf.Tensor1D;
   /**
+   * With `outputRows`: the last block already runs its attention's output projection, its MLP and both
+   * residuals at those rows alone (its attention still sees every position's key and value). Same
+   * logits and, on wasm, the same gradients bit for bit: those ops work row by row, and the rows left
+   * out only added exact zeros to the weight gradients' in-order sums over rows (XNNPACK's k loop,
+   * Sum's loop; see policy.ts' SCORED_LAST_BLOCK_FLAG).
+   */
+  outputRowsFromLastBlock?: boolean;
+  /**
    * Under a gradient (tf.variableGrads): embeddings as oneHot x matMul and linears with the
    * wasm-friendly gradient. Otherwise gather and fused matMul + bias, fewer kernels per decoding
    * step, same values (a oneHot row times a matrix is that matrix row exactly). Without a cache,
@@ -234,6 +242,11 @@ export class GptModel {
         // Back to (B*T, 3C) with zero rows at the padding, and the real rows of the result.
         attended = tf.gather(this.segmentAttention(packed.unpackRows(qkv), l, input, present), packed.real);
       } else attended = this.segmentAttention(qkv, l, input, present);
+      if (input.outputRows && input.outputRowsFromLastBlock && l === layers - 1) {
+        // (M, C): the scored rows of the residual stream and of the attention, the rest of the block on them.
+        x = selectRows(x, input.outputRows);
+        attended = selectRows(attended, input.outputRows);
+      }
       x = tf.add(x, dense(attended, `h${l}.attn.proj`));
       // MLP: pre-LN, C -> 4C -> C with GELU.
       const h2 = layerNorm(x, this.p(`h${l}.ln2.g`), this.p(`h${l}.ln2.b`), fuseOps);
@@ -242,7 +255,7 @@ export class GptModel {
     let rows = T;
     let outB = B;
     if (input.outputRows) {
-      x = selectRows(x, input.outputRows);
+      if (!(input.outputRowsFromLastBlock && layers > 0)) x = selectRows(x, input.outputRows);
       [outB, rows] = [1, input.outputRows.shape[0]];
     } else if (input.lastOnly && T > 1) {
       // Each row's last position (a row copy: tfjs-wasm's Slice takes 3 ms where this takes 0.1).

@@ -14,7 +14,7 @@ import { Rng, type RngState } from "../rng.ts";
 import { type BackendChoice, type BackendName, chooseBackend, selectBackend, WASM_SPEEDUP_FLAGS } from "./backend.ts";
 import type { BackendPreference } from "./backend-choice.ts";
 import type { GrpoSample } from "./batch.ts";
-import { type CreatePolicyOptions, Policy, SCORED_HEAD_FLAG, type UpdateMetrics } from "./policy.ts";
+import { type CreatePolicyOptions, Policy, POLICY_SPEEDUP_FLAGS, type UpdateMetrics } from "./policy.ts";
 import type { Rollout } from "./sampler.ts";
 import { ToyConstraint } from "./toy-constraint.ts";
 import type { TrainConfig } from "./train-config.ts";
@@ -116,7 +116,7 @@ export class PolicyService {
     const picked = typeof choice === "string" ? await chooseBackend(choice) : await selectBackend(choice);
     if (picked.backend === "wasm" && opts.wasmSpeedups !== undefined) {
       // The flags exist once their kernels are installed (selectBackend).
-      for (const flag of [...WASM_SPEEDUP_FLAGS, SCORED_HEAD_FLAG]) if (flagExists(flag)) tf.env().set(flag, opts.wasmSpeedups);
+      for (const flag of [...WASM_SPEEDUP_FLAGS, ...POLICY_SPEEDUP_FLAGS]) if (flagExists(flag)) tf.env().set(flag, opts.wasmSpeedups);
     }
     this.backendChoice = picked.backend === "wasm" ? { ...picked, wasmThreads: wasmThreadsNow() } : picked;
     return this.backendChoice;

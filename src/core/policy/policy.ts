@@ -28,7 +28,18 @@ import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint.ts";
  * webgpu (tree reductions).
  */
 export const SCORED_HEAD_FLAG = "A1_SCORED_POSITIONS_HEAD";
-if (!flagRegistered(SCORED_HEAD_FLAG)) tf.env().registerFlag(SCORED_HEAD_FLAG, () => true);
+/**
+ * tfjs env flag (default true), with SCORED_HEAD_FLAG: the last block's attention output projection,
+ * MLP and residuals run at the scored positions too (model.ts' `outputRowsFromLastBlock`), in the
+ * update, its KL reference pass and pretraining: 48 of the bench's 127 positions. Bit-identical for
+ * the same reason: the loss's gradient is exactly zero at every other row of that block's output, so
+ * those rows only added zeros to its weight gradients (XNNPACK's in-order k loop, Sum's loop) and
+ * passed zeros back to the attention (tests/unit/policy/scored-head.test.ts).
+ */
+export const SCORED_LAST_BLOCK_FLAG = "A1_SCORED_POSITIONS_LAST_BLOCK";
+/** This file's speed switches (the wasm kernels' are backend.ts' WASM_SPEEDUP_FLAGS). */
+export const POLICY_SPEEDUP_FLAGS = [SCORED_HEAD_FLAG, SCORED_LAST_BLOCK_FLAG] as const;
+for (const flag of POLICY_SPEEDUP_FLAGS) if (!flagRegistered(flag)) tf.env().registerFlag(flag, () => true);
 
 function flagRegistered(flag: string): boolean {
   try {
@@ -304,7 +315,9 @@ export class Policy {
   }
 
   private logits(model: GptModel, t: ReturnType<Policy["tensors"]>, training = false): tf.Tensor3D {
-    return model.forward({ tokens: t.tokens, positions: t.positions, attnBias: t.attnBias, training, outputRows: t.outputRows ?? undefined }).logits;
+    const outputRows = t.outputRows ?? undefined;
+    const outputRowsFromLastBlock = outputRows !== undefined && tf.env().getBool(SCORED_LAST_BLOCK_FLAG);
+    return model.forward({ tokens: t.tokens, positions: t.positions, attnBias: t.attnBias, training, outputRows, outputRowsFromLastBlock }).logits;
   }
 
   private namedGrads(grads: tf.NamedTensorMap): tf.NamedTensorMap {

@@ -1,5 +1,6 @@
 /**
- * The head at scored positions only (policy.ts SCORED_HEAD_FLAG) against the head at every position,
+ * The head at scored positions only (policy.ts SCORED_HEAD_FLAG), and with it the last block's output
+ * projection, MLP and residuals there (SCORED_LAST_BLOCK_FLAG), against the head at every position,
  * bit for bit on wasm: GRPO updates (with the KL reference pass, micro-batches, grammar masks, prompts
  * of mixed lengths, tied and untied heads) and pretraining steps reach the same checkpoint bytes and
  * the same metrics; the selected logits equal the full forward's rows.
@@ -10,19 +11,23 @@ import { rolloutSamples } from "../../../src/core/policy/batch.ts";
 import { groupAdvantages } from "../../../src/core/policy/grpo.ts";
 import type { ModelConfig } from "../../../src/core/policy/config.ts";
 import { attentionBias, GptModel } from "../../../src/core/policy/model.ts";
-import { Policy, SCORED_HEAD_FLAG } from "../../../src/core/policy/policy.ts";
+import { Policy, POLICY_SPEEDUP_FLAGS, SCORED_HEAD_FLAG, SCORED_LAST_BLOCK_FLAG } from "../../../src/core/policy/policy.ts";
 import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import { setupBackend } from "./helpers.ts";
 
 beforeAll(setupBackend);
 
-async function withFlag<T>(on: boolean, f: () => Promise<T>): Promise<T> {
-  tf.env().set(SCORED_HEAD_FLAG, on);
+/** What runs at the scored positions alone: nothing past the last block ("full"), the head, or the last block's rest with it. */
+type Scored = "full" | "head" | "lastBlock";
+
+async function withFlag<T>(scored: Scored, f: () => Promise<T>): Promise<T> {
+  tf.env().set(SCORED_HEAD_FLAG, scored !== "full");
+  tf.env().set(SCORED_LAST_BLOCK_FLAG, scored === "lastBlock");
   try {
     return await f();
   } finally {
-    tf.env().set(SCORED_HEAD_FLAG, true);
+    for (const flag of POLICY_SPEEDUP_FLAGS) tf.env().set(flag, true);
   }
 }
 
@@ -48,8 +53,8 @@ describe("head at scored positions only", () => {
   for (const shape of SHAPES) {
     it(`GRPO updates reach the same checkpoint bytes and metrics (${shape.name})`, async () => {
       const grammar = new ToyConstraint(shape.vocab, 2, 9);
-      const run = (on: boolean) =>
-        withFlag(on, async () => {
+      const run = (scored: Scored) =>
+        withFlag(scored, async () => {
           const policy = Policy.create({
             model: shape.model,
             vocab: shape.vocab,
@@ -68,18 +73,19 @@ describe("head at scored positions only", () => {
           policy.dispose();
           return { bytes, metrics };
         });
-      const full = await run(false);
-      const scored = await run(true);
-      expect(scored.bytes.length).toBeGreaterThan(10_000);
-      expect(differences(scored.bytes, full.bytes)).toEqual({ count: 0, first: -1 });
-      expect(scored.metrics).toEqual(full.metrics);
+      const full = await run("full");
       expect(full.metrics[2].gradNorm).toBeGreaterThan(0);
+      for (const scored of [await run("head"), await run("lastBlock")]) {
+        expect(scored.bytes.length).toBeGreaterThan(10_000);
+        expect(differences(scored.bytes, full.bytes)).toEqual({ count: 0, first: -1 });
+        expect(scored.metrics).toEqual(full.metrics);
+      }
     });
   }
 
   it("pretraining steps reach the same checkpoint bytes and losses, scored from a per-row start", async () => {
-    const run = (on: boolean) =>
-      withFlag(on, async () => {
+    const run = (scored: Scored) =>
+      withFlag(scored, async () => {
         const policy = Policy.create({ model: SHAPES[1].model, vocab: 40, seed: "scored-pretrain", train: { warmupSteps: 0, lr: 3e-3, microBatchSize: 4 } });
         const rng = new Rng(3);
         const losses = [];
@@ -93,11 +99,12 @@ describe("head at scored positions only", () => {
         policy.dispose();
         return { bytes, losses };
       });
-    const full = await run(false);
-    const scored = await run(true);
-    expect(differences(scored.bytes, full.bytes)).toEqual({ count: 0, first: -1 });
-    expect(scored.losses).toEqual(full.losses);
+    const full = await run("full");
     expect(full.losses[0].loss).toBeGreaterThan(1);
+    for (const scored of [await run("head"), await run("lastBlock")]) {
+      expect(differences(scored.bytes, full.bytes)).toEqual({ count: 0, first: -1 });
+      expect(scored.losses).toEqual(full.losses);
+    }
   });
 
   it("outputRows gives the full forward's logits at those rows, bit for bit", () => {
@@ -110,11 +117,14 @@ describe("head at scored positions only", () => {
     const attnBias = attentionBias([0], T, T);
     const rows = [0, 5, 19, 20, 33, 41, 59];
     const full = tf.tidy(() => model.forward({ tokens, positions, attnBias, training: true }).logits.dataSync());
-    const picked = tf.tidy(() => model.forward({ tokens, positions, attnBias, training: true, outputRows: tf.tensor1d(rows, "int32") }).logits);
-    expect(picked.shape).toEqual([1, rows.length, 30]);
     const want = rows.flatMap((r) => Array.from(full.subarray(r * 30, (r + 1) * 30)));
-    expect(differences(new Uint32Array(Float32Array.from(picked.dataSync()).buffer), new Uint32Array(Float32Array.from(want).buffer))).toEqual({ count: 0, first: -1 });
-    tf.dispose([picked, tokens, positions, attnBias]);
+    for (const outputRowsFromLastBlock of [false, true]) {
+      const picked = tf.tidy(() => model.forward({ tokens, positions, attnBias, training: true, outputRows: tf.tensor1d(rows, "int32"), outputRowsFromLastBlock }).logits);
+      expect(picked.shape).toEqual([1, rows.length, 30]);
+      expect(differences(new Uint32Array(Float32Array.from(picked.dataSync()).buffer), new Uint32Array(Float32Array.from(want).buffer))).toEqual({ count: 0, first: -1 });
+      picked.dispose();
+    }
+    tf.dispose([tokens, positions, attnBias]);
     model.dispose();
   });
 });

@@ -1,7 +1,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { selectBackend, WASM_SPEEDUP_FLAGS } from "../../../src/core/policy/backend.ts";
-import { SCORED_HEAD_FLAG } from "../../../src/core/policy/policy.ts";
+import { POLICY_SPEEDUP_FLAGS } from "../../../src/core/policy/policy.ts";
 import { learningRate } from "../../../src/core/policy/optimizer.ts";
 import { PolicyService } from "../../../src/core/policy/policy-service.ts";
 import { TRAIN_DEFAULTS, trainConfig } from "../../../src/core/policy/train-config.ts";
@@ -35,9 +35,9 @@ describe("PolicyService (the worker's API, in-thread)", () => {
   it("wasmSpeedups switches every speed-up flag off and on again", async () => {
     const service = new PolicyService();
     await service.init(["wasm"], { wasmSpeedups: false });
-    for (const flag of [...WASM_SPEEDUP_FLAGS, SCORED_HEAD_FLAG]) expect(tf.env().getBool(flag)).toBe(false);
+    for (const flag of [...WASM_SPEEDUP_FLAGS, ...POLICY_SPEEDUP_FLAGS]) expect(tf.env().getBool(flag)).toBe(false);
     await service.init(["wasm"], { wasmSpeedups: true });
-    for (const flag of [...WASM_SPEEDUP_FLAGS, SCORED_HEAD_FLAG]) expect(tf.env().getBool(flag)).toBe(true);
+    for (const flag of [...WASM_SPEEDUP_FLAGS, ...POLICY_SPEEDUP_FLAGS]) expect(tf.env().getBool(flag)).toBe(true);
   });
 
   it("refuses to work before init/create, with what to do", async () => {
