@@ -1,6 +1,6 @@
 /**
  * A grader runner in the browser: a module Web Worker with Pyodide and the harness (all logic in
- * src/core/grader/runner.js). Started by src/grader-client.ts as a judge or a sandbox, and
+ * src/core/grader/runner.js). Started by src/browser/grader-client.ts as a judge or a sandbox, and
  * terminated at will. A third role, `tools`, runs the import's trusted parsing (arenise.py's
  * `normalise` and `variants` over a reference's TEXT, passed as a Python string, never run) under the
  * same global-scope lockdown, without the harness: no program it is given ever executes.

@@ -82,7 +82,7 @@ export interface StoredTaskSet {
   file: TaskFile;
 }
 
-/** Importing JSONL task files (src/task-set-import.ts): references run only in the grader's sandbox. */
+/** Importing JSONL task files (src/browser/task-set-import.ts): references run only in the grader's sandbox. */
 export interface TaskSetsIO {
   list(): Promise<StoredTaskSet[]>;
   /**
@@ -103,7 +103,7 @@ export interface AppDeps {
   /** A grader for Play; null when this build has none. */
   grader: (() => Promise<Grader>) | null;
   policies: PlayPolicies | null;
-  /** The config as the files a verl run of the reference needs, zipped (Settings > Export to verl; src/verl-download.ts); null when this build has none. */
+  /** The config as the files a verl run of the reference needs, zipped (Settings > Export to verl; src/browser/verl-download.ts); null when this build has none. */
   verl: ((config: Config, preset: string | null) => Promise<{ blob: Blob; fileName: string }>) | null;
   /** Import task sets here (Settings > Task sets); null when this build has no grader or storage. */
   taskSets: TaskSetsIO | null;

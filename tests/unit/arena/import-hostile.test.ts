@@ -1,6 +1,6 @@
 /**
  * Red-team: a hostile task file must not hold the page. importJsonl runs on the page's thread
- * (src/task-set-import.ts), before anything reaches a worker, so any super-linear pattern over a
+ * (src/browser/task-set-import.ts), before anything reaches a worker, so any super-linear pattern over a
  * record's text is a hang. Each attack is timed against the pattern it replaced (the control: the
  * same input through the old pattern takes many times longer, so the bound can fail).
  */

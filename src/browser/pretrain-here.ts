@@ -9,14 +9,14 @@
  * the corpus is built here, with the set's references and buggy variants run in the grader's
  * sandbox (they are the user's code), then the shipped recipe trains a model on it.
  */
-import { arenaVocabulary } from "./core/duel/contexts.ts";
-import { BASE_CORPUS_FILE, BASE_MANIFEST_FILE, BASE_RECIPE, baseCheckpointFile, parseCorpusFile, pretrainBase, pretrainOptions, rebuildBase, type BaseManifest, type RebuiltBase } from "./core/duel/pretrain.ts";
-import { buildCorpus, jointSequences } from "./core/duel/pretrain-corpus.ts";
-import { sandboxRunReference } from "./core/arena/arenise-sandbox.ts";
-import { sha256Hex } from "./core/bundle.ts";
+import { arenaVocabulary } from "../core/duel/contexts.ts";
+import { BASE_CORPUS_FILE, BASE_MANIFEST_FILE, BASE_RECIPE, baseCheckpointFile, parseCorpusFile, pretrainBase, pretrainOptions, rebuildBase, type BaseManifest, type RebuiltBase } from "../core/duel/pretrain.ts";
+import { buildCorpus, jointSequences } from "../core/duel/pretrain-corpus.ts";
+import { sandboxRunReference } from "../core/arena/arenise-sandbox.ts";
+import { sha256Hex } from "../core/bundle.ts";
 import { fetchCheckpointsFile, fetchCheckpointsJson } from "./app-files.ts";
 import { startPolicyWorker } from "./policy-client.ts";
-import type { PretrainHere } from "./ui/deps.ts";
+import type { PretrainHere } from "../ui/deps.ts";
 
 type GraderClient = typeof import("./grader-client.ts");
 

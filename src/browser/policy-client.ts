@@ -7,7 +7,7 @@
  *   await policy.create({ size: "tiny", vocab, seed: 1 });
  */
 import { type Remote, releaseProxy, wrap } from "comlink";
-import type { PolicyService } from "./core/policy/policy-service.ts";
+import type { PolicyService } from "../core/policy/policy-service.ts";
 
 export interface PolicyWorker {
   policy: Remote<PolicyService>;
@@ -16,7 +16,7 @@ export interface PolicyWorker {
 }
 
 export function startPolicyWorker(name = "policy"): PolicyWorker {
-  const worker = new Worker(new URL("../workers/policy.worker.ts", import.meta.url), { type: "module", name });
+  const worker = new Worker(new URL("../../workers/policy.worker.ts", import.meta.url), { type: "module", name });
   const policy = wrap<PolicyService>(worker);
   return {
     policy,

@@ -6,14 +6,14 @@
  * role, and the checks through the grader; nothing of the file runs in the page. A grader and a
  * parser are started for one import and closed after it.
  */
-import { importArenaTasks, type TaskReport } from "./core/arena/arenise.ts";
-import { sandboxRuntime } from "./core/arena/arenise-sandbox.ts";
-import type { ImportFormat } from "./core/arena/import.ts";
-import { createRoundTrip } from "./core/arena/task-round-trip.ts";
-import { taskSetHash } from "./core/bundle.ts";
-import type { ArenaDatabase, TaskSetRecord } from "./storage/db.ts";
-import { importedSetName, listTaskSets, saveTaskSet } from "./storage/task-sets.ts";
-import type { StoredTaskSet, TaskSetsIO } from "./ui/deps.ts";
+import { importArenaTasks, type TaskReport } from "../core/arena/arenise.ts";
+import { sandboxRuntime } from "../core/arena/arenise-sandbox.ts";
+import type { ImportFormat } from "../core/arena/import.ts";
+import { createRoundTrip } from "../core/arena/task-round-trip.ts";
+import { taskSetHash } from "../core/bundle.ts";
+import type { ArenaDatabase, TaskSetRecord } from "../storage/db.ts";
+import { importedSetName, listTaskSets, saveTaskSet } from "../storage/task-sets.ts";
+import type { StoredTaskSet, TaskSetsIO } from "../ui/deps.ts";
 
 type GraderClient = typeof import("./grader-client.ts");
 

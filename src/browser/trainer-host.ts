@@ -1,23 +1,23 @@
 /**
- * The browser's TrainerHost: each policy in its own module worker (src/policy-client.ts), runs in
+ * The browser's TrainerHost: each policy in its own module worker (src/browser/policy-client.ts), runs in
  * IndexedDB, task sets built in or imported (IndexedDB, config task_set `imported:HASH16`), base checkpoints fetched from the app's own /checkpoints/, and the grader given by the
  * caller (the sandbox worker's client). Used by workers/trainer.worker.ts; all sequencing is in
  * src/core/duel/trainer-service.ts.
  */
-import { appBenchPath, builtinTaskSet } from "./core/arena/task-suite.ts";
-import { benchFromFile } from "./core/arena/bench-file.ts";
-import { arenaVocabulary } from "./core/duel/contexts.ts";
-import { evalStepMetrics, evaluatePlayers, quickLookTasks } from "./core/duel/evaluate.ts";
-import { isWhiteBox } from "./core/duel/step.ts";
-import type { Bench } from "./core/arena/metrics-evaluate.ts";
-import type { Task } from "./core/arena/task.ts";
-import type { HostedPlayer, TrainerHost } from "./core/duel/trainer-service.ts";
-import type { Grader } from "./core/grader/types.ts";
+import { appBenchPath, builtinTaskSet } from "../core/arena/task-suite.ts";
+import { benchFromFile } from "../core/arena/bench-file.ts";
+import { arenaVocabulary } from "../core/duel/contexts.ts";
+import { evalStepMetrics, evaluatePlayers, quickLookTasks } from "../core/duel/evaluate.ts";
+import { isWhiteBox } from "../core/duel/step.ts";
+import type { Bench } from "../core/arena/metrics-evaluate.ts";
+import type { Task } from "../core/arena/task.ts";
+import type { HostedPlayer, TrainerHost } from "../core/duel/trainer-service.ts";
+import type { Grader } from "../core/grader/types.ts";
 import { startPolicyWorker } from "./policy-client.ts";
 import { fetchAppFile, fetchBaseCheckpoint } from "./app-files.ts";
-import { openArenaDb } from "./storage/db.ts";
-import { indexedDbRepository } from "./storage/run-repository.ts";
-import { findImportedSet } from "./storage/task-sets.ts";
+import { openArenaDb } from "../storage/db.ts";
+import { indexedDbRepository } from "../storage/run-repository.ts";
+import { findImportedSet } from "../storage/task-sets.ts";
 
 const EVAL_SAMPLES = 2;
 

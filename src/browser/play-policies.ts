@@ -4,16 +4,16 @@
  * use. The Test policy reads the user's program white-box when it is arena-Python, and the task
  * alone (black-box) when it is not.
  */
-import { encodeCode } from "./core/arena/tokenizer.ts";
-import { taskSignature, type Task } from "./core/arena/task.ts";
-import { arenaVocabulary } from "./core/duel/contexts.ts";
-import { samplePrograms, sampleSuites } from "./core/duel/evaluate.ts";
-import { hashString } from "./core/rng.ts";
+import { encodeCode } from "../core/arena/tokenizer.ts";
+import { taskSignature, type Task } from "../core/arena/task.ts";
+import { arenaVocabulary } from "../core/duel/contexts.ts";
+import { samplePrograms, sampleSuites } from "../core/duel/evaluate.ts";
+import { hashString } from "../core/rng.ts";
 import { startPolicyWorker, type PolicyWorker } from "./policy-client.ts";
 import { fetchBaseCheckpoint } from "./app-files.ts";
-import type { ArenaDatabase } from "./storage/db.ts";
-import { listCheckpoints, listRuns, loadCheckpoint } from "./storage/runs.ts";
-import type { PlayPolicies } from "./ui/deps.ts";
+import type { ArenaDatabase } from "../storage/db.ts";
+import { listCheckpoints, listRuns, loadCheckpoint } from "../storage/runs.ts";
+import type { PlayPolicies } from "../ui/deps.ts";
 
 type Role = "code" | "test";
 

@@ -2,8 +2,8 @@
  * Files the app serves from its own origin (public/): base checkpoints and the evaluation bench.
  * Works in the page and in workers.
  */
-import { baseCheckpointFile } from "./core/duel/pretrain.ts";
-import type { ModelSize } from "./core/policy/config.ts";
+import { baseCheckpointFile } from "../core/duel/pretrain.ts";
+import type { ModelSize } from "../core/policy/config.ts";
 
 /** Where public/checkpoints/ is served. */
 const CHECKPOINTS = "/checkpoints/";

@@ -4,10 +4,10 @@
  * shipped quick-look bench in val.parquet where it has them; one zip to download. Loaded on demand (the Parquet writer stays out
  * of the app's first load).
  */
-import rewardModule from "./core/export/arena_reward.py?raw";
-import { appBenchPath, builtinTaskSet } from "./core/arena/task-suite.ts";
-import type { Config } from "./core/config/index.ts";
-import { benchPlus, buildVerlExport, verlExportZip } from "./core/export/verl.ts";
+import rewardModule from "../core/export/arena_reward.py?raw";
+import { appBenchPath, builtinTaskSet } from "../core/arena/task-suite.ts";
+import type { Config } from "../core/config/index.ts";
+import { benchPlus, buildVerlExport, verlExportZip } from "../core/export/verl.ts";
 import { fetchAppFile } from "./app-files.ts";
 
 export async function verlDownload(config: Config, preset: string | null): Promise<{ blob: Blob; fileName: string }> {

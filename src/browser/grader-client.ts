@@ -7,11 +7,11 @@
  *   const grader = createBrowserGrader();
  *   const result = await grader.grade(request, (p) => console.log(p.phase, p.done, p.total));
  */
-import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "./core/grader/supervisor.ts";
-import type { RunnerRole } from "./core/grader/runner.js";
-import type { RunnerInit, RunnerPortMessage, RunnerPortRequest } from "../workers/grader.worker.ts";
-import type { AreniseTools } from "./core/arena/arenise-sandbox.ts";
-import type { Mutant, Normalised } from "./core/arena/arenise.ts";
+import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "../core/grader/supervisor.ts";
+import type { RunnerRole } from "../core/grader/runner.js";
+import type { RunnerInit, RunnerPortMessage, RunnerPortRequest } from "../../workers/grader.worker.ts";
+import type { AreniseTools } from "../core/arena/arenise-sandbox.ts";
+import type { Mutant, Normalised } from "../core/arena/arenise.ts";
 
 export class SandboxStartError extends Error {
   override name = "SandboxStartError";
@@ -22,7 +22,7 @@ export function createBrowserGrader(options: SupervisorOptions = {}): Supervised
 }
 
 function startWorker(role: RunnerRole | "tools"): { worker: Worker; port: MessagePort } {
-  const worker = new Worker(new URL("../workers/grader.worker.ts", import.meta.url), { type: "module", name: `grader-${role}` });
+  const worker = new Worker(new URL("../../workers/grader.worker.ts", import.meta.url), { type: "module", name: `grader-${role}` });
   // The worker talks only through this port, never through its global postMessage (stripped).
   const channel = new MessageChannel();
   worker.postMessage({ port: channel.port2, role } satisfies RunnerInit, [channel.port2]);
