@@ -3,7 +3,7 @@
  * tokens, the token a uniform number picks, and the allowed set as a bit mask. Two implementations
  * that give the same bits: JsDraw here, and WasmDraw (wasm-draw.ts), used where WebAssembly runs.
  */
-import { WasmDraw } from "./wasm-draw.ts";
+import { WasmDraw } from "./kernels/wasm-draw.ts";
 
 /** A draw's scratch and steps, for up to the rows of one sampling call. */
 export interface Draw {

@@ -30,8 +30,8 @@ import type { TokenConstraint } from "../decoding.ts";
 import type { Rng } from "../rng.ts";
 import { type Draw, makeDraw } from "./draw.ts";
 import { attentionBias, type GptModel, type LayerCache } from "./model.ts";
-import { inPlaceCache, inPlaceCacheAvailable, type InPlaceCache } from "./wasm-decode-attention.ts";
-import { DirectDecoder, directDecodeAvailable } from "./wasm-decode-step.ts";
+import { inPlaceCache, inPlaceCacheAvailable, type InPlaceCache } from "./kernels/wasm-decode-attention.ts";
+import { DirectDecoder, directDecodeAvailable } from "./kernels/wasm-decode-step.ts";
 
 export interface SampleOptions {
   /** Most tokens generated per row; rows stop earlier when their constraint is done. */

@@ -12,7 +12,7 @@
  *             in row order (the product's sum in order over n, whose other terms are +-0 and change
  *             nothing: a sum from +0 is never -0, and x + (+-0) = x otherwise)
  * The gradient is an emitted wasm kernel (one f32x4 add per 4 columns per row). Checked by
- * tests/unit/policy/wasm-embedding.test.ts (values and gradients bit for bit, whole training runs).
+ * tests/unit/policy/kernels/wasm-embedding.test.ts (values and gradients bit for bit, whole training runs).
  */
 import * as tf from "@tensorflow/tfjs";
 import { kernelOver, registerFlagOnce, registerWasmKernels, type KernelArgs, type WasmBackendInternals } from "./wasm-kernels.ts";

@@ -10,7 +10,7 @@
  *   Mean: dx = (reshape(dy) / n) * ONES(x.shape)
  * Since y * 1 = y exactly in float32, every element has the same bits as tfjs's (dy * 1) / n.
  * (broadcastTo instead of the multiply would be exact too, but tfjs-wasm's Tile takes 5 ms there.)
- * tests/unit/policy/reduction-grads.test.ts compares both forms bit for bit, and an update's
+ * tests/unit/policy/kernels/reduction-grads.test.ts compares both forms bit for bit, and an update's
  * checkpoint byte for byte.
  *
  * Registered over tfjs's gradients for every backend when this module loads; while REDUCTION_GRADS_FLAG

@@ -6,13 +6,13 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { rolloutSamples } from "../../../src/core/policy/batch.ts";
-import { groupAdvantages } from "../../../src/core/policy/grpo.ts";
-import { Policy } from "../../../src/core/policy/policy.ts";
-import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
-import { embeddingKernelAvailable, embedRows, WASM_EMBEDDING_FLAG } from "../../../src/core/policy/wasm-embedding.ts";
-import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend } from "./helpers.ts";
+import { rolloutSamples } from "../../../../src/core/policy/batch.ts";
+import { groupAdvantages } from "../../../../src/core/policy/grpo.ts";
+import { Policy } from "../../../../src/core/policy/policy.ts";
+import { ToyConstraint, TOY_BOS } from "../../../../src/core/policy/toy-constraint.ts";
+import { embeddingKernelAvailable, embedRows, WASM_EMBEDDING_FLAG } from "../../../../src/core/policy/kernels/wasm-embedding.ts";
+import { Rng } from "../../../../src/core/rng.ts";
+import { setupBackend } from "../helpers.ts";
 
 beforeAll(setupBackend);
 

@@ -6,12 +6,12 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { WASM_COPY_FLAG, wasmCopyCounts } from "../../../src/core/policy/wasm-copy.ts";
-import { rolloutSamples } from "../../../src/core/policy/batch.ts";
-import { groupAdvantages } from "../../../src/core/policy/grpo.ts";
-import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
-import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend, smallPolicy } from "./helpers.ts";
+import { WASM_COPY_FLAG, wasmCopyCounts } from "../../../../src/core/policy/kernels/wasm-copy.ts";
+import { rolloutSamples } from "../../../../src/core/policy/batch.ts";
+import { groupAdvantages } from "../../../../src/core/policy/grpo.ts";
+import { ToyConstraint, TOY_BOS } from "../../../../src/core/policy/toy-constraint.ts";
+import { Rng } from "../../../../src/core/rng.ts";
+import { setupBackend, smallPolicy } from "../helpers.ts";
 
 beforeAll(setupBackend);
 

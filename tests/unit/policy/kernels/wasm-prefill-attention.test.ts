@@ -7,13 +7,13 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ModelConfig } from "../../../src/core/policy/config.ts";
-import { attentionBias, GptModel } from "../../../src/core/policy/model.ts";
-import { sampleBatch } from "../../../src/core/policy/sampler.ts";
-import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
-import { PREFILL_ATTENTION_FLAG, prefillAttentionAvailable, prefillAttentionCounts } from "../../../src/core/policy/wasm-prefill-attention.ts";
-import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend, withFlag } from "./helpers.ts";
+import type { ModelConfig } from "../../../../src/core/policy/config.ts";
+import { attentionBias, GptModel } from "../../../../src/core/policy/model.ts";
+import { sampleBatch } from "../../../../src/core/policy/sampler.ts";
+import { ToyConstraint, TOY_BOS } from "../../../../src/core/policy/toy-constraint.ts";
+import { PREFILL_ATTENTION_FLAG, prefillAttentionAvailable, prefillAttentionCounts } from "../../../../src/core/policy/kernels/wasm-prefill-attention.ts";
+import { Rng } from "../../../../src/core/rng.ts";
+import { setupBackend, withFlag } from "../helpers.ts";
 
 beforeAll(setupBackend);
 

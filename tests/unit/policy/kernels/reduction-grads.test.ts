@@ -5,13 +5,13 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { rolloutSamples } from "../../../src/core/policy/batch.ts";
-import { groupAdvantages } from "../../../src/core/policy/grpo.ts";
-import { Policy } from "../../../src/core/policy/policy.ts";
-import { REDUCTION_GRADS_FLAG } from "../../../src/core/policy/reduction-grads.ts";
-import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
-import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend, withFlag } from "./helpers.ts";
+import { rolloutSamples } from "../../../../src/core/policy/batch.ts";
+import { groupAdvantages } from "../../../../src/core/policy/grpo.ts";
+import { Policy } from "../../../../src/core/policy/policy.ts";
+import { REDUCTION_GRADS_FLAG } from "../../../../src/core/policy/kernels/reduction-grads.ts";
+import { ToyConstraint, TOY_BOS } from "../../../../src/core/policy/toy-constraint.ts";
+import { Rng } from "../../../../src/core/rng.ts";
+import { setupBackend, withFlag } from "../helpers.ts";
 
 beforeAll(setupBackend);
 

@@ -9,13 +9,13 @@
  * A draw of 252 allowed tokens out of 256 was about a sixth of a sampling call on wasm, half of it
  * Math.exp. The exp here is V8's (src/base/ieee754.cc, FreeBSD's msun e_exp.c, itself fdlibm's),
  * operation for operation in float64 without fused multiply-add, as V8 is compiled; so every weight,
- * total and draw is the one Math.exp gives (tests/unit/policy/wasm-draw.test.ts: Math.exp against it
+ * total and draw is the one Math.exp gives (tests/unit/policy/kernels/wasm-draw.test.ts: Math.exp against it
  * over millions of inputs and every branch, and rollouts token for token with the flag off and on).
  * Backend-free: the module has a memory of its own, sized per sampling call, whose views are the
  * draw's arrays; a step's logits are copied in once.
  */
 import * as tf from "@tensorflow/tfjs";
-import type { Draw } from "./draw.ts";
+import type { Draw } from "../draw.ts";
 import { registerFlagOnce } from "./wasm-kernels.ts";
 import { Code, emitModule, F64, forUp, I32, V128, type FuncDef, type ValType } from "./wasm-emit.ts";
 

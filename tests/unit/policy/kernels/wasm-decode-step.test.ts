@@ -7,15 +7,15 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ModelConfig } from "../../../src/core/policy/config.ts";
-import { attentionBias, GptModel } from "../../../src/core/policy/model.ts";
-import { Policy } from "../../../src/core/policy/policy.ts";
-import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
-import { inPlaceCache, KV_IN_PLACE_FLAG, type InPlaceCache } from "../../../src/core/policy/wasm-decode-attention.ts";
-import { DIRECT_DECODE_FLAG, DirectDecoder, directDecodeAvailable, directDecodeCounts } from "../../../src/core/policy/wasm-decode-step.ts";
-import { FUSED_OPS_FLAG } from "../../../src/core/policy/wasm-fused.ts";
-import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend, withFlag } from "./helpers.ts";
+import type { ModelConfig } from "../../../../src/core/policy/config.ts";
+import { attentionBias, GptModel } from "../../../../src/core/policy/model.ts";
+import { Policy } from "../../../../src/core/policy/policy.ts";
+import { ToyConstraint, TOY_BOS } from "../../../../src/core/policy/toy-constraint.ts";
+import { inPlaceCache, KV_IN_PLACE_FLAG, type InPlaceCache } from "../../../../src/core/policy/kernels/wasm-decode-attention.ts";
+import { DIRECT_DECODE_FLAG, DirectDecoder, directDecodeAvailable, directDecodeCounts } from "../../../../src/core/policy/kernels/wasm-decode-step.ts";
+import { FUSED_OPS_FLAG } from "../../../../src/core/policy/kernels/wasm-fused.ts";
+import { Rng } from "../../../../src/core/rng.ts";
+import { setupBackend, withFlag } from "../helpers.ts";
 
 beforeAll(setupBackend);
 

@@ -21,7 +21,7 @@
  * GELU's argument to the sigmoid (4 kernels: Square, Mul, Add, Mul): `x * (x^2 * a + c)`, f32x4. The
  * sigmoid stays tfjs's (XNNPACK's own approximation), so GELU is 3 kernels instead of 6.
  *
- * tests/unit/policy/wasm-fused.test.ts compares both with the ops bit for bit over many shapes and
+ * tests/unit/policy/kernels/wasm-fused.test.ts compares both with the ops bit for bit over many shapes and
  * value ranges, and sampled rollouts and an update byte for byte. Under a gradient the model keeps the
  * ops (their gradient is tfjs's); so it does without the wasm backend's internals, or with C % 4 != 0.
  */

@@ -4,7 +4,7 @@
  * tfjs-backend-wasm 4.22 runs BatchMatMul on XNNPACK only for two batch-1 operands without transposes;
  * every other case (attention's batch = B x heads products, every transposed product of the backward
  * pass) takes its scalar `slow_batch_matmul`, which sums in this order (checked bit for bit by
- * tests/unit/policy/wasm-matmul.test.ts):
+ * tests/unit/policy/kernels/wasm-matmul.test.ts):
  *
  *   out[b, i, j] = 0;  for each k-block of KBLOCK: s = 0; for k in block: s += a[b, i, k] * b[b, k, j]; out += s
  *

@@ -5,12 +5,12 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { rolloutSamples } from "../../../src/core/policy/batch.ts";
-import { groupAdvantages } from "../../../src/core/policy/grpo.ts";
-import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
-import { SIMD_MATMUL_FLAG, installWasmBatchMatMul, triangularMatMul, wasmMatMulCounts } from "../../../src/core/policy/wasm-matmul.ts";
-import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend, smallPolicy } from "./helpers.ts";
+import { rolloutSamples } from "../../../../src/core/policy/batch.ts";
+import { groupAdvantages } from "../../../../src/core/policy/grpo.ts";
+import { ToyConstraint, TOY_BOS } from "../../../../src/core/policy/toy-constraint.ts";
+import { SIMD_MATMUL_FLAG, installWasmBatchMatMul, triangularMatMul, wasmMatMulCounts } from "../../../../src/core/policy/kernels/wasm-matmul.ts";
+import { Rng } from "../../../../src/core/rng.ts";
+import { setupBackend, smallPolicy } from "../helpers.ts";
 
 beforeAll(async () => {
   await setupBackend();

@@ -11,7 +11,7 @@
  * Every sum runs in order from +0 in float32 without fused multiply-add, as tfjs-backend-wasm's Sum
  * does (its reduction over a middle axis transposes first, then sums each row in order), and each
  * multiply and add rounds to float32 as its Multiply and Add do; so every output carries the same
- * bits (tests/unit/policy/wasm-decode-attention.test.ts: kernels against the tensor ops over several
+ * bits (tests/unit/policy/kernels/wasm-decode-attention.test.ts: kernels against the tensor ops over several
  * shapes, and sampled rollouts token for token). The scores loop is scalar with the query held in
  * locals (a key's D products must be summed in order, so f32x4 lanes cannot split one sum); the values
  * loop keeps D/4 f32x4 sums (lanes are different d, each summed in order over j). Emitted per head

@@ -6,7 +6,7 @@
  * last, then sums each output in order from +0 in float32 (checked: not in float64). This kernel keeps
  * that order per output, out[c] = (((0 + x[0, c]) + x[1, c]) + ...), without the transpose: f32x4 lanes
  * are different columns, each summed in order over the rows, 16 columns at a time (4 independent
- * sums), then 4, then one (tests/unit/policy/wasm-sum.test.ts: shapes and axes bit for bit). Other
+ * sums), then 4, then one (tests/unit/policy/kernels/wasm-sum.test.ts: shapes and axes bit for bit). Other
  * reductions (trailing or all axes, non-float32) go to tfjs's kernel.
  */
 import * as tf from "@tensorflow/tfjs";

@@ -5,9 +5,9 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { WASM_SUM_FLAG, wasmSumCounts } from "../../../src/core/policy/wasm-sum.ts";
-import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend } from "./helpers.ts";
+import { WASM_SUM_FLAG, wasmSumCounts } from "../../../../src/core/policy/kernels/wasm-sum.ts";
+import { Rng } from "../../../../src/core/rng.ts";
+import { setupBackend } from "../helpers.ts";
 
 beforeAll(setupBackend);
 

@@ -5,14 +5,14 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { rolloutSamples } from "../../../src/core/policy/batch.ts";
-import type { ModelConfig } from "../../../src/core/policy/config.ts";
-import { groupAdvantages } from "../../../src/core/policy/grpo.ts";
-import { Policy } from "../../../src/core/policy/policy.ts";
-import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
-import { FUSED_OPS_FLAG, fusedGeluInner, fusedLayerNorm, fusedOpsAvailable, fusedOpsCounts, LAYERNORM_EPS } from "../../../src/core/policy/wasm-fused.ts";
-import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend, withFlag } from "./helpers.ts";
+import { rolloutSamples } from "../../../../src/core/policy/batch.ts";
+import type { ModelConfig } from "../../../../src/core/policy/config.ts";
+import { groupAdvantages } from "../../../../src/core/policy/grpo.ts";
+import { Policy } from "../../../../src/core/policy/policy.ts";
+import { ToyConstraint, TOY_BOS } from "../../../../src/core/policy/toy-constraint.ts";
+import { FUSED_OPS_FLAG, fusedGeluInner, fusedLayerNorm, fusedOpsAvailable, fusedOpsCounts, LAYERNORM_EPS } from "../../../../src/core/policy/kernels/wasm-fused.ts";
+import { Rng } from "../../../../src/core/rng.ts";
+import { setupBackend, withFlag } from "../helpers.ts";
 
 beforeAll(setupBackend);
 

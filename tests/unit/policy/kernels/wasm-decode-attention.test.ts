@@ -7,13 +7,13 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ModelConfig } from "../../../src/core/policy/config.ts";
-import { attentionBias, GptModel, type LayerCache } from "../../../src/core/policy/model.ts";
-import { Policy } from "../../../src/core/policy/policy.ts";
-import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
-import { DECODE_ATTENTION_FLAG, decodeAttentionAvailable, decodeAttentionCounts, KV_IN_PLACE_FLAG } from "../../../src/core/policy/wasm-decode-attention.ts";
-import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend, withFlag } from "./helpers.ts";
+import type { ModelConfig } from "../../../../src/core/policy/config.ts";
+import { attentionBias, GptModel, type LayerCache } from "../../../../src/core/policy/model.ts";
+import { Policy } from "../../../../src/core/policy/policy.ts";
+import { ToyConstraint, TOY_BOS } from "../../../../src/core/policy/toy-constraint.ts";
+import { DECODE_ATTENTION_FLAG, decodeAttentionAvailable, decodeAttentionCounts, KV_IN_PLACE_FLAG } from "../../../../src/core/policy/kernels/wasm-decode-attention.ts";
+import { Rng } from "../../../../src/core/rng.ts";
+import { setupBackend, withFlag } from "../helpers.ts";
 
 beforeAll(setupBackend);
 

@@ -5,7 +5,7 @@
  * `_Softmax`, `_Sigmoid`, `_Multiply`, `_BatchMatMul`, the functions its kernels cwrap) with the
  * arguments its JavaScript passes them, and this folder's wasm kernels (wasm-fused.ts' LayerNorm and
  * GELU argument, wasm-decode-attention.ts' in-place attention) on heap offsets. Same functions, same
- * inputs, so the same bits (tests/unit/policy/wasm-decode-step.test.ts: one step's logits and cache
+ * inputs, so the same bits (tests/unit/policy/kernels/wasm-decode-step.test.ts: one step's logits and cache
  * writes against model.forward's, and rollouts token for token).
  *
  * Why: a tiny model's decoding step is ~35 kernels of a few microseconds each. Through the engine,
@@ -19,7 +19,7 @@
  * ops, the flag on); otherwise the sampler keeps model.forward.
  */
 import * as tf from "@tensorflow/tfjs";
-import { GELU, type GptModel, writeAttentionBias } from "./model.ts";
+import { GELU, type GptModel, writeAttentionBias } from "../model.ts";
 import { inPlaceCacheAvailable, inPlaceScores, inPlaceValues, kernelsFor, type DecodeAttentionKernels, type InPlaceCache } from "./wasm-decode-attention.ts";
 import { fusedOpsAvailable, kernelFor as fusedKernelsFor, LAYERNORM_EPS, type FusedKernels } from "./wasm-fused.ts";
 import { registerFlagOnce, type WasmBackendInternals } from "./wasm-kernels.ts";

@@ -8,13 +8,13 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Draw, JsDraw } from "../../../src/core/policy/draw.ts";
-import { GptModel } from "../../../src/core/policy/model.ts";
-import { sampleBatch, SamplingError } from "../../../src/core/policy/sampler.ts";
-import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
-import { WASM_DRAW_FLAG, WasmDraw, wasmExp } from "../../../src/core/policy/wasm-draw.ts";
-import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend, withFlag } from "./helpers.ts";
+import { type Draw, JsDraw } from "../../../../src/core/policy/draw.ts";
+import { GptModel } from "../../../../src/core/policy/model.ts";
+import { sampleBatch, SamplingError } from "../../../../src/core/policy/sampler.ts";
+import { ToyConstraint, TOY_BOS } from "../../../../src/core/policy/toy-constraint.ts";
+import { WASM_DRAW_FLAG, WasmDraw, wasmExp } from "../../../../src/core/policy/kernels/wasm-draw.ts";
+import { Rng } from "../../../../src/core/rng.ts";
+import { setupBackend, withFlag } from "../helpers.ts";
 
 beforeAll(setupBackend);
 

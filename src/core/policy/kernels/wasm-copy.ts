@@ -4,7 +4,7 @@
  * address one by one (Gather, Slice), about 4.7 ms to gather 2032 rows of 64 floats; here an emitted
  * wasm loop runs one `memory.copy` per row (wasm-emit.ts). Identity and same-dtype Cast share their
  * input's data instead of copying it (see `share`). The outputs are the inputs' bytes, so they are
- * bit-identical to tfjs's kernels by construction (tests/unit/policy/wasm-copy.test.ts checks it
+ * bit-identical to tfjs's kernels by construction (tests/unit/policy/kernels/wasm-copy.test.ts checks it
  * anyway, with the index errors). Anything unusual (batchDims, a dtype other than float32 or int32,
  * a backend without the internals used here) goes to tfjs's kernel.
  */

@@ -20,7 +20,7 @@
  * the softmax either way (wasm-decode-attention.ts' MASK), and leaving a product p * v = +-0 out of a
  * sum changes no bit (v finite; padding keys and values are zero rows in the packed path). Each row of
  * the softmax holds the same T values as before, so it gives the same bits.
- * Tests: tests/unit/policy/wasm-prefill-attention.test.ts (forward outputs and caches against the
+ * Tests: tests/unit/policy/kernels/wasm-prefill-attention.test.ts (forward outputs and caches against the
  * tensor ops over shapes with T across the 48-key block, padded and unpadded rows, last queries only).
  */
 import * as tf from "@tensorflow/tfjs";
