@@ -13,7 +13,7 @@
  */
 import { loadPyodide } from "pyodide";
 import HARNESS from "../src/core/grader/harness.py?raw";
-import ARENISE_PY from "../src/core/arena/arenise.py?raw";
+import ARENISE_PY from "../src/core/arena/importers/arenise.py?raw";
 import MUTATE_PY from "../src/core/arena/mutate.py?raw";
 import { codeGenerationBlocked, encodeEvent, probeGlobalScope, RUNNER_ENV, startRunner, STRIPPED_GLOBALS, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../src/core/grader/runner.js";
 

@@ -10,8 +10,8 @@
 import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "../core/grader/supervisor.ts";
 import type { RunnerRole } from "../core/grader/runner.js";
 import type { RunnerInit, RunnerPortMessage, RunnerPortRequest } from "../../workers/grader.worker.ts";
-import type { AreniseTools } from "../core/arena/arenise-sandbox.ts";
-import type { Mutant, Normalised } from "../core/arena/arenise.ts";
+import type { AreniseTools } from "../core/arena/importers/arenise-sandbox.ts";
+import type { Mutant, Normalised } from "../core/arena/importers/arenise.ts";
 
 export class SandboxStartError extends Error {
   override name = "SandboxStartError";
@@ -83,7 +83,7 @@ export async function probeSandboxScope(): Promise<Record<string, string>> {
 const TOOL_TIMEOUT_MS = 60_000;
 
 /**
- * arenise.py's parsing for the browser's import (src/core/arena/arenise-sandbox.ts AreniseTools):
+ * arenise.py's parsing for the browser's import (src/core/arena/importers/arenise-sandbox.ts AreniseTools):
  * a grader worker in the `tools` role, locked down like every runner (no network, storage or
  * messaging but its port), that parses references and never runs them. One call at a time; a call
  * that fails or times out ends the worker.

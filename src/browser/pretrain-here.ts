@@ -12,7 +12,7 @@
 import { arenaVocabulary } from "../core/duel/contexts.ts";
 import { BASE_CORPUS_FILE, BASE_MANIFEST_FILE, BASE_RECIPE, baseCheckpointFile, parseCorpusFile, pretrainBase, pretrainOptions, rebuildBase, type BaseManifest, type RebuiltBase } from "../core/duel/pretrain.ts";
 import { buildCorpus, jointSequences } from "../core/duel/pretrain-corpus.ts";
-import { sandboxRunReference } from "../core/arena/arenise-sandbox.ts";
+import { sandboxRunReference } from "../core/arena/importers/arenise-sandbox.ts";
 import { sha256Hex } from "../core/bundle.ts";
 import { fetchCheckpointsFile, fetchCheckpointsJson } from "./app-files.ts";
 import { startPolicyWorker } from "./policy-client.ts";

@@ -1,14 +1,14 @@
 /**
  * Settings > Task sets in the browser: a JSONL of MBPP- or HumanEval-format tasks becomes an arena
- * task set (src/core/arena/arenise.ts) and is stored in IndexedDB by its hash (storage/task-sets.ts).
+ * task set (src/core/arena/importers/arenise.ts) and is stored in IndexedDB by its hash (storage/task-sets.ts).
  * The user's code is untrusted here: every run of a reference goes through the grader's sandbox
  * workers (arenise-sandbox.ts sandboxRuntime), the parsing through the grader worker's `tools`
  * role, and the checks through the grader; nothing of the file runs in the page. A grader and a
  * parser are started for one import and closed after it.
  */
-import { importArenaTasks, type TaskReport } from "../core/arena/arenise.ts";
-import { sandboxRuntime } from "../core/arena/arenise-sandbox.ts";
-import type { ImportFormat } from "../core/arena/import.ts";
+import { importArenaTasks, type TaskReport } from "../core/arena/importers/arenise.ts";
+import { sandboxRuntime } from "../core/arena/importers/arenise-sandbox.ts";
+import type { ImportFormat } from "../core/arena/importers/import.ts";
 import { createRoundTrip } from "../core/arena/task-round-trip.ts";
 import { taskSetHash } from "../core/bundle.ts";
 import type { ArenaDatabase, TaskSetRecord } from "../storage/db.ts";

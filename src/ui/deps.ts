@@ -11,8 +11,8 @@ import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
 import type { Grader } from "../core/grader/types.ts";
 import type { BaseManifest, RebuildOptions, RebuiltBase } from "../core/duel/pretrain.ts";
 import type { GpuProbe } from "./gpu-probe.ts";
-import type { TaskReport } from "../core/arena/arenise.ts";
-import type { ImportFormat } from "../core/arena/import.ts";
+import type { TaskReport } from "../core/arena/importers/arenise.ts";
+import type { ImportFormat } from "../core/arena/importers/import.ts";
 
 export interface RunSummary {
   id: string;

@@ -5,9 +5,9 @@
  * The import runs in src/browser/task-set-import.ts (references only in the grader's sandbox). The job lives
  * at module level, so leaving Settings does not lose it; a reload does (stored sets stay).
  */
-import type { TaskReport } from "../../core/arena/arenise.ts";
-import type { ImportFormat } from "../../core/arena/import.ts";
-import { ImportError } from "../../core/arena/import.ts";
+import type { TaskReport } from "../../core/arena/importers/arenise.ts";
+import type { ImportFormat } from "../../core/arena/importers/import.ts";
+import { ImportError } from "../../core/arena/importers/import.ts";
 import { h, replace } from "../dom.ts";
 import type { StoredTaskSet, TaskSetsIO } from "../deps.ts";
 

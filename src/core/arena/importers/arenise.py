@@ -1,4 +1,4 @@
-"""Imported references into arena-Python, by real parsing (Python's ast), for src/core/arena/arenise.ts.
+"""Imported references into arena-Python, by real parsing (Python's ast), for src/core/arena/importers/arenise.ts.
 
 Run in Pyodide (or CPython 3.9+) through an injected runPython, never exec'd on its own input:
 the reference is parsed, checked and rewritten as a tree, and only the TypeScript side runs it.

@@ -4,12 +4,12 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { importJsonl, ImportError } from "../../../src/core/arena/import.ts";
-import { checkTasks } from "../../../src/core/arena/task-check.ts";
-import { createRoundTrip } from "../../../src/core/arena/task-round-trip.ts";
-import { validateTaskFile } from "../../../src/core/arena/task.ts";
-import { sharedNodeGrader } from "../node-grader.ts";
-import { createNodeRunPython } from "../../../src/node/python-runner.ts";
+import { importJsonl, ImportError } from "../../../../src/core/arena/importers/import.ts";
+import { checkTasks } from "../../../../src/core/arena/task-check.ts";
+import { createRoundTrip } from "../../../../src/core/arena/task-round-trip.ts";
+import { validateTaskFile } from "../../../../src/core/arena/task.ts";
+import { sharedNodeGrader } from "../../node-grader.ts";
+import { createNodeRunPython } from "../../../../src/node/python-runner.ts";
 
 const jsonl = (...recs: unknown[]) => recs.map((r) => JSON.stringify(r)).join("\n") + "\n";
 

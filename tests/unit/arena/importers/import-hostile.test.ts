@@ -5,7 +5,7 @@
  * same input through the old pattern takes many times longer, so the bound can fail).
  */
 import { describe, expect, it } from "vitest";
-import { importJsonl } from "../../../src/core/arena/import.ts";
+import { importJsonl } from "../../../../src/core/arena/importers/import.ts";
 
 const timed = (fn: () => unknown) => {
   const t0 = performance.now();

@@ -19,16 +19,16 @@
  * References are trusted (written by people), as for every task file: they run in Pyodide through
  * the injected runPython (guarded by a per-call step limit), and candidates through the grader.
  */
-import type { Grader } from "../grader/types.ts";
-import { Rng } from "../rng.ts";
-import { EVAL_TEST_MS, FIRST_PASS_LINES, runJobs } from "./metrics-evaluate.ts";
-import { passesAll } from "./metrics.ts";
-import { boundaryInputs, buildPlusTests, drawInput, type PlusTests, type RunPython } from "./plus.ts";
+import type { Grader } from "../../grader/types.ts";
+import { Rng } from "../../rng.ts";
+import { EVAL_TEST_MS, FIRST_PASS_LINES, runJobs } from "../metrics-evaluate.ts";
+import { passesAll } from "../metrics.ts";
+import { boundaryInputs, buildPlusTests, drawInput, type PlusTests, type RunPython } from "../plus.ts";
 import { importJsonl, type ImportFormat } from "./import.ts";
-import { formatArgs, formatLiteral, parseAssert, type PyLit } from "./task-literals.ts";
-import type { RoundTrip } from "./task-round-trip.ts";
-import { LITERAL_BOUNDS, taskProblems, type InputSpec, type ParamSpec, type Split, type Task, type TaskFile } from "./task.ts";
-import type { ArenaType } from "./types.ts";
+import { formatArgs, formatLiteral, parseAssert, type PyLit } from "../task-literals.ts";
+import type { RoundTrip } from "../task-round-trip.ts";
+import { LITERAL_BOUNDS, taskProblems, type InputSpec, type ParamSpec, type Split, type Task, type TaskFile } from "../task.ts";
+import type { ArenaType } from "../types.ts";
 
 export interface AreniseDeps {
   grader: Grader;

@@ -8,14 +8,14 @@
  * for shape here. Only the parsing (arenise.py's `normalise`, `variants`: trusted code over the
  * reference's text, which never runs it) is given by the caller, `tools`.
  */
-import type { Canonical } from "../grader/canonical.ts";
-import type { SupervisedGrader } from "../grader/supervisor.ts";
-import type { StepResult } from "../grader/verdicts.ts";
+import type { Canonical } from "../../grader/canonical.ts";
+import type { SupervisedGrader } from "../../grader/supervisor.ts";
+import type { StepResult } from "../../grader/verdicts.ts";
 import { pyTypeOf, ReferenceLoadError, type AreniseRuntime, type Mutant, type Normalised, type ProbeResult } from "./arenise.ts";
-import { buildPlusTests, type ReferenceAnswer } from "./plus.ts";
-import { formatArgs, formatLiteral, parseAssert, type PyLit } from "./task-literals.ts";
-import type { Task } from "./task.ts";
-import type { ArenaType } from "./types.ts";
+import { buildPlusTests, type ReferenceAnswer } from "../plus.ts";
+import { formatArgs, formatLiteral, parseAssert, type PyLit } from "../task-literals.ts";
+import type { Task } from "../task.ts";
+import type { ArenaType } from "../types.ts";
 
 /** arenise.py's two parsing entry points, run where trusted Python may run (never the page). */
 export interface AreniseTools {

@@ -7,17 +7,17 @@
  */
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { importArenaTasks, pythonRuntime, type AreniseResult } from "../../../src/core/arena/arenise.ts";
-import { sandboxRunReference, sandboxRuntime } from "../../../src/core/arena/arenise-sandbox.ts";
-import { arenaVocabulary } from "../../../src/core/duel/contexts.ts";
-import { buildCorpus, corpusHash } from "../../../src/core/duel/pretrain-corpus.ts";
-import { createRoundTrip } from "../../../src/core/arena/task-round-trip.ts";
-import { validateTaskFile } from "../../../src/core/arena/task.ts";
-import { createNodeGrader } from "../../../src/node/grader.ts";
-import { areniseSource, createNodeRunPython, mutateSource } from "../../../src/node/python-runner.ts";
-import type { SupervisedGrader } from "../../../src/core/grader/supervisor.ts";
+import { importArenaTasks, pythonRuntime, type AreniseResult } from "../../../../src/core/arena/importers/arenise.ts";
+import { sandboxRunReference, sandboxRuntime } from "../../../../src/core/arena/importers/arenise-sandbox.ts";
+import { arenaVocabulary } from "../../../../src/core/duel/contexts.ts";
+import { buildCorpus, corpusHash } from "../../../../src/core/duel/pretrain-corpus.ts";
+import { createRoundTrip } from "../../../../src/core/arena/task-round-trip.ts";
+import { validateTaskFile } from "../../../../src/core/arena/task.ts";
+import { createNodeGrader } from "../../../../src/node/grader.ts";
+import { areniseSource, createNodeRunPython, mutateSource } from "../../../../src/node/python-runner.ts";
+import type { SupervisedGrader } from "../../../../src/core/grader/supervisor.ts";
 
-const FIXTURE = new URL("../../fixtures/mbpp-typical-12.jsonl", import.meta.url);
+const FIXTURE = new URL("../../../fixtures/mbpp-typical-12.jsonl", import.meta.url);
 const jsonl = (...recs: unknown[]) => recs.map((r) => JSON.stringify(r)).join("\n") + "\n";
 
 describe("importArenaTasks with references in the grader sandbox", () => {

@@ -7,11 +7,11 @@
  * with `outside_arena` (why), usable for play and evaluation. All or nothing: any bad line makes the
  * whole import fail with every problem listed as `line N: field: message`.
  */
-import { formatArgs, formatLiteral, LiteralSyntaxError, literalType, parseAssert, unifyTypes, type ParsedAssert } from "./task-literals.ts";
-import type { RoundTrip } from "./task-round-trip.ts";
-import type { ArenaType } from "./types.ts";
-import { own } from "../own.ts";
-import { IDENTIFIER_RULE, isPythonIdentifier, PARAM_POOL, taskProblems, type Split, type Task, type TaskFile, type TaskParam } from "./task.ts";
+import { formatArgs, formatLiteral, LiteralSyntaxError, literalType, parseAssert, unifyTypes, type ParsedAssert } from "../task-literals.ts";
+import type { RoundTrip } from "../task-round-trip.ts";
+import type { ArenaType } from "../types.ts";
+import { own } from "../../own.ts";
+import { IDENTIFIER_RULE, isPythonIdentifier, PARAM_POOL, taskProblems, type Split, type Task, type TaskFile, type TaskParam } from "../task.ts";
 
 export type ImportFormat = "mbpp" | "humaneval";
 

@@ -8,15 +8,15 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bugText, importArenaTasks, type AreniseDeps, type AreniseResult } from "../../../src/core/arena/arenise.ts";
-import { ImportError } from "../../../src/core/arena/import.ts";
-import { checkTasks } from "../../../src/core/arena/task-check.ts";
-import { createRoundTrip } from "../../../src/core/arena/task-round-trip.ts";
-import { PARAM_POOL, validateTaskFile } from "../../../src/core/arena/task.ts";
-import { areniseSource, createNodeRunPython, mutateSource } from "../../../src/node/python-runner.ts";
-import { sharedNodeGrader } from "../node-grader.ts";
+import { bugText, importArenaTasks, type AreniseDeps, type AreniseResult } from "../../../../src/core/arena/importers/arenise.ts";
+import { ImportError } from "../../../../src/core/arena/importers/import.ts";
+import { checkTasks } from "../../../../src/core/arena/task-check.ts";
+import { createRoundTrip } from "../../../../src/core/arena/task-round-trip.ts";
+import { PARAM_POOL, validateTaskFile } from "../../../../src/core/arena/task.ts";
+import { areniseSource, createNodeRunPython, mutateSource } from "../../../../src/node/python-runner.ts";
+import { sharedNodeGrader } from "../../node-grader.ts";
 
-const FIXTURE = new URL("../../fixtures/mbpp-typical-12.jsonl", import.meta.url);
+const FIXTURE = new URL("../../../fixtures/mbpp-typical-12.jsonl", import.meta.url);
 const jsonl = (...recs: unknown[]) => recs.map((r) => JSON.stringify(r)).join("\n") + "\n";
 
 describe("importArenaTasks", () => {

@@ -17,12 +17,12 @@
  */
 import { loadPyodide, type PyodideInterface } from "pyodide";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importArenaTasks, pythonRuntime, type AreniseResult } from "../../../src/core/arena/arenise.ts";
-import { probeModule, sandboxRuntime, type AreniseTools } from "../../../src/core/arena/arenise-sandbox.ts";
-import { createRoundTrip } from "../../../src/core/arena/task-round-trip.ts";
-import type { SupervisedGrader } from "../../../src/core/grader/supervisor.ts";
-import { createNodeGrader } from "../../../src/node/grader.ts";
-import { areniseSource, mutateSource } from "../../../src/node/python-runner.ts";
+import { importArenaTasks, pythonRuntime, type AreniseResult } from "../../../../src/core/arena/importers/arenise.ts";
+import { probeModule, sandboxRuntime, type AreniseTools } from "../../../../src/core/arena/importers/arenise-sandbox.ts";
+import { createRoundTrip } from "../../../../src/core/arena/task-round-trip.ts";
+import type { SupervisedGrader } from "../../../../src/core/grader/supervisor.ts";
+import { createNodeGrader } from "../../../../src/node/grader.ts";
+import { areniseSource, mutateSource } from "../../../../src/node/python-runner.ts";
 
 const jsonl = (...recs: unknown[]) => recs.map((r) => JSON.stringify(r)).join("\n") + "\n";
 
