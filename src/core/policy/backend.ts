@@ -17,9 +17,9 @@ import { FUSED_OPS_FLAG } from "./kernels/wasm-fused.ts";
 import { installWasmBatchMatMul, SIMD_MATMUL_FLAG } from "./kernels/wasm-matmul.ts";
 import { installWasmColumnSum, WASM_SUM_FLAG } from "./kernels/wasm-sum.ts";
 import { REDUCTION_GRADS_FLAG } from "./kernels/reduction-grads.ts";
-import { type AdapterReport, type BackendDecision, type BackendPreference, type ProbeTiming, decideBackend, requestAdapterReport } from "./backend-choice.ts";
+import { type AdapterReport, type BackendDecision, type BackendName, type BackendPreference, type ProbeTiming, decideBackend, requestAdapterReport } from "./backend-choice.ts";
 
-export type BackendName = "webgpu" | "wasm" | "cpu";
+export type { BackendName };
 
 export interface BackendChoice {
   backend: BackendName;
