@@ -12,7 +12,6 @@ import {
   bugDetectionRate, catches, meanBySplit, mutAtK, mul, passAtK, passesAll, percent, suiteValid, validityRate,
   type BySplit,
 } from "./metrics.ts";
-import type { Mutant } from "./mutants.ts";
 import type { PlusTests } from "./plus.ts";
 import type { Split, Task } from "./task.ts";
 import { own } from "../own.ts";
@@ -25,6 +24,16 @@ export interface EvalProgress {
   text: string;
 }
 export type OnEvalProgress = (p: EvalProgress) => void;
+
+/** A first-order mutant of a task's reference (made by mutate.py, filtered by prepareBench in mutants.ts). */
+export interface Mutant {
+  task: string;
+  /** Operator and what it replaced, e.g. `compare:Lt->LtE`, `slice:upper+1`, `number:-1`. */
+  operator: string;
+  /** 1-based line of the mutated node in the reference. */
+  line: number;
+  code: string;
+}
 
 /** What evaluation needs per task, built once (prepareBench in mutants.ts) and reused. */
 export interface Bench {

@@ -7,19 +7,12 @@
  * file stays runtime-free.
  */
 import type { Grader } from "../grader/types.ts";
-import { EVAL_TEST_MS, FIRST_PASS_LINES, runJobs, type Bench, type OnEvalProgress } from "./metrics-evaluate.ts";
+import { EVAL_TEST_MS, FIRST_PASS_LINES, runJobs, type Bench, type Mutant, type OnEvalProgress } from "./metrics-evaluate.ts";
 import { passesAll } from "./metrics.ts";
 import { buildPlusTests, type PlusOptions, type PlusTests, type RunPython } from "./plus.ts";
 import type { Task } from "./task.ts";
 
-export interface Mutant {
-  task: string;
-  /** Operator and what it replaced, e.g. `compare:Lt->LtE`, `slice:upper+1`, `number:-1`. */
-  operator: string;
-  /** 1-based line of the mutated node in the reference. */
-  line: number;
-  code: string;
-}
+export type { Mutant };
 
 /** All first-order mutants of each task's reference, before the equivalence filter. */
 export async function generateMutants(tasks: Task[], runPython: RunPython, mutateSource: string): Promise<Map<string, Mutant[]>> {
