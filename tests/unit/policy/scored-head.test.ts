@@ -13,7 +13,7 @@ import { attentionBias, GptModel } from "../../../src/core/policy/model.ts";
 import { Policy, SCORED_HEAD_FLAG } from "../../../src/core/policy/policy.ts";
 import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
 import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend } from "./helpers.ts";
+import { differences, setupBackend } from "./helpers.ts";
 
 beforeAll(setupBackend);
 
@@ -24,18 +24,6 @@ async function withFlag<T>(on: boolean, f: () => Promise<T>): Promise<T> {
   } finally {
     tf.env().set(SCORED_HEAD_FLAG, true);
   }
-}
-
-function differences(x: ArrayLike<number>, y: ArrayLike<number>): { count: number; first: number } {
-  let count = x.length === y.length ? 0 : Math.abs(x.length - y.length);
-  let first = -1;
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    if (x[i] !== y[i]) {
-      count++;
-      if (first < 0) first = i;
-    }
-  }
-  return { count, first };
 }
 
 const SHAPES: { name: string; model: Partial<ModelConfig>; vocab: number; rows: number; micro: number }[] = [

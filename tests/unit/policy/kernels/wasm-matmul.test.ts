@@ -10,7 +10,7 @@ import { groupAdvantages } from "../../../../src/core/policy/grpo.ts";
 import { ToyConstraint, TOY_BOS } from "../../../../src/core/policy/toy-constraint.ts";
 import { SIMD_MATMUL_FLAG, installWasmBatchMatMul, triangularMatMul, wasmMatMulCounts } from "../../../../src/core/policy/kernels/wasm-matmul.ts";
 import { Rng } from "../../../../src/core/rng.ts";
-import { setupBackend, smallPolicy } from "../helpers.ts";
+import { differences, setupBackend, smallPolicy } from "../helpers.ts";
 
 beforeAll(async () => {
   await setupBackend();
@@ -40,19 +40,6 @@ function bothKernels(a: tf.Tensor, b: tf.Tensor, ta: boolean, tb: boolean): { tf
   const t = run(false);
   const s = run(true);
   return { tfjs: t.bits, simd: s.bits, shapes: [t.shape, s.shape] };
-}
-
-/** Where two arrays differ: count and first index (cheap to report, unlike a diff of 100k elements). */
-function differences(x: ArrayLike<number>, y: ArrayLike<number>): { count: number; first: number } {
-  let count = x.length === y.length ? 0 : Math.abs(x.length - y.length);
-  let first = -1;
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    if (x[i] !== y[i]) {
-      count++;
-      if (first < 0) first = i;
-    }
-  }
-  return { count, first };
 }
 
 const SIZES = [1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 47, 48, 49, 64, 97, 130];
