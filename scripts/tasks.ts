@@ -7,7 +7,7 @@
  *       and heldout_family instead of heldout). Exit code 1 when violations exist.
  *       --lenient: imported files (no size floors, no weak-golden share, variants optional).
  *   import mbpp|humaneval IN.jsonl --out FILE [--split train|heldout] [--name NAME] [--seed N] [--keep-outside] [--report FILE]
- *       Converts MBPP- or HumanEval-style JSONL into arena tasks (src/core/arena/arenise.ts): renamed to
+ *       Converts MBPP- or HumanEval-style JSONL into arena tasks (src/core/arena/importers/arenise.ts): renamed to
  *       arena names, input_spec and preconditions inferred, buggy variants from mutants, each checked by
  *       execution. A malformed file is refused as a whole (every bad line named, nothing written); a task
  *       that cannot be an arena task is refused naming what stops it, and the rest still import.
@@ -16,8 +16,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { checkSummary, checkTasks, isGenerated } from "../src/core/arena/task-check.ts";
 import type { TaskFile } from "../src/core/arena/task.ts";
-import { ImportError, type ImportFormat } from "../src/core/arena/import.ts";
-import { importArenaTasks, type TaskReport } from "../src/core/arena/arenise.ts";
+import { ImportError, type ImportFormat } from "../src/core/arena/importers/import.ts";
+import { importArenaTasks, type TaskReport } from "../src/core/arena/importers/arenise.ts";
 import { createNodeGrader } from "../src/node/grader.ts";
 import { areniseSource, createNodeRunPython, mutateSource } from "../src/node/python-runner.ts";
 import { createRoundTrip } from "../src/core/arena/task-round-trip.ts";

@@ -1,6 +1,6 @@
 /**
  * A grader runner in the browser: a module Web Worker with Pyodide and the harness (all logic in
- * src/core/grader/runner.js). Started by src/grader-client.ts as a judge or a sandbox, and
+ * src/core/grader/runner.js). Started by src/browser/grader-client.ts as a judge or a sandbox, and
  * terminated at will. A third role, `tools`, runs the import's trusted parsing (arenise.py's
  * `normalise` and `variants` over a reference's TEXT, passed as a Python string, never run) under the
  * same global-scope lockdown, without the harness: no program it is given ever executes.
@@ -13,7 +13,7 @@
  */
 import { loadPyodide } from "pyodide";
 import HARNESS from "../src/core/grader/harness.py?raw";
-import ARENISE_PY from "../src/core/arena/arenise.py?raw";
+import ARENISE_PY from "../src/core/arena/importers/arenise.py?raw";
 import MUTATE_PY from "../src/core/arena/mutate.py?raw";
 import { codeGenerationBlocked, encodeEvent, probeGlobalScope, RUNNER_ENV, startRunner, STRIPPED_GLOBALS, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../src/core/grader/runner.js";
 

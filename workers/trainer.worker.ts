@@ -4,8 +4,8 @@
  * IndexedDB, the grader's sandbox workers), exposed with comlink as a TrainerControl.
  */
 import { expose } from "comlink";
-import { createBrowserGrader } from "../src/grader-client.ts";
-import { createBrowserTrainerHost } from "../src/trainer-host.ts";
+import { createBrowserGrader } from "../src/browser/grader-client.ts";
+import { createBrowserTrainerHost } from "../src/browser/trainer-host.ts";
 import { TrainerService } from "../src/core/duel/trainer-service.ts";
 import type { TrainerControl } from "../src/core/loop/events.ts";
 

@@ -12,7 +12,7 @@
  * Node rows add `<size>_<backend>_sample_tok_per_cpu_s` and `_update_cpu_ms`: the same work per CPU
  * second of the process, the figure to compare when the 2 shared cores are busy with other jobs.
  * Node wasm runs three variants per size: `wasm-tfjs` (tfjs's own kernels), `wasm-simd-only` (the
- * SIMD BatchMatMul of src/core/policy/wasm-matmul.ts alone) and `wasm` (every speed-up of VARIANT_FLAGS;
+ * SIMD BatchMatMul of src/core/policy/kernels/wasm-matmul.ts alone) and `wasm` (every speed-up of VARIANT_FLAGS;
  * all bit-identical), in `--reps` paired rounds: each round runs the three and PyTorch one after the
  * other (`--warmups` untimed repetitions, default 3, and one timed repetition each, each in a process of its own); figures are each
  * side's medians, and every ratio is the median of the rounds' ratios (pairedRatio).
@@ -40,7 +40,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { type BackendName, WASM_SPEEDUP_FLAGS } from "../../src/core/policy/backend.ts";
-import { SIMD_MATMUL_FLAG } from "../../src/core/policy/wasm-matmul.ts";
+import { SIMD_MATMUL_FLAG } from "../../src/core/policy/kernels/wasm-matmul.ts";
 import { POLICY_SPEEDUP_FLAGS } from "../../src/core/policy/policy.ts";
 import { benchPolicyOptions, benchRow, type KernelProfile, medianRun, type PolicyBenchOptions, pairedRatio, type PolicyBenchResult, runGroupedSampleBench, runPolicyBench, type RunFigure } from "../../src/core/policy/bench-workload.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";

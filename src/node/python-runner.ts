@@ -30,7 +30,7 @@ export function mutateSource(): string {
   return readFileSync(new URL("../core/arena/mutate.py", import.meta.url), "utf8");
 }
 
-/** The source of src/core/arena/arenise.py, for importArenaTasks (src/core/arena/arenise.ts). */
+/** The source of src/core/arena/importers/arenise.py, for importArenaTasks (src/core/arena/importers/arenise.ts). */
 export function areniseSource(): string {
-  return readFileSync(new URL("../core/arena/arenise.py", import.meta.url), "utf8");
+  return readFileSync(new URL("../core/arena/importers/arenise.py", import.meta.url), "utf8");
 }

@@ -65,7 +65,7 @@ export interface TaskSetRecord {
   hash: string;
   name: string;
   file: TaskFile;
-  /** The import's per-task report (src/core/arena/arenise.ts TaskReport[]), when it was imported here. */
+  /** The import's per-task report (src/core/arena/importers/arenise.ts TaskReport[]), when it was imported here. */
   report: unknown[];
   /** Epoch ms. */
   stored: number;

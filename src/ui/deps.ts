@@ -11,8 +11,8 @@ import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
 import type { Grader } from "../core/grader/types.ts";
 import type { BaseManifest, RebuildOptions, RebuiltBase } from "../core/duel/pretrain.ts";
 import type { GpuProbe } from "./gpu-probe.ts";
-import type { TaskReport } from "../core/arena/arenise.ts";
-import type { ImportFormat } from "../core/arena/import.ts";
+import type { TaskReport } from "../core/arena/importers/arenise.ts";
+import type { ImportFormat } from "../core/arena/importers/import.ts";
 import type { ImportProgress } from "../core/bundle.ts";
 
 export interface RunSummary {
@@ -87,7 +87,7 @@ export interface StoredTaskSet {
   file: TaskFile;
 }
 
-/** Importing JSONL task files (src/task-set-import.ts): references run only in the grader's sandbox. */
+/** Importing JSONL task files (src/browser/task-set-import.ts): references run only in the grader's sandbox. */
 export interface TaskSetsIO {
   list(): Promise<StoredTaskSet[]>;
   /**
@@ -108,7 +108,7 @@ export interface AppDeps {
   /** A grader for Play; null when this build has none. */
   grader: (() => Promise<Grader>) | null;
   policies: PlayPolicies | null;
-  /** The config as the files a verl run of the reference needs, zipped (Settings > Export to verl; src/verl-download.ts); null when this build has none. */
+  /** The config as the files a verl run of the reference needs, zipped (Settings > Export to verl; src/browser/verl-download.ts); null when this build has none. */
   verl: ((config: Config, preset: string | null) => Promise<{ blob: Blob; fileName: string }>) | null;
   /** Import task sets here (Settings > Task sets); null when this build has no grader or storage. */
   taskSets: TaskSetsIO | null;

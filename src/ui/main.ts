@@ -5,7 +5,7 @@
  * not yet exist leaves its part of the UI explaining what is missing:
  *   workers/trainer.worker.ts -> Start, pause/resume/step/stop, auto-resume (a TrainerControl
  *                                exposed with comlink, see worker-clients.ts)
- *   src/grader-client.ts      -> Play (createBrowserGrader: sandboxes in workers/grader.worker.ts)
+ *   src/browser/grader-client.ts      -> Play (createBrowserGrader: sandboxes in workers/grader.worker.ts)
  */
 import "./styles.css";
 import { arenaV1 } from "../core/arena/task-suite.ts";
@@ -19,14 +19,14 @@ import { applyPrefs, loadPrefs } from "./prefs.ts";
 import { indexedDbBundles } from "./run-bundles.ts";
 import { indexedDbRunStore, sharedConnection } from "./run-store.ts";
 import { trainerFromWorker } from "./worker-clients.ts";
-import { createPlayPolicies } from "../play-policies.ts";
-import { createPretrainHere } from "../pretrain-here.ts";
-import { createTaskSets } from "../task-set-import.ts";
+import { createPlayPolicies } from "../browser/play-policies.ts";
+import { createPretrainHere } from "../browser/pretrain-here.ts";
+import { createTaskSets } from "../browser/task-set-import.ts";
 
 type WorkerCtor = new () => Worker;
-type GraderClient = typeof import("../grader-client.ts");
+type GraderClient = typeof import("../browser/grader-client.ts");
 const trainerWorkers = import.meta.glob<WorkerCtor>("../../workers/trainer.worker.ts", { query: "?worker", import: "default" });
-const graderClients = import.meta.glob<GraderClient>("../grader-client.ts");
+const graderClients = import.meta.glob<GraderClient>("../browser/grader-client.ts");
 
 function firstLoader<T>(found: Record<string, () => Promise<T>>): (() => Promise<T>) | null {
   const loaders = Object.values(found);
@@ -93,7 +93,7 @@ const deps: AppDeps = {
         return graderLoader();
       }
     : null),
-  verl: async (config, preset) => (await import("../verl-download.ts")).verlDownload(config, preset),
+  verl: async (config, preset) => (await import("../browser/verl-download.ts")).verlDownload(config, preset),
   probeGpu: () => probeWebGpu(navigator),
   url: new URL(location.href),
   replaceUrl: (url) => history.replaceState(null, "", url),

@@ -1,10 +1,10 @@
 /**
  * BundleIO over IndexedDB: export a stored run as a `.a1run` file, import one as a new run. Two
- * implementations of import, one interface: in a worker (the app: src/run-import.ts, the page never
+ * implementations of import, one interface: in a worker (the app: src/browser/run-import.ts, the page never
  * blocks and Cancel ends the worker) or in-thread (Node tests, where there is no Worker).
  */
 import { BUNDLE_EXTENSION, exportBundle, importBundle, WHAT_IS_A1RUN } from "../core/bundle.ts";
-import { importInWorker } from "../run-import.ts";
+import { importInWorker } from "../browser/run-import.ts";
 import type { ArenaDatabase } from "../storage/db.ts";
 import { snapshotRun, storeSnapshot } from "../storage/snapshot.ts";
 import type { BundleIO } from "./deps.ts";

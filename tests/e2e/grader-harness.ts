@@ -1,8 +1,8 @@
 /**
  * Page-side code for tests/e2e/grader.test.ts, served from source by the vite dev server: drives
- * the browser grader (src/grader-client.ts) while a counter on the page keeps ticking.
+ * the browser grader (src/browser/grader-client.ts) while a counter on the page keeps ticking.
  */
-import { createBrowserGrader, probeSandboxScope } from "../../src/grader-client.ts";
+import { createBrowserGrader, probeSandboxScope } from "../../src/browser/grader-client.ts";
 import type { GradeRequest, GradeResult } from "../../src/core/grader/types.ts";
 
 export interface GraderRun {

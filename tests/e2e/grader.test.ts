@@ -1,6 +1,6 @@
 /**
  * The grader in real Chromium: the sandbox is a module Web Worker (workers/grader.worker.ts) with
- * Pyodide, supervised from the page (src/grader-client.ts). It grades a batch; candidate code
+ * Pyodide, supervised from the page (src/browser/grader-client.ts). It grades a batch; candidate code
  * cannot reach fetch, IndexedDB or the page; an uninterruptible loop is killed while the page's
  * own timer keeps ticking.
  */

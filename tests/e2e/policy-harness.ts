@@ -1,8 +1,8 @@
 /**
  * Page-side code for tests/e2e/policy.test.ts and the policy benchmark, served from source by the
- * vite dev server: drives a policy worker through src/policy-client.ts.
+ * vite dev server: drives a policy worker through src/browser/policy-client.ts.
  */
-import { startPolicyWorker } from "../../src/policy-client.ts";
+import { startPolicyWorker } from "../../src/browser/policy-client.ts";
 import { groupAdvantages } from "../../src/core/policy/grpo.ts";
 import type { BackendChoice } from "../../src/core/policy/backend.ts";
 import type { BackendPreference } from "../../src/core/policy/backend-choice.ts";

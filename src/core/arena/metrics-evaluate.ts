@@ -12,7 +12,6 @@ import {
   catches, keepColumns, meanBySplit, mul, passAtK, passesAll, percent, perSuiteRate, suiteValid, unionAtK, validityRate,
   type BySplit,
 } from "./metrics.ts";
-import type { Mutant } from "./mutants.ts";
 import type { PlusTests } from "./plus.ts";
 import type { Split, Task } from "./task.ts";
 import { own } from "../own.ts";
@@ -25,6 +24,25 @@ export interface EvalProgress {
   text: string;
 }
 export type OnEvalProgress = (p: EvalProgress) => void;
+
+/**
+ * A first-order mutant of a task's reference (made by mutate.py, screened by prepareBench in
+ * mutants.ts: equivalent ones dropped, hard ones marked).
+ */
+export interface Mutant {
+  task: string;
+  /** Operator and what it replaced, e.g. `compare:Lt->LtE`, `slice:upper+1`, `number:-1`. */
+  operator: string;
+  /** 1-based line of the mutated node in the reference. */
+  line: number;
+  code: string;
+  /** Fails the default input; null when the task has none (no input_spec, or it breaks a precondition). */
+  default_kill: boolean | null;
+  /** Share of the screen's random inputs it fails (1 when it does not load). */
+  random_kill: number;
+  /** Counted by the hard-mutant metrics: default_kill not true and random_kill <= MUTANT_SCREEN.maxRandomKill. */
+  hard: boolean;
+}
 
 /** What evaluation needs per task, built once (prepareBench in mutants.ts) and reused. */
 export interface Bench {

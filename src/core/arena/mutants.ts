@@ -17,7 +17,7 @@
  * bench built by other operators or another screen has another `mutantsKey` (bench-file.ts).
  */
 import type { Grader } from "../grader/types.ts";
-import { EVAL_TEST_MS, FIRST_PASS_LINES, runJobs, type Bench, type OnEvalProgress } from "./metrics-evaluate.ts";
+import { EVAL_TEST_MS, FIRST_PASS_LINES, runJobs, type Bench, type Mutant, type OnEvalProgress } from "./metrics-evaluate.ts";
 import { passesAll } from "./metrics.ts";
 import { buildPlusTests, defaultInput, referenceProgram, type PlusOptions, type PlusTests, type RunPython } from "./plus.ts";
 import { formatArgs } from "./task-literals.ts";
@@ -36,20 +36,7 @@ export const MUTANT_SCREEN = {
   maxRandomKill: 0.25,
 } as const;
 
-export interface Mutant {
-  task: string;
-  /** Operator and what it replaced, e.g. `compare:Lt->LtE`, `slice:upper+1`, `number:-1`. */
-  operator: string;
-  /** 1-based line of the mutated node in the reference. */
-  line: number;
-  code: string;
-  /** Fails the default input; null when the task has none (no input_spec, or it breaks a precondition). */
-  default_kill: boolean | null;
-  /** Share of the screen's random inputs it fails (1 when it does not load). */
-  random_kill: number;
-  /** Counted by the hard-mutant metrics: default_kill not true and random_kill <= MUTANT_SCREEN.maxRandomKill. */
-  hard: boolean;
-}
+export type { Mutant };
 
 /** A mutant as mutate.py makes it, before the screen. */
 export type RawMutant = Pick<Mutant, "task" | "operator" | "line" | "code">;

@@ -20,7 +20,7 @@ import { encodeCode } from "../arena/tokenizer.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
 import type { Grader } from "../grader/types.ts";
 import { samplePrograms, sampleSuites, type Sampler } from "./evaluate.ts";
-import type { PretrainProgress } from "./pretrain.ts";
+import type { TrainerEvent } from "../loop/events.ts";
 
 export interface BaseEvalOptions {
   seed: number | string;
@@ -70,7 +70,7 @@ export async function evaluateBase(
   codePolicy: Sampler | null,
   testPolicy: Sampler | null,
   overrides: Partial<BaseEvalOptions> & { seed: number | string },
-  onProgress?: (e: PretrainProgress) => void,
+  onProgress?: (e: Extract<TrainerEvent, { type: "progress" }>) => void,
 ): Promise<{ figures: BaseFigures; codes: CodeEvaluation | null; suites: SuiteEvaluation | null }> {
   const opts = { ...BASE_EVAL_DEFAULTS, ...overrides };
   const report: OnEvalProgress = (p) => onProgress?.({ type: "progress", phase: "eval", done: p.done, total: p.total, text: p.text });

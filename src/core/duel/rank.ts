@@ -17,7 +17,8 @@ import type { BySplit } from "../arena/metrics.ts";
 import { meanBySplit } from "../arena/metrics.ts";
 import { runJobs, type Bench, type CodeEvaluation, type Job } from "../arena/metrics-evaluate.ts";
 import type { Task } from "../arena/task.ts";
-import { sampleSuites, type EvaluatePlayersOptions, type SampledPrograms, type Sampler } from "./evaluate.ts";
+import type { Grader } from "../grader/types.ts";
+import { sampleSuites, type SampledPrograms, type Sampler, type SamplingOptions } from "./sampling.ts";
 import { own } from "../own.ts";
 
 export interface RankedTask {
@@ -60,7 +61,7 @@ export async function rankByGeneratedTests(
   tasks: readonly Task[],
   programs: SampledPrograms,
   codes: CodeEvaluation,
-  o: Pick<EvaluatePlayersOptions, "vocab" | "grader" | "temperature" | "seed" | "testsPerSuite" | "onProgress"> & { suitesPerCode: number },
+  o: Pick<SamplingOptions, "vocab" | "temperature" | "seed" | "testsPerSuite" | "onProgress"> & { grader: Grader; suitesPerCode: number },
 ): Promise<TestTimeScaling> {
   if (!Number.isInteger(o.suitesPerCode) || o.suitesPerCode < 1) throw new RangeError(`suitesPerCode must be a positive integer, got ${o.suitesPerCode}`);
   const plusOf = new Map(codes.perTask.map((p) => [p.task, p.plusPass]));

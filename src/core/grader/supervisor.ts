@@ -61,7 +61,7 @@ export interface SupervisedGrader extends Grader {
    * Runs one untrusted program as a candidate is run (sandbox, pristine interpreter, each step
    * within its limit, a kill past it) and resolves with the raw result of each step: its load, then
    * one per call, stopping after a timeout. For callers that need a program's values rather than
-   * verdicts: an imported task's reference, run on drawn inputs (src/core/arena/arenise-sandbox.ts).
+   * verdicts: an imported task's reference, run on drawn inputs (src/core/arena/importers/arenise-sandbox.ts).
    * Queued with grade().
    */
   runUnit(unit: Omit<RunnerUnit, "literal">): Promise<UnitSteps>;

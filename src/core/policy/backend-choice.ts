@@ -13,7 +13,8 @@
  * adapter infos; `chooseBackend` in backend.ts wires it to navigator.gpu and tfjs and runs the probe
  * only when step 3 asks.
  */
-import type { BackendName } from "./backend.ts";
+/** The tfjs backends a policy can train on (backend.ts registers and starts them). */
+export type BackendName = "webgpu" | "wasm" | "cpu";
 
 /** "auto" decides by the steps above; a backend name forces it (falling back if it cannot start). */
 export type BackendPreference = "auto" | BackendName;

@@ -7,19 +7,19 @@
  * src/node/tf-backend.ts in Node), so core stays free of them.
  */
 import * as tf from "@tensorflow/tfjs";
-import { installWasmCopyKernels, WASM_COPY_FLAG } from "./wasm-copy.ts";
-import { DECODE_ATTENTION_FLAG } from "./wasm-decode-attention.ts";
-import { DIRECT_DECODE_FLAG } from "./wasm-decode-step.ts";
-import { WASM_DRAW_FLAG } from "./wasm-draw.ts";
-import { PREFILL_ATTENTION_FLAG } from "./wasm-prefill-attention.ts";
-import { WASM_EMBEDDING_FLAG } from "./wasm-embedding.ts";
-import { FUSED_OPS_FLAG } from "./wasm-fused.ts";
-import { installWasmBatchMatMul, SIMD_MATMUL_FLAG } from "./wasm-matmul.ts";
-import { installWasmColumnSum, WASM_SUM_FLAG } from "./wasm-sum.ts";
-import { REDUCTION_GRADS_FLAG } from "./reduction-grads.ts";
-import { type AdapterReport, type BackendDecision, type BackendPreference, type ProbeTiming, decideBackend, requestAdapterReport } from "./backend-choice.ts";
+import { installWasmCopyKernels, WASM_COPY_FLAG } from "./kernels/wasm-copy.ts";
+import { DECODE_ATTENTION_FLAG } from "./kernels/wasm-decode-attention.ts";
+import { DIRECT_DECODE_FLAG } from "./kernels/wasm-decode-step.ts";
+import { WASM_DRAW_FLAG } from "./kernels/wasm-draw.ts";
+import { PREFILL_ATTENTION_FLAG } from "./kernels/wasm-prefill-attention.ts";
+import { WASM_EMBEDDING_FLAG } from "./kernels/wasm-embedding.ts";
+import { FUSED_OPS_FLAG } from "./kernels/wasm-fused.ts";
+import { installWasmBatchMatMul, SIMD_MATMUL_FLAG } from "./kernels/wasm-matmul.ts";
+import { installWasmColumnSum, WASM_SUM_FLAG } from "./kernels/wasm-sum.ts";
+import { REDUCTION_GRADS_FLAG } from "./kernels/reduction-grads.ts";
+import { type AdapterReport, type BackendDecision, type BackendName, type BackendPreference, type ProbeTiming, decideBackend, requestAdapterReport } from "./backend-choice.ts";
 
-export type BackendName = "webgpu" | "wasm" | "cpu";
+export type { BackendName };
 
 export interface BackendChoice {
   backend: BackendName;

@@ -1,9 +1,9 @@
 /**
  * The arithmetic of one draw (sampler.ts, drawToken): softmax weights over the grammar's allowed
  * tokens, the token a uniform number picks, and the allowed set as a bit mask. Two implementations
- * that give the same bits: JsDraw here, and WasmDraw (wasm-draw.ts), used where WebAssembly runs.
+ * that give the same bits: JsDraw here, and WasmDraw (kernels/wasm-draw.ts), used where WebAssembly
+ * runs (sampler.ts picks one per sampling call). WasmDraw imports this file, never the reverse.
  */
-import { WasmDraw } from "./wasm-draw.ts";
 
 /** A draw's scratch and steps, for up to the rows of one sampling call. */
 export interface Draw {
@@ -86,9 +86,4 @@ export class JsDraw implements Draw {
     const { order } = this;
     for (let i = 0; i < n; i++) dst[at + (order[i] >> 3)] |= 1 << (order[i] & 7);
   }
-}
-
-/** The draw for a sampling call of up to `rows` rows over V tokens: in WebAssembly where it can be. */
-export function makeDraw(rows: number, V: number): Draw {
-  return WasmDraw.create(rows, V) ?? new JsDraw(V);
 }

@@ -16,12 +16,12 @@ import { Rng } from "../rng.ts";
 import { countParams, parameterShapes, type ModelConfig, validateModelConfig } from "./config.ts";
 
 export { parameterShapes };
-import { decodeAttentionAvailable, decodeScores, decodeScoresInPlace, decodeValues, type InPlaceCache } from "./wasm-decode-attention.ts";
-import { embeddingKernelAvailable, embedRows } from "./wasm-embedding.ts";
-import { fusedGeluInner, fusedLayerNorm, fusedOpsAvailable } from "./wasm-fused.ts";
-import { triangularMatMul } from "./wasm-matmul.ts";
-import { prefillAttention, prefillAttentionAvailable } from "./wasm-prefill-attention.ts";
-import "./reduction-grads.ts"; // Mean and Sum gradients without tfjs's ones() (same bits)
+import { decodeAttentionAvailable, decodeScores, decodeScoresInPlace, decodeValues, type InPlaceCache } from "./kernels/wasm-decode-attention.ts";
+import { embeddingKernelAvailable, embedRows } from "./kernels/wasm-embedding.ts";
+import { fusedGeluInner, fusedLayerNorm, fusedOpsAvailable } from "./kernels/wasm-fused.ts";
+import { triangularMatMul } from "./kernels/wasm-matmul.ts";
+import { prefillAttention, prefillAttentionAvailable } from "./kernels/wasm-prefill-attention.ts";
+import "./kernels/reduction-grads.ts"; // Mean and Sum gradients without tfjs's ones() (same bits)
 
 /** Keys and values of one block for the positions seen so far: each (B, H, S, D). */
 export interface LayerCache {

@@ -28,10 +28,11 @@
 import * as tf from "@tensorflow/tfjs";
 import type { TokenConstraint } from "../decoding.ts";
 import type { Rng } from "../rng.ts";
-import { type Draw, makeDraw } from "./draw.ts";
+import { type Draw, JsDraw } from "./draw.ts";
 import { attentionBias, type GptModel, type LayerCache } from "./model.ts";
-import { inPlaceCache, inPlaceCacheAvailable, type InPlaceCache } from "./wasm-decode-attention.ts";
-import { DirectDecoder, directDecodeAvailable } from "./wasm-decode-step.ts";
+import { inPlaceCache, inPlaceCacheAvailable, type InPlaceCache } from "./kernels/wasm-decode-attention.ts";
+import { DirectDecoder, directDecodeAvailable } from "./kernels/wasm-decode-step.ts";
+import { WasmDraw } from "./kernels/wasm-draw.ts";
 
 export interface SampleOptions {
   /** Most tokens generated per row; rows stop earlier when their constraint is done. */
@@ -137,8 +138,8 @@ export async function sampleBatch<S>(
   const completions: number[][] = prompts.map(() => []);
   const logProbs = prompts.map(() => new Float32Array(opts.maxNewTokens));
   const masks = prompts.map(() => new Uint8Array(opts.maxNewTokens * W));
-  // The draws' arithmetic, in WebAssembly where it can run (draw.ts).
-  const draw = makeDraw(B, V);
+  // The draws' arithmetic, in WebAssembly where it can run (draw.ts, kernels/wasm-draw.ts).
+  const draw: Draw = WasmDraw.create(B, V) ?? new JsDraw(V);
   states.forEach((s, b) => (done[b] = rowConstraint[b].isDone(s)));
 
   // (B, P) left-padded prompt tokens and per-row positions; `history` grows as tokens are drawn.

@@ -1,7 +1,7 @@
 /**
  * Settings > Base models: what the shipped base model is (manifest figures; one joint model every
  * player starts from) and pretraining it again in this browser from the shipped corpus
- * (src/pretrain-here.ts), or from an imported task set's train tasks, with a progress bar, a stop button and the resulting checkpoint as a file. The job lives at module level, so leaving Settings
+ * (src/browser/pretrain-here.ts), or from an imported task set's train tasks, with a progress bar, a stop button and the resulting checkpoint as a file. The job lives at module level, so leaving Settings
  * does not stop it or lose its result; a reload does (the page is its only holder).
  */
 import { PretrainAbortedError } from "../../core/duel/pretrain.ts";

@@ -2,12 +2,12 @@
  * Settings > Task sets: import a JSONL of MBPP- or HumanEval-format tasks (file picker or drag and
  * drop), see the per-task report (trainable, or refused with the line and column of what stops
  * it; preconditions; weak golden), and train on a stored set (config task_set `imported:HASH16`).
- * The import runs in src/task-set-import.ts (references only in the grader's sandbox). The job lives
+ * The import runs in src/browser/task-set-import.ts (references only in the grader's sandbox). The job lives
  * at module level, so leaving Settings does not lose it; a reload does (stored sets stay).
  */
-import type { TaskReport } from "../../core/arena/arenise.ts";
-import type { ImportFormat } from "../../core/arena/import.ts";
-import { ImportError } from "../../core/arena/import.ts";
+import type { TaskReport } from "../../core/arena/importers/arenise.ts";
+import type { ImportFormat } from "../../core/arena/importers/import.ts";
+import { ImportError } from "../../core/arena/importers/import.ts";
 import { h, replace } from "../dom.ts";
 import type { StoredTaskSet, TaskSetsIO } from "../deps.ts";
 

@@ -29,3 +29,16 @@ export async function withFlag<T>(flag: string, on: boolean, f: () => T | Promis
     tf.env().set(flag, true);
   }
 }
+
+/** Where two arrays differ: count and first index (cheap to report, unlike a diff of 100k elements). */
+export function differences(x: ArrayLike<number>, y: ArrayLike<number>): { count: number; first: number } {
+  let count = x.length === y.length ? 0 : Math.abs(x.length - y.length);
+  let first = -1;
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] !== y[i]) {
+      count++;
+      if (first < 0) first = i;
+    }
+  }
+  return { count, first };
+}

@@ -14,7 +14,7 @@ import { attentionBias, GptModel } from "../../../src/core/policy/model.ts";
 import { Policy, POLICY_SPEEDUP_FLAGS, SCORED_HEAD_FLAG, SCORED_LAST_BLOCK_FLAG } from "../../../src/core/policy/policy.ts";
 import { ToyConstraint, TOY_BOS } from "../../../src/core/policy/toy-constraint.ts";
 import { Rng } from "../../../src/core/rng.ts";
-import { setupBackend } from "./helpers.ts";
+import { differences, setupBackend } from "./helpers.ts";
 
 beforeAll(setupBackend);
 
@@ -29,18 +29,6 @@ async function withFlag<T>(scored: Scored, f: () => Promise<T>): Promise<T> {
   } finally {
     for (const flag of POLICY_SPEEDUP_FLAGS) tf.env().set(flag, true);
   }
-}
-
-function differences(x: ArrayLike<number>, y: ArrayLike<number>): { count: number; first: number } {
-  let count = x.length === y.length ? 0 : Math.abs(x.length - y.length);
-  let first = -1;
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    if (x[i] !== y[i]) {
-      count++;
-      if (first < 0) first = i;
-    }
-  }
-  return { count, first };
 }
 
 const SHAPES: { name: string; model: Partial<ModelConfig>; vocab: number; rows: number; micro: number }[] = [

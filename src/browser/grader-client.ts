@@ -1,0 +1,138 @@
+/**
+ * The grader in the browser: the shared supervisor (src/core/grader/supervisor.ts) on this thread,
+ * driving runners in module Web Workers (workers/grader.worker.ts): one judge, one sandbox and a
+ * warm spare. A runaway candidate costs at most its time limit plus a worker hand-over; this
+ * thread never blocks.
+ *
+ *   const grader = createBrowserGrader();
+ *   const result = await grader.grade(request, (p) => console.log(p.phase, p.done, p.total));
+ */
+import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "../core/grader/supervisor.ts";
+import type { RunnerRole } from "../core/grader/runner.js";
+import type { RunnerInit, RunnerPortMessage, RunnerPortRequest } from "../../workers/grader.worker.ts";
+import type { AreniseTools } from "../core/arena/importers/arenise-sandbox.ts";
+import type { Mutant, Normalised } from "../core/arena/importers/arenise.ts";
+
+export class SandboxStartError extends Error {
+  override name = "SandboxStartError";
+}
+
+export function createBrowserGrader(options: SupervisorOptions = {}): SupervisedGrader {
+  return createSupervisedGrader(spawnWorkerRunner, options);
+}
+
+function startWorker(role: RunnerRole | "tools"): { worker: Worker; port: MessagePort } {
+  const worker = new Worker(new URL("../../workers/grader.worker.ts", import.meta.url), { type: "module", name: `grader-${role}` });
+  // The worker talks only through this port, never through its global postMessage (stripped).
+  const channel = new MessageChannel();
+  worker.postMessage({ port: channel.port2, role } satisfies RunnerInit, [channel.port2]);
+  return { worker, port: channel.port1 };
+}
+
+const spawnWorkerRunner: SpawnRunner = (role, onEvent, onExit) =>
+  new Promise<RunnerHost>((resolve, reject) => {
+    const { worker, port } = startWorker(role);
+    let ready = false;
+    let exited = false;
+    const exit = (why: string) => {
+      if (exited) return;
+      exited = true;
+      worker.terminate();
+      port.close();
+      if (!ready) reject(new SandboxStartError(`the grader ${role} did not start: ${why}. Is Pyodide served at /pyodide/ (npm run dev / preview)?`));
+      onExit(why);
+    };
+    worker.addEventListener("error", (e) => exit(`grader worker failed: ${e.message}`));
+    port.onmessage = (e: MessageEvent<string>) => {
+      let m: RunnerPortMessage;
+      try {
+        m = JSON.parse(e.data) as RunnerPortMessage;
+      } catch {
+        return exit("the grader worker broke its protocol"); // not trusted any more
+      }
+      if (!m || typeof m !== "object") return exit("the grader worker broke its protocol");
+      if (m.type === "ready") {
+        ready = true;
+        resolve({
+          send: (request) => port.postMessage(request satisfies RunnerPortRequest),
+          terminate: async () => exit("grader worker terminated"),
+        });
+      } else if (m.type === "failed" && !ready) exit(m.error);
+      else if (m.type !== "probe" && m.type !== "tool") onEvent(m);
+    };
+  });
+
+/** Test and debugging aid: a sandbox worker's view of its own global scope after the lockdown. */
+export async function probeSandboxScope(): Promise<Record<string, string>> {
+  const { worker, port } = startWorker("sandbox");
+  try {
+    return await new Promise<Record<string, string>>((resolve, reject) => {
+      port.onmessage = (e: MessageEvent<string>) => {
+        const m = JSON.parse(e.data) as RunnerPortMessage;
+        if (m.type === "ready") port.postMessage({ type: "probe" } satisfies RunnerPortRequest);
+        else if (m.type === "probe") resolve(JSON.parse(m.report) as Record<string, string>);
+        else if (m.type === "failed") reject(new Error(m.error));
+      };
+    });
+  } finally {
+    worker.terminate();
+  }
+}
+
+/** A call to the tools worker that takes longer than this ends it (a fresh one takes the next call). */
+const TOOL_TIMEOUT_MS = 60_000;
+
+/**
+ * arenise.py's parsing for the browser's import (src/core/arena/importers/arenise-sandbox.ts AreniseTools):
+ * a grader worker in the `tools` role, locked down like every runner (no network, storage or
+ * messaging but its port), that parses references and never runs them. One call at a time; a call
+ * that fails or times out ends the worker.
+ */
+export function createBrowserAreniseTools(): AreniseTools & { close(): void } {
+  let live: Promise<{ worker: Worker; port: MessagePort }> | null = null;
+  let queue: Promise<unknown> = Promise.resolve();
+  let nextId = 1;
+  const stop = () => {
+    const was = live;
+    live = null;
+    void was?.then(({ worker, port }) => { worker.terminate(); port.close(); }, () => undefined);
+  };
+  const start = () =>
+    new Promise<{ worker: Worker; port: MessagePort }>((resolve, reject) => {
+      const { worker, port } = startWorker("tools");
+      worker.addEventListener("error", (e) => reject(new SandboxStartError(`the import's parser did not start: ${e.message}`)));
+      port.onmessage = (e: MessageEvent<string>) => {
+        const m = JSON.parse(e.data) as RunnerPortMessage;
+        if (m.type === "ready") resolve({ worker, port });
+        else if (m.type === "failed") reject(new SandboxStartError(`the import's parser did not start: ${m.error}`));
+      };
+    });
+  const call = (fn: "normalise" | "variants", args: unknown[]): Promise<string> => {
+    const next = queue.then(async () => {
+      live ??= start();
+      const { port } = await live.catch((e: unknown) => { live = null; throw e; });
+      const id = nextId++;
+      return new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => { stop(); reject(new Error(`parsing took over ${TOOL_TIMEOUT_MS / 1000} s`)); }, TOOL_TIMEOUT_MS);
+        port.onmessage = (e: MessageEvent<string>) => {
+          const m = JSON.parse(e.data) as RunnerPortMessage;
+          if (!("id" in m) || m.id !== id) return;
+          clearTimeout(timer);
+          if (m.type === "tool") resolve(m.result);
+          else {
+            stop();
+            reject(new Error(m.type === "failed" ? m.error : "the parser broke its protocol"));
+          }
+        };
+        port.postMessage({ type: "tool", id, fn, args: JSON.stringify(args) } satisfies RunnerPortRequest);
+      });
+    });
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  return {
+    normalise: async (src, entry, types) => JSON.parse(await call("normalise", [src, entry, types])) as Normalised,
+    variants: async (src, returns) => JSON.parse(await call("variants", [src, returns])) as Mutant[],
+    close: stop,
+  };
+}
