@@ -1,7 +1,7 @@
 /**
  * `npm run eval -- runs/x.a1run [--json]`: evaluation metrics of a run's last checkpoint.
  * `npm run eval -- --preset P [--json]`: those of the preset's base players; `--base DIR [--size S]`: of the
- * base checkpoint `npm run pretrain -- --out DIR [--size S]` wrote there instead of the shipped one.
+ * base checkpoint `npm run pretrain-base -- --out DIR [--size S]` wrote there instead of the shipped one.
  * Deterministic for a given checkpoint and --seed (sampling seed, default 0). Progress on stderr;
  * the table (or with --json one line) on stdout.
  */
@@ -16,7 +16,7 @@ import { HeldoutIndex } from "../src/core/arena/split-leaks.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
   preset: { kind: "string", help: "evaluate this preset's base players instead of a run file" },
-  base: { kind: "string", help: "with --preset: take the base checkpoint from this folder (an `npm run pretrain -- --out DIR`) instead of public/checkpoints" },
+  base: { kind: "string", help: "with --preset: take the base checkpoint from this folder (an `npm run pretrain-base -- --out DIR`) instead of public/checkpoints" },
   size: { kind: "string", help: "with --preset: both players' model size, tiny | small (default the preset's)" },
   json: { kind: "bool", help: "print one JSON line" },
   samples: { kind: "int", min: 1, help: "programs and suites per task, n >= k (default 16)" },
@@ -46,7 +46,7 @@ async function main(argv: string[]): Promise<void> {
   if (preset) {
     config = cliConfig(preset, {}, size ? { code_model: size, test_model: size } : {});
     if (baseDir !== undefined && !baseCheckpointPath(config.code_model, baseDir)) {
-      throw new CliError(`--base ${baseDir}: no ${baseCheckpointFile(config.code_model)} there (npm run pretrain -- --out ${baseDir}${size === "small" ? " --size small" : ""})`);
+      throw new CliError(`--base ${baseDir}: no ${baseCheckpointFile(config.code_model)} there (npm run pretrain-base -- --out ${baseDir}${size === "small" ? " --size small" : ""})`);
     }
     label = `base players of preset ${preset}${baseDir !== undefined ? ` from ${baseDir}` : ""}`;
   } else {

@@ -1,5 +1,5 @@
 /**
- * `npm run pretrain [-- OPTIONS]`: rebuilds the joint base model (every player of every mode starts
+ * `npm run pretrain-base [-- OPTIONS]`: rebuilds the joint base model (every player of every mode starts
  * from it) on Node wasm from the arena-v2 train split, evaluates it in both roles through the real
  * grader and writes the checkpoint, the corpus and manifest.json (docs/BASE-MODELS.md).
  *
@@ -117,7 +117,7 @@ function runAsPreScriptOfTrain(): boolean {
 
 async function main(): Promise<void> {
   if (runAsPreScriptOfTrain()) {
-    console.log("pretrain: skipped (npm runs \"pretrain\" before \"train\"); the shipped base checkpoint is used. Rebuild it with npm run pretrain.");
+    console.log("pretrain: skipped (npm runs \"pretrain\" before \"train\"); the shipped base checkpoint is used. Rebuild it with npm run pretrain-base.");
     return;
   }
   const opts = pretrainArgs(process.argv.slice(2));
@@ -246,7 +246,7 @@ function rebuildCommand(opts: { size: ModelSize; seed: number | string; steps?: 
     ...(opts.freshInputs ? ["--fresh-inputs"] : []),
     ...(opts.maxDefaultShare !== undefined ? ["--max-default-share", String(opts.maxDefaultShare)] : []),
   ];
-  return ["npm run pretrain", ...(args.length ? ["--", ...args] : [])].join(" ");
+  return ["npm run pretrain-base", ...(args.length ? ["--", ...args] : [])].join(" ");
 }
 
 /** Plus tests only (no mutants): enough for plus-pass, validity and bug detection. */

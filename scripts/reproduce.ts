@@ -165,7 +165,7 @@ function checkCacheBase(outDir: string, config: Config): void {
   const hash = createHash("sha256");
   for (const size of new Set([config.code_model, config.test_model])) {
     const path = baseCheckpointPath(size);
-    if (!path) throw new CliError(`no shipped base checkpoint for size ${size}: build it with npm run pretrain -- --size ${size}`);
+    if (!path) throw new CliError(`no shipped base checkpoint for size ${size}: build it with npm run pretrain-base -- --size ${size}`);
     hash.update(readFileSync(path));
   }
   const sha = hash.digest("hex");

@@ -12,7 +12,7 @@
  *    bundles, /pyodide/, /tfjs-wasm/), so a same-origin runtime cache is enough:
  *     - page loads (navigations): network first, so a deploy is picked up at once; the cache when
  *       offline.
- *     - the files `npm run pretrain` and the bench rebuild in place (/checkpoints/, /bench/: not
+ *     - the files `npm run pretrain-base` and the bench rebuild in place (/checkpoints/, /bench/: not
  *       content-hashed): network first too, so a new build's base models are picked up.
  *     - everything else: cache first (bundles are content-hashed; Pyodide and wasm are pinned).
  *    The cache keeps the server's responses as they came; the headers are added on the way out, so

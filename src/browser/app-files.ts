@@ -19,19 +19,19 @@ export async function fetchAppFile(path: string): Promise<Response | null> {
   return response;
 }
 
-/** A shipped base checkpoint (npm run pretrain), or null when this build has none. */
+/** A shipped base checkpoint (npm run pretrain-base), or null when this build has none. */
 export async function fetchBaseCheckpoint(size: ModelSize): Promise<ArrayBuffer | null> {
   const response = await fetchAppFile(`${CHECKPOINTS}${baseCheckpointFile(size)}`);
   return response ? response.arrayBuffer() : null;
 }
 
-/** A file `npm run pretrain` wrote next to the checkpoints, as bytes, or null when absent. */
+/** A file `npm run pretrain-base` wrote next to the checkpoints, as bytes, or null when absent. */
 export async function fetchCheckpointsFile(file: string): Promise<Uint8Array | null> {
   const response = await fetchAppFile(`${CHECKPOINTS}${file}`);
   return response ? new Uint8Array(await response.arrayBuffer()) : null;
 }
 
-/** A JSON file `npm run pretrain` wrote next to the checkpoints (manifest, corpus), or null when absent. */
+/** A JSON file `npm run pretrain-base` wrote next to the checkpoints (manifest, corpus), or null when absent. */
 export async function fetchCheckpointsJson<T>(file: string): Promise<T | null> {
   const response = await fetchAppFile(`${CHECKPOINTS}${file}`);
   return response ? ((await response.json()) as T) : null;

@@ -1,11 +1,11 @@
 /**
  * Pretraining the base model in this browser (docs/BASE-MODELS.md): fetches the manifest and the
- * corpus `npm run pretrain` shipped (building the corpus needs Python) and runs rebuildBase
+ * corpus `npm run pretrain-base` shipped (building the corpus needs Python) and runs rebuildBase
  * (src/core/duel/pretrain.ts) against a policy worker on tfjs wasm, the backend the shipped
  * checkpoints were made on, so at the recipe's steps the bytes can be compared with them. Nothing is
  * installed: the checkpoints come back to the caller (the Settings view offers them as files).
  *
- * `runOnSet` pretrains on an imported set's train tasks instead (as `npm run pretrain -- --tasks`):
+ * `runOnSet` pretrains on an imported set's train tasks instead (as `npm run pretrain-base -- --tasks`):
  * the corpus is built here, with the set's references and buggy variants run in the grader's
  * sandbox (they are the user's code), then the shipped recipe trains a model on it.
  */
@@ -26,7 +26,7 @@ export function createPretrainHere(grader: (() => Promise<GraderClient>) | null 
     async run(opts) {
       const manifest = await fetchCheckpointsJson<BaseManifest>(BASE_MANIFEST_FILE);
       const file = await fetchCheckpointsFile(BASE_CORPUS_FILE);
-      if (!manifest || !file) throw new Error(`this build ships no base-model corpus (run npm run pretrain to make public/checkpoints/${BASE_CORPUS_FILE})`);
+      if (!manifest || !file) throw new Error(`this build ships no base-model corpus (run npm run pretrain-base to make public/checkpoints/${BASE_CORPUS_FILE})`);
       const corpus = parseCorpusFile(file);
       const worker = startPolicyWorker("pretrain policy");
       try {

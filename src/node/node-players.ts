@@ -22,7 +22,7 @@ export function nodePlayer(vocab: Vocabulary): TrainerHost["player"] {
       if ("checkpoint" in init) {
         const info = await service.load(init.checkpoint, train);
         if (info.config.vocab !== vocab.size) {
-          throw new RunFileError(`the ${role} checkpoint was trained for a vocabulary of ${info.config.vocab}, this app's has ${vocab.size}: rebuild the base models with npm run pretrain`);
+          throw new RunFileError(`the ${role} checkpoint was trained for a vocabulary of ${info.config.vocab}, this app's has ${vocab.size}: rebuild the base models with npm run pretrain-base`);
         }
         // Base checkpoints carry no reference (pretrain.ts baseCheckpoint): the KL term anchors at the base.
         if (init.freezeReference) await service.setReference();

@@ -150,7 +150,7 @@ export class FileRunStore implements RunStore {
   }
 }
 
-/** Path of the base checkpoint of a size, if one ships in public/checkpoints/ (npm run pretrain). */
+/** Path of the base checkpoint of a size, if one ships in public/checkpoints/ (npm run pretrain-base). */
 export function baseCheckpointPath(size: Config["code_model"], dir = BASE_CHECKPOINT_DIR): string | null {
   const path = join(dir, baseCheckpointFile(size));
   return existsSync(path) ? path : null;

@@ -11,7 +11,7 @@
  * Known gap: a shared policy starts from the Code policy's base checkpoint (run-files.ts,
  * trainer-service.ts), because no base has been pretrained on both roles; its tester therefore
  * starts weaker than code-a1's separately pretrained Test policy. A fair comparison needs a base
- * pretrained on both corpora (npm run pretrain), which does not exist yet.
+ * pretrained on both corpora (npm run pretrain-base), which does not exist yet.
  */
 import type { Config, Mode } from "../config/fields.ts";
 

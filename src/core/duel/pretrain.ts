@@ -75,7 +75,7 @@ export function baseCheckpointFile(size: ModelSize): string {
 
 export const BASE_MANIFEST_FILE = "manifest.json";
 /**
- * The pretraining corpus as built by `npm run pretrain` (a PretrainCorpus as gzipped JSON), so the
+ * The pretraining corpus as built by `npm run pretrain-base` (a PretrainCorpus as gzipped JSON), so the
  * app can pretrain in place without Python.
  */
 export const BASE_CORPUS_FILE = "corpus.json.gz";
@@ -252,15 +252,15 @@ export interface RebuildOptions {
 }
 
 /**
- * Pretrains the base model again from the corpus `npm run pretrain` shipped, with the manifest's
+ * Pretrains the base model again from the corpus `npm run pretrain-base` shipped, with the manifest's
  * recipe (or `steps`): what the app's Settings > Base models runs against a policy worker. The
  * corpus must be the manifest's (corpusHash) and `vocab` the one the manifest was built for
  * (vocabHash), else PretrainError. `backend` is the one `host` runs on: at the recipe's steps on
  * the manifest's backend the bytes are compared with the shipped file.
  */
 export async function rebuildBase(host: PretrainHost, backend: string, manifest: BaseManifest, corpus: PretrainCorpus, vocab: Vocabulary, opts: RebuildOptions): Promise<RebuiltBase> {
-  if ((await vocabHash(vocab)) !== manifest.vocabHash) throw new PretrainError("the shipped base model was built for another vocabulary than this app's: rebuild it with npm run pretrain");
-  if ((await corpusHash(corpus)) !== manifest.corpusHash) throw new PretrainError("the corpus does not match the manifest's corpusHash: rebuild it with npm run pretrain");
+  if ((await vocabHash(vocab)) !== manifest.vocabHash) throw new PretrainError("the shipped base model was built for another vocabulary than this app's: rebuild it with npm run pretrain-base");
+  if ((await corpusHash(corpus)) !== manifest.corpusHash) throw new PretrainError("the corpus does not match the manifest's corpusHash: rebuild it with npm run pretrain-base");
   const options = pretrainOptions({ ...manifest.base.options, ...(opts.steps ? { steps: opts.steps } : {}) });
   const trained = await pretrainBase(host, jointSequences(corpus), { ...options, vocab: vocab.size, label: "base model", signal: opts.signal }, (e) =>
     opts.onProgress?.({ done: e.done, total: e.total, text: e.text }));

@@ -85,7 +85,7 @@ export function baseModelsPanel(pretrain: PretrainHere | null, taskSets: TaskSet
       element,
       h("h2", { id: "base-title" }, "Base models"),
       h("p", {}, "Every player of every mode starts from one small pretrained model shipped with the app (recipe and figures: ", h("code", {}, "docs/BASE-MODELS.md"), "). ",
-        "You can pretrain it again here, in a policy worker on tfjs wasm, from the corpus ", h("code", {}, "npm run pretrain"), " built: with the recipe's steps the result is the shipped file, byte for byte. ",
+        "You can pretrain it again here, in a policy worker on tfjs wasm, from the corpus ", h("code", {}, "npm run pretrain-base"), " built: with the recipe's steps the result is the shipped file, byte for byte. ",
         "Or from an imported task set's train tasks (Task sets above; its code runs in the grader's sandbox to build the corpus): that model memorises those tasks' references and tests, it does not get better at tasks it has not seen."),
       manifest ? figuresTable(manifest) : manifest === null ? h("p", { class: "muted" }, "This build ships no base models.") : h("p", { class: "muted" }, "Loading the manifest…"),
       pretrain && manifest

@@ -147,7 +147,7 @@ describe("the scripts", () => {
     expect(r.stderr).toMatch(/Cannot open this \.a1run file: it is not a readable zip archive/);
     r = run("eval", ["--preset", "classroom", "--base", dir, "--size", "small"]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/--base .*: no base-small\.bin there \(npm run pretrain -- --out .* --size small\)/);
+    expect(r.stderr).toMatch(/--base .*: no base-small\.bin there \(npm run pretrain-base -- --out .* --size small\)/);
     r = run("eval", ["--preset", "classroom", "--size", "huge"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--size must be tiny or small, got "huge"/);
