@@ -12,7 +12,6 @@
  * Only relative specifiers are read: packages are free.
  *
  *   npx tsx scripts/check-deps.ts [--root DIR]   # one line per violation, exit 1 when there is any
- * (layout-moves: keep paths: its examples are not this project's files.)
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, posix } from "node:path";

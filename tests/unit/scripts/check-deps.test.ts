@@ -1,7 +1,6 @@
 /**
  * The dependency rule (scripts/check-deps.ts, docs/ARCHITECTURE.md): the project's own tree keeps it,
  * and trees that break it, one way at a time, are refused with the file, line and rule named.
- * (layout-moves: keep paths: its fixtures name old places on purpose.)
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
