@@ -1,6 +1,7 @@
 /** Helpers of the end-to-end tests: the shared Chromium (src/node/chromium.ts), the served app's URL, its stored runs. */
 import type { Page } from "playwright-core";
 import { inject } from "vitest";
+import type { StepMetrics } from "../../src/core/loop/types.ts";
 
 export { BrowserNotFoundError, CHROMIUM_FLAGS, findChromium, launchBrowser, watchErrors } from "../../src/node/chromium.ts";
 
@@ -9,20 +10,29 @@ export function appUrl(path = "/"): string {
   return new URL(path, inject("appUrl")).toString();
 }
 
-/** Runs in the app's IndexedDB: id, last complete step, status. */
-export function storedRuns(page: Page): Promise<{ id: string; step: number; status: string }[]> {
+/** Runs in the app's IndexedDB: id, last complete step, status, and the metrics of its committed steps. */
+export function storedRuns(page: Page): Promise<{ id: string; step: number; status: string; metrics: StepMetrics[] }[]> {
   return page.evaluate(
     () =>
       new Promise((resolve, reject) => {
         const req = indexedDB.open("code-a1-arena");
         req.onerror = () => reject(req.error);
         req.onsuccess = () => {
-          const all = req.result.transaction("runs", "readonly").objectStore("runs").getAll();
-          all.onsuccess = () => {
+          const tx = req.result.transaction(["runs", "metrics"], "readonly");
+          const runs = tx.objectStore("runs").getAll();
+          const metrics = tx.objectStore("metrics").getAll();
+          tx.onerror = () => reject(tx.error);
+          tx.oncomplete = () => {
             req.result.close();
-            resolve(all.result.map((r: { id: string; step: number; status: string }) => ({ id: r.id, step: r.step, status: r.status })));
+            resolve(
+              runs.result.map((r: { id: string; step: number; status: string }) => ({
+                id: r.id,
+                step: r.step,
+                status: r.status,
+                metrics: metrics.result.filter((m: { run: string }) => m.run === r.id).map((m: { metrics: StepMetrics }) => m.metrics),
+              })),
+            );
           };
-          all.onerror = () => reject(all.error);
         };
       }),
   );

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { configToQuery, presetConfig } from "../../src/core/config/index.ts";
 import { STEP_METRIC_KEYS, type StepMetrics } from "../../src/core/loop/types.ts";
-import { appUrl, launchBrowser, watchErrors } from "./browser.ts";
+import { appUrl, launchBrowser, storedRuns, watchErrors } from "./browser.ts";
 
 const SHOTS = "test-artifacts/screenshots";
 mkdirSync(SHOTS, { recursive: true });
@@ -34,33 +34,6 @@ async function openApp(browser: Browser, query: string): Promise<{ page: Page; e
   await page.goto(appUrl(`/?${query}`));
   await page.waitForFunction(() => (window as unknown as { arena?: { ready: Promise<void> } }).arena?.ready.then(() => true));
   return { page, errors };
-}
-
-/** Runs and their committed metrics, straight from the app's IndexedDB. */
-function storedRuns(page: Page): Promise<{ id: string; step: number; status: string; metrics: StepMetrics[] }[]> {
-  return page.evaluate(
-    () =>
-      new Promise((resolve, reject) => {
-        const req = indexedDB.open("code-a1-arena");
-        req.onerror = () => reject(req.error);
-        req.onsuccess = () => {
-          const tx = req.result.transaction(["runs", "metrics"], "readonly");
-          const runs = tx.objectStore("runs").getAll();
-          const metrics = tx.objectStore("metrics").getAll();
-          tx.oncomplete = () => {
-            req.result.close();
-            resolve(
-              runs.result.map((r: { id: string; step: number; status: string }) => ({
-                id: r.id,
-                step: r.step,
-                status: r.status,
-                metrics: metrics.result.filter((m: { run: string }) => m.run === r.id).map((m: { metrics: StepMetrics }) => m.metrics),
-              })),
-            );
-          };
-        };
-      }),
-  );
 }
 
 async function waitForRun(page: Page, predicate: (r: { id: string; step: number; status: string }) => boolean, timeoutMs: number) {
