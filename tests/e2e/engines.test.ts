@@ -8,14 +8,15 @@
  */
 import { execFileSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configToQuery, presetConfig } from "../../src/core/config/index.ts";
 import { readRunFile } from "../../src/node/run-files.ts";
-import type { RunSnapshot } from "../../src/core/bundle.ts";
+import { exportBundle, type RunSnapshot } from "../../src/core/bundle.ts";
 import { launchBrowser } from "./browser.ts";
+import type { ElementHandle } from "puppeteer-core";
 import { launchFirefox } from "./firefox.ts";
 import { serveStatic } from "../../src/node/serve-app.ts";
 
@@ -32,6 +33,8 @@ interface RunPrint {
 }
 
 let server: ChildProcess | undefined;
+/** The Node run's bundle, read back: the replay test shares it, cut at step 1. */
+let nodeRun: RunSnapshot | undefined;
 let origin = "";
 let work = "";
 
@@ -47,18 +50,21 @@ afterAll(() => {
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 /**
- * Runs in the page: waits for the app, presses Start, waits for the run to finish, then reads
- * IndexedDB. Checkpoint bytes are hashed in the page (SHA-256) so that only hashes cross over.
+ * Runs in the page: waits for the app, presses Start (a new run) or Resume (the open run), waits
+ * for a run to finish, then reads IndexedDB (the one run there). Checkpoint bytes are hashed in the page (SHA-256) so that only hashes cross over.
  * A plain function (no closures), so that both drivers can send it.
  */
-async function trainInPage(timeoutMs: number): Promise<unknown> {
+async function trainInPage({ timeoutMs, press }: { timeoutMs: number; press: string }): Promise<unknown> {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const arena = () => (window as unknown as { arena?: { ready: Promise<void> } }).arena;
   while (!arena()) await sleep(200);
   await arena()!.ready;
-  const start = [...document.querySelectorAll("button")].find((b) => b.textContent?.trim() === "Start" && !b.disabled);
-  if (!start) throw new Error("no enabled Start button");
-  start.click();
+  const button = () => [...document.querySelectorAll("button")].find((b) => b.textContent?.trim() === press && !b.disabled);
+  for (let waited = 0; !button(); waited += 200) {
+    if (waited > 30_000) throw new Error(`no enabled ${press} button`);
+    await sleep(200);
+  }
+  button()!.click();
   const open = () => new Promise<IDBDatabase>((resolve, reject) => {
     const req = indexedDB.open("code-a1-arena");
     req.onsuccess = () => resolve(req.result);
@@ -120,7 +126,7 @@ describe("one seeded run, every engine (static host, wasm backend)", () => {
       await page.goto(URL_PATH());
       // The first load reloads once under the service worker; train in the isolated one.
       await page.waitForFunction(() => crossOriginIsolated && !!navigator.serviceWorker.controller, null, { timeout: 60_000 });
-      prints.chromium = (await page.evaluate(trainInPage, TRAIN_MS)) as RunPrint;
+      prints.chromium = (await page.evaluate(trainInPage, { timeoutMs: TRAIN_MS, press: "Start" })) as RunPrint;
     } finally {
       await browser.close();
     }
@@ -138,7 +144,7 @@ describe("one seeded run, every engine (static host, wasm backend)", () => {
         if (Date.now() > deadline) throw new Error("Firefox: the page never became cross-origin isolated under the service worker");
         await new Promise((r) => setTimeout(r, 500));
       }
-      prints.firefox = (await page.evaluate(trainInPage, TRAIN_MS)) as RunPrint;
+      prints.firefox = (await page.evaluate(trainInPage, { timeoutMs: TRAIN_MS, press: "Start" })) as RunPrint;
     } finally {
       await browser.close();
     }
@@ -150,10 +156,50 @@ describe("one seeded run, every engine (static host, wasm backend)", () => {
   it("trains in Node (npm run train) to the same metrics and checkpoint bytes", async () => {
     const out = join(work, "node.a1run");
     execFileSync("npx", ["tsx", "scripts/train.ts", "--preset", "classroom", "--out", out, ...Object.entries(CONFIG).flatMap(([k, v]) => [`--${k}`, String(v)])], { stdio: "ignore", timeout: TRAIN_MS });
-    const node = fromSnapshot(await readRunFile(out));
+    nodeRun = await readRunFile(out);
+    const node = fromSnapshot(nodeRun);
     // A Node bundle also holds the starting players as a step-0 checkpoint (README); the app stores steps 1.. only.
     node.checkpoints = node.checkpoints.filter((c) => c.step > 0);
     expect(prints.chromium, "the Chromium run must have finished first").toBeDefined();
     expect(comparable(node)).toEqual(comparable(prints.chromium));
+  }, 480_000);
+
+  it("replays a run shared from Node, opened in Firefox at step 1, to the same step 2", async () => {
+    expect(nodeRun, "the Node run must have finished first").toBeDefined();
+    // The Node run as it stood after step 1, paused: what a user shares mid-run.
+    const full = nodeRun!;
+    const at1 = full.checkpoints.find((c) => c.step === 1)!;
+    const shared: RunSnapshot = {
+      ...full,
+      run: { ...full.run, id: "shared-at-1", name: "shared at step 1", status: "paused", step: 1, rng_state: at1.rng_state, loop_state: at1.loop_state },
+      metrics: full.metrics.slice(0, 1),
+      mistake_book: at1.mistake_book,
+      checkpoints: full.checkpoints.filter((c) => c.step <= 1),
+      duels: full.duels.filter((d) => d.step <= 1),
+    };
+    const file = join(work, "shared-at-1.a1run");
+    writeFileSync(file, await exportBundle(shared));
+
+    const browser = await launchFirefox();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${origin}/#/compare`);
+      const deadline = Date.now() + 60_000;
+      while (!(await page.evaluate(() => crossOriginIsolated && !!navigator.serviceWorker.controller && !!document.querySelector("#import-file")).catch(() => false))) {
+        if (Date.now() > deadline) throw new Error("Firefox: the Runs view never came up cross-origin isolated under the service worker");
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      const input = (await page.$("input#import-file")) as ElementHandle<HTMLInputElement> | null;
+      await input!.uploadFile(file);
+      await page.waitForFunction(() => /Imported shared-at-1\.a1run as run /.test(document.querySelector(".notices")?.textContent ?? ""), { timeout: 60_000 });
+      await page.goto(`${origin}/#/`);
+      prints.replayed = (await page.evaluate(trainInPage, { timeoutMs: TRAIN_MS, press: "Resume" })) as RunPrint;
+    } finally {
+      await browser.close();
+    }
+    expect(prints.replayed.status).toBe("done");
+    expect(prints.chromium, "the Chromium run must have finished first").toBeDefined();
+    // Step 1 came in the file; step 2 was trained in Firefox from the file's checkpoint.
+    expect(comparable(prints.replayed)).toEqual(comparable(prints.chromium));
   }, 480_000);
 });

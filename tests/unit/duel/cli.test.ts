@@ -144,7 +144,7 @@ describe("the scripts", () => {
     writeFileSync(join(dir, "bad.a1run"), "not a zip");
     r = run("eval", [join(dir, "bad.a1run"), "--json"]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/Cannot open this \.a1run file: it is not a readable zip archive/);
+    expect(r.stderr).toMatch(/Cannot open this \.a1run file: it is not a zip archive \(no end-of-archive record\)/);
     r = run("eval", ["--preset", "classroom", "--base", dir, "--size", "small"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--base .*: no base-small\.bin there \(npm run pretrain-base -- --out .* --size small\)/);
