@@ -20,8 +20,9 @@ import type { ElementHandle } from "puppeteer-core";
 import { launchFirefox } from "./firefox.ts";
 import { serveStatic } from "../../src/node/serve-app.ts";
 
-// Small enough to add about a minute per engine, big enough to update, grade and replay: 2 steps.
-const CONFIG = presetConfig("classroom", { steps: 2, seed: 5, tasks_per_step: 2, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0 });
+// Small enough to add about a minute per engine, big enough to update, grade and replay: 2 steps,
+// each kept as a checkpoint (so a run can be shared as it stood after step 1).
+const CONFIG = presetConfig("classroom", { steps: 2, seed: 5, tasks_per_step: 2, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0, checkpoint_every: 1 });
 const TIMING = /^time_/;
 
 /** What one engine's run left in storage, reduced to comparable values. */
@@ -132,6 +133,7 @@ describe("one seeded run, every engine (static host, wasm backend)", () => {
     }
     expect(prints.chromium.status).toBe("done");
     expect(prints.chromium.step).toBe(CONFIG.steps);
+    expect(prints.chromium.checkpoints.map((c) => c.step)).toEqual([1, 2]);
   }, 480_000);
 
   it("trains in Firefox ESR, to the same metrics and checkpoint bytes", async () => {
@@ -168,7 +170,8 @@ describe("one seeded run, every engine (static host, wasm backend)", () => {
     expect(nodeRun, "the Node run must have finished first").toBeDefined();
     // The Node run as it stood after step 1, paused: what a user shares mid-run.
     const full = nodeRun!;
-    const at1 = full.checkpoints.find((c) => c.step === 1)!;
+    const at1 = full.checkpoints.find((c) => c.step === 1);
+    if (!at1) throw new Error(`the Node run kept no step-1 checkpoint (steps ${full.checkpoints.map((c) => c.step).join(", ")})`);
     const shared: RunSnapshot = {
       ...full,
       run: { ...full.run, id: "shared-at-1", name: "shared at step 1", status: "paused", step: 1, rng_state: at1.rng_state, loop_state: at1.loop_state },
