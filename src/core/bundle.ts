@@ -419,7 +419,32 @@ function parseManifest(m: unknown): Manifest {
   return m as unknown as Manifest;
 }
 
+/**
+ * Deepest nesting of any JSON file an app writes: duel records are about 10 levels, a checkpoint
+ * with its loop_state (LOOP_STATE.depth) about 20. Deeper is refused before JSON.parse, which takes
+ * seconds on millions of levels and whose result cannot be stored (structured clone recurses).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text nests arrays and objects deeper than `max` (strings skipped), in one pass over the bytes. */
+export function nestedDeeperThan(data: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 function parseJson(data: Uint8Array, name: string): unknown {
+  if (nestedDeeperThan(data, MAX_JSON_DEPTH)) throw new BundleError(`${name} is nested more than ${MAX_JSON_DEPTH} levels deep; no run writes that (a forged file).`);
   try {
     return JSON.parse(strFromU8(data));
   } catch (e) {
