@@ -18,7 +18,8 @@ export interface RunImporter {
 }
 
 /** The worker side: read, check in depth, check the room left, store in one transaction. */
-export async function importRunFile(file: Blob, onProgress: (p: ImportProgress) => void): Promise<string> {
+export async function importRunFile(file: Blob, report: (p: ImportProgress) => void): Promise<string> {
+  const onProgress = throttled(report);
   onProgress({ phase: "read", done: 0, total: file.size, text: "reading the file" });
   const snapshot = await importBundle(new Uint8Array(await file.arrayBuffer()), { onProgress });
   const needed = storedBytes(snapshot);
@@ -30,6 +31,19 @@ export async function importRunFile(file: Blob, onProgress: (p: ImportProgress) 
   } finally {
     db.close();
   }
+}
+
+/** Progress is sent to the page at most every PROGRESS_MS (and at each new phase): each message re-renders a view there. */
+const PROGRESS_MS = 100;
+function throttled(report: (p: ImportProgress) => void): (p: ImportProgress) => void {
+  let last = -Infinity;
+  let phase = "";
+  return (p) => {
+    const now = performance.now();
+    if (p.phase === phase && now - last < PROGRESS_MS) return;
+    [last, phase] = [now, p.phase];
+    report(p);
+  };
 }
 
 /** The page side: one worker per import, ended when it settles or when `signal` aborts (Cancel). */
