@@ -51,14 +51,18 @@ export async function importInWorker(makeWorker: () => Worker, file: Blob, onPro
   signal?.throwIfAborted();
   const worker = makeWorker();
   const remote = Comlink.wrap<RunImporter>(worker);
+  // Messages already posted by the worker are still delivered after it ends: none reaches the page once this settles.
+  let settled = false;
+  const report = (p: ImportProgress) => void (settled || signal?.aborted || onProgress(p));
   try {
     return await new Promise<string>((resolve, reject) => {
       const onAbort = () => reject(new Error("Import cancelled; nothing was stored."));
       signal?.addEventListener("abort", onAbort, { once: true });
       worker.addEventListener("error", (e) => reject(new Error(`the import worker failed: ${e.message || "it ran out of memory or could not start"}; nothing was stored.`)));
-      remote.importFile(file, Comlink.proxy(onProgress)).then(resolve, reject);
+      remote.importFile(file, Comlink.proxy(report)).then(resolve, reject);
     });
   } finally {
+    settled = true;
     worker.terminate();
   }
 }

@@ -297,7 +297,8 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
         const abort = (importAbort = new AbortController());
         store.update({ importing: { file: file.name, progress: null } });
         try {
-          const id = await deps.bundles.importRun(file, (progress) => store.update({ importing: { file: file.name, progress } }), abort.signal);
+          // A progress message still on its way from the worker when Cancel ended it must not bring the bar back.
+          const id = await deps.bundles.importRun(file, (progress) => importAbort === abort && !abort.signal.aborted && store.update({ importing: { file: file.name, progress } }), abort.signal);
           await refreshRuns();
           actions.notify("info", `Imported ${file.name} as run ${id}. Use Re-run to train it again and overlay both in Compare.`);
           actions.openRun(id);
