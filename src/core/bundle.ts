@@ -411,7 +411,7 @@ function parseManifest(m: unknown): Manifest {
       throw new BundleError(`manifest files[${i}] must be {path, bytes, sha256}.`);
     }
     if (!isBundleFile(f.path)) {
-      throw new BundleError(`manifest files[${i}].path ${JSON.stringify(f.path.slice(0, 80))} is not a file of an .a1run bundle (${JSON_FILES.join(", ")}, checkpoints/<step>-<policy>.bin).`);
+      throw new BundleError(`manifest files[${i}].path ${JSON.stringify(f.path.slice(0, 80))} is not a file of an .a1run bundle (${[...JSON_FILES, TASK_SET_FILE].join(", ")}, checkpoints/<step>-<policy>.bin).`);
     }
     if (paths.has(f.path)) throw new BundleError(`manifest lists ${f.path} twice.`);
     paths.add(f.path);
