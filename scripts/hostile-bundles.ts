@@ -205,7 +205,24 @@ export async function hostileBundles(): Promise<HostileBundle[]> {
     f["mistake-book.json"] = strToU8(`{"tasks": {"constructor": [${JSON.stringify(entry(1))}], "__proto__": [${JSON.stringify(entry(2))}]}}`);
   }), null);
   add("future-updated", "created and updated 9999999999999 (year 2286)", await rebundle(plain, (_f, m) => void (m.run = { ...(m.run as object), id: "future-run", created: 9_999_999_999_999, updated: 9_999_999_999_999 })), null);
+  add("long-texts", "a program and a failing program of a million characters (within what max_completion_length 4096 allows)", await exportBundle(await longSnapshot(), EXPORTED_AT), null);
   return out;
+}
+
+/** Characters of each long text of longSnapshot. */
+export const LONG_CHARS = 1_000_000;
+
+/** A valid run at max_completion_length 4096 whose program texts are as long as a million characters. */
+async function longSnapshot(): Promise<RunSnapshot> {
+  const s = await runSnapshot({ id: "long-run", config: { max_completion_length: 4096 } });
+  const long = ("def f(x):\n" + "    x = x + 1\n".repeat(LONG_CHARS)).slice(0, LONG_CHARS);
+  s.mistake_book = updateMistakeBook(emptyMistakeBook(), TASK, 1, { failed: [{ test: "assert f(1) == 2", code: long }], passed: [] }).book;
+  s.duels = s.duels.map((d) => {
+    const r = duel(d.step, TASK);
+    r.codes[0].text = long;
+    return { ...d, records: [r] };
+  });
+  return s;
 }
 
 /** A valid run whose every text field carries a script payload. */
