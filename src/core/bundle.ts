@@ -38,8 +38,21 @@ export const BUNDLE_EXTENSION = ".a1run";
 export class BundleError extends Error {
   override name = "BundleError";
   constructor(message: string, options?: ErrorOptions) {
-    super(`Cannot open this .a1run file: ${message}`, options);
+    super(`Cannot open this .a1run file: ${showable(message)}`, options);
   }
+}
+
+/** Longest message a BundleError shows: names and values quoted from the file are the stranger's text. */
+const MESSAGE_CHARS = 2000;
+
+/**
+ * A message quoting a stranger's file, fit to show: control and text-direction characters escaped
+ * (\u202e would make the rest of a notice read backwards), clipped to MESSAGE_CHARS.
+ */
+function showable(message: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
+  const escaped = message.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return escaped.length > MESSAGE_CHARS ? `${escaped.slice(0, MESSAGE_CHARS)}… (${escaped.length - MESSAGE_CHARS} more characters)` : escaped;
 }
 
 /** The run's own fields, as stored (src/storage/db.ts RunRecord is these plus the config). */
@@ -466,14 +479,26 @@ const isInt = (v: unknown, min = 0): v is number => typeof v === "number" && Num
 function validateRngState(v: unknown, where: string): RngState | null {
   if (v === null) return null;
   if (!Array.isArray(v) || v.length !== 4 || !v.every((x) => isInt(x) && x <= 0xffffffff)) throw new BundleError(`${where}: rng_state must be 4 uint32 or null.`);
+  // xoshiro128** never reaches the zero state (it would draw 0 for ever): no run writes it.
+  if (v.every((x) => x === 0)) throw new BundleError(`${where}: rng_state is all zeros, a state the generator never reaches (a forged file).`);
   return v as unknown as RngState;
 }
+
+/** Control characters (C0, DEL, C1) and the Unicode text-direction controls (embeddings, overrides, isolates, marks). */
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
+const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/** A name is shown in its own table cell (a text direction cannot leak out of it): control characters only, tabs and new lines allowed. */
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
+const CONTROL_IN_NAME = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 function validateRun(v: unknown, config: Config): SnapshotRun {
   const keys = "created,id,loop_state,name,rng_state,status,step,task_set_hash,updated";
   if (!isRecord(v) || Object.keys(v).sort().join(",") !== keys) throw new BundleError(`manifest run must have exactly the fields ${keys}.`);
   if (typeof v.id !== "string" || v.id.length === 0 || v.id.length > 200) throw new BundleError("manifest run.id must be a string of 1 to 200 characters.");
+  // The id is shown in notices and tables: no control characters, no bidirectional overrides that would make it read as another run's.
+  if (UNSHOWABLE.test(v.id)) throw new BundleError(`manifest run.id ${JSON.stringify(v.id.slice(0, 80))} holds control or text-direction characters.`);
   if (typeof v.name !== "string" || v.name.length > 1000) throw new BundleError("manifest run.name must be a string of at most 1000 characters.");
+  if (CONTROL_IN_NAME.test(v.name)) throw new BundleError("manifest run.name holds control characters.");
   if (!RUN_STATUSES.includes(v.status as RunStatus)) throw new BundleError(`manifest run.status must be one of ${RUN_STATUSES.join(", ")}.`);
   if (!isInt(v.created) || !isInt(v.updated)) throw new BundleError("manifest run.created and updated must be times (non-negative integers, epoch ms).");
   if (!isInt(v.step) || v.step > config.steps) throw new BundleError(`manifest run.step must be an integer in 0..${config.steps} (config.steps).`);

@@ -186,6 +186,11 @@ describe(".a1run bundles", { timeout: 120_000 }, () => {
       [(f) => editJson(f, "duels.json", (d) => [...d, d[0]]), /step \d appears twice/],
       [(_f, m) => void (m.run = { ...m.run, status: "exploded" }), /run.status must be one of/],
       [(_f, m) => void (m.run = { ...m.run, rng_state: [1, 2, 3] }), /rng_state must be 4 uint32/],
+      [(_f, m) => void (m.run = { ...m.run, rng_state: [0, 0, 0, 0] }), /manifest run: rng_state is all zeros, a state the generator never reaches/],
+      [(f) => editJson(f, "checkpoints.json", (c) => [{ ...c[0], rng_state: [0, 0, 0, 0] }, c[1]]), /checkpoints.json\[0\]: rng_state is all zeros/],
+      [(_f, m) => void (m.run = { ...m.run, id: "my-run\u202e2-nur" }), /manifest run.id "my-run\\u202e2-nur" holds control or text-direction characters/],
+      [(_f, m) => void (m.run = { ...m.run, id: "a\nb" }), /manifest run.id "a\\nb" holds control/],
+      [(_f, m) => void (m.run = { ...m.run, name: "bell\u0007" }), /manifest run.name holds control characters/],
       [(_f, m) => void (m.seed = 99), /manifest seed 99 differs from config.seed 3/],
     ];
     for (const [edit, re] of cases) expect(await refusal(await rebundle(edit))).toMatch(re);
@@ -305,6 +310,17 @@ describe("a run from a stranger (issue 32's classes)", { timeout: 120_000 }, () 
     expect(await refusal(await inCheckpoint(100_000))).toMatch(/checkpoints.json is nested more than 64 levels deep; no run writes that/);
     // Within what JSON may nest, loop_state has its own, smaller bound.
     expect(await refusal(await inCheckpoint(20))).toMatch(/checkpoints.json step 2 loop_state is nested more than 16 levels deep/);
+  });
+
+  it("quotes a stranger's text escaped and clipped in its messages", async () => {
+    const huge = "t".repeat(100_000) + "\u202e";
+    const message = await refusal(await rebundle((f) => void (f["mistake-book.json"] = strToU8(JSON.stringify({ tasks: { [huge]: [1] } })))));
+    expect(message).toMatch(/^Cannot open this \.a1run file: mistake-book.json: mistake_book.tasks\["t{100,}/);
+    expect(message).toMatch(/… \(\d+ more characters\)$/);
+    expect(message.length).toBeLessThan(2100);
+    const rlo = await refusal(await rebundle((f) => void (f["mistake-book.json"] = strToU8(JSON.stringify({ tasks: { "a\u202eb": [1] } })))));
+    expect(rlo).toContain('tasks["a\\u202eb"]');
+    expect(rlo).not.toContain("\u202e");
   });
 
   it("counts nesting outside strings only", () => {
