@@ -163,6 +163,8 @@ export async function hostileBundles(): Promise<HostileBundle[]> {
   add("duel-verdict", "a line verdict that is not pass or fail", await rebundle(plain, (f) => editRecords(f, (r) => ({ ...r, codes: r.codes.map((c: { suites: { lines: unknown[] }[] }) => ({ ...c, suites: c.suites.map((s) => ({ ...s, lines: [{ validity: "valid", verdict: { toString: "x" }, reason: "" }] })) })) }))),
     /verdict must be one of pass, fail/);
   add("metrics-nan", "a metric that is a string", await rebundle(plain, (f) => editJson(f, "metrics.json", (m: Record<string, unknown>[]) => [{ ...m[0], kl_code: "NaN" }, ...m.slice(1)])), /metrics\.json\[0\]\.kl_code must be a finite number/);
+  add("rng-zero", "an all-zero generator state (draws 0 for ever)", await rebundle(plain, (_f, m) => void (m.run = { ...(m.run as object), rng_state: [0, 0, 0, 0] })), /manifest run: rng_state is all zeros/);
+  add("id-direction", "a run id with a right-to-left override (reads as another run's)", await rebundle(plain, (_f, m) => void (m.run = { ...(m.run as object), id: "my-own-run\u202e2-" })), /manifest run\.id "my-own-run\\u202e2-" holds control or text-direction characters/);
   add("config-range", "a config value out of its range", await rebundle(plain, (f) => editJson(f, "config.json", (c: Record<string, unknown>) => ({ ...c, num_generations: 100_000 }))), /config\.json: config\.num_generations: expected a value in \[2, 64\]/);
 
   // Weights: not finite, garbage, of another shape, names or size.
@@ -205,6 +207,14 @@ export async function hostileBundles(): Promise<HostileBundle[]> {
     f["mistake-book.json"] = strToU8(`{"tasks": {"constructor": [${JSON.stringify(entry(1))}], "__proto__": [${JSON.stringify(entry(2))}]}}`);
   }), null);
   add("future-updated", "created and updated 9999999999999 (year 2286)", await rebundle(plain, (_f, m) => void (m.run = { ...(m.run as object), id: "future-run", created: 9_999_999_999_999, updated: 9_999_999_999_999 })), null);
+  add("extreme-metrics", "metrics at the ends of the finite numbers (1e308, -1e308, 5e-324)", await rebundle(plain, (f, m) => {
+    m.run = { ...(m.run as object), id: "extreme-run" };
+    editJson(f, "metrics.json", (rows: Record<string, unknown>[]) => rows.map((x, i) => {
+      const out: Record<string, unknown> = { ...x };
+      for (const k of Object.keys(out)) if (k !== "step" && typeof out[k] === "number") out[k] = [1e308, -1e308, 5e-324, Number.MAX_SAFE_INTEGER][i % 4];
+      return out;
+    }));
+  }), null);
   add("long-texts", "a program and a failing program of a million characters (within what max_completion_length 4096 allows)", await exportBundle(await longSnapshot(), EXPORTED_AT), null);
   return out;
 }

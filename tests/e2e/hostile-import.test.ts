@@ -145,7 +145,7 @@ describe("a stranger's .a1run files (issue 32)", { timeout: 240_000 }, () => {
     }
     writeFileSync(join(DIR, "outcomes.txt"), outcomes.join("\n") + "\n");
     // Only the valid ones are stored; the user's run is as it was.
-    expect((await storedRuns(page)).map((r) => r.id).sort()).toEqual(["future-run", "long-run", OWN, "payload-run", "stranger-run"].sort());
+    expect((await storedRuns(page)).map((r) => r.id).sort()).toEqual(["extreme-run", "future-run", "long-run", OWN, "payload-run", "stranger-run"].sort());
     expect(await runRecords(page, OWN)).toEqual(before);
     // The clock of the file does not decide the order: clamped to the import time.
     const future = (await runRecords(page, "future-run")) as { runs: { updated: number; created: number; imported: number }[] };
@@ -177,6 +177,14 @@ describe("a stranger's .a1run files (issue 32)", { timeout: 240_000 }, () => {
       await page.evaluate((r) => void (location.hash = `#/${r}`), route);
       await expect.poll(() => page.textContent("body"), { message: route }).toMatch(/… [\d,]+ more characters not shown/);
       expect((await page.textContent("body"))!.length, route).toBeLessThan(LONG_CHARS / 2);
+    }
+    // Metrics at the ends of the finite numbers: the charts and headline numbers draw what they can.
+    await page.evaluate(() => void (location.hash = "#/compare"));
+    await page.locator("table.runs tr", { hasText: "extreme-run" }).locator("text=Open").click();
+    await expect.poll(async () => (await state(page)).runId).toBe("extreme-run");
+    for (const route of ["dashboard", "compare"]) {
+      await page.evaluate((r) => void (location.hash = `#/${r}`), route);
+      await expect.poll(() => page.evaluate(() => document.querySelectorAll(".chart-card canvas, table.runs").length), { message: route }).toBeGreaterThan(0);
     }
     expect(errors).toEqual([]);
   });
