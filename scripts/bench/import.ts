@@ -48,33 +48,42 @@ const PROBE = `(() => {
   let last = performance.now();
   function tick() {
     const now = performance.now();
-    p.ticks.push([now - last, window.arena.store.get().importing !== null]);
+    p.ticks.push([now - last, window.arena.store.get().importing !== null, now]);
     last = now;
     if (p.running) setTimeout(tick, 0);
   }
   setTimeout(tick, 0);
   new PerformanceObserver((list) => {
-    if (p.running) for (const e of list.getEntries()) p.tasks.push(e.duration);
+    if (p.running) for (const e of list.getEntries()) p.tasks.push([e.startTime, e.duration]);
   }).observe({ type: "longtask" });
 })()`;
 
-type ProbeWindow = { __probe?: { ticks: [number, boolean][]; tasks: number[]; running: boolean } };
+type ProbeWindow = { __probe?: { ticks: [number, boolean, number][]; tasks: [number, number][]; running: boolean } };
 
 function startProbe(page: Page): Promise<void> {
   return page.evaluate(PROBE);
 }
 
-/** Stop the probe; `busyOnly`: only the gaps that ended while an import was under way. */
-function stopProbe(page: Page, busyOnly: boolean): Promise<Probe> {
+/**
+ * Stop the probe; `busyOnly`: only the gaps that ended while an import was under way, and only the
+ * long tasks that began before it ended (after it, the app opens the imported run: `after_*`).
+ */
+function stopProbe(page: Page, busyOnly: boolean): Promise<Probe & { after_long_tasks: number; after_longest_task_ms: number }> {
   return page.evaluate((busyOnly) => {
     const p = (window as unknown as ProbeWindow).__probe!;
     p.running = false;
-    const sorted = p.ticks.filter(([, busy]) => busy || !busyOnly).map(([g]) => g).sort((a, b) => a - b);
+    const busy = p.ticks.filter(([, b]) => b || !busyOnly);
+    const end = busyOnly ? Math.max(0, ...busy.map(([, , t]) => t)) : Infinity;
+    const sorted = busy.map(([g]) => g).sort((a, b) => a - b);
+    const during = p.tasks.filter(([t]) => t < end).map(([, d]) => d);
+    const after = p.tasks.filter(([t]) => t >= end).map(([, d]) => d);
     return {
       max_gap_ms: Math.round((sorted.at(-1) ?? 0) * 10) / 10,
       p99_gap_ms: Math.round((sorted[Math.floor(0.99 * (sorted.length - 1))] ?? 0) * 10) / 10,
-      long_tasks: p.tasks.length,
-      longest_task_ms: Math.round(Math.max(0, ...p.tasks) * 10) / 10,
+      long_tasks: during.length,
+      longest_task_ms: Math.round(Math.max(0, ...during) * 10) / 10,
+      after_long_tasks: after.length,
+      after_longest_task_ms: Math.round(Math.max(0, ...after) * 10) / 10,
     };
   }, busyOnly);
 }
@@ -95,7 +104,7 @@ export async function main(args: string[]): Promise<void> {
   const reps = (flags.reps as number | undefined) ?? 3;
   const app = await serveBuiltApp({ build: !flags["no-build"] });
   const browser = await launchBrowser();
-  const rounds: { import_ms: number; during: Probe; idle: Probe }[] = [];
+  const rounds: { import_ms: number; during: Probe & { after_long_tasks: number; after_longest_task_ms: number }; idle: Probe }[] = [];
   try {
     for (let r = 0; r < reps; r++) {
       // A fresh profile each round: the idle page first, then the same page importing.
@@ -121,7 +130,7 @@ export async function main(args: string[]): Promise<void> {
       if (!/^Imported heavy\.a1run as run /.test(notice.text)) throw new Error(`the import did not succeed: ${notice.text}`);
       if (errors.length) log(`page errors: ${errors.join("; ")}`);
       rounds.push({ import_ms: importMs, during, idle });
-      log(`round ${r + 1}: import ${(importMs / 1000).toFixed(1)} s, longest gap ${during.max_gap_ms} ms (p99 ${during.p99_gap_ms}), ${during.long_tasks} long tasks (longest ${during.longest_task_ms} ms); idle page: longest gap ${idle.max_gap_ms} ms (p99 ${idle.p99_gap_ms})`);
+      log(`round ${r + 1}: import ${(importMs / 1000).toFixed(1)} s, longest gap ${during.max_gap_ms} ms (p99 ${during.p99_gap_ms}), ${during.long_tasks} long tasks (longest ${during.longest_task_ms} ms), then opening the run ${during.after_long_tasks} (longest ${during.after_longest_task_ms} ms); idle page: longest gap ${idle.max_gap_ms} ms (p99 ${idle.p99_gap_ms})`);
       await context.close();
     }
     const m = (f: (x: (typeof rounds)[number]) => number) => median(rounds.map(f));
@@ -134,6 +143,8 @@ export async function main(args: string[]): Promise<void> {
       p99_gap_ms: m((x) => x.during.p99_gap_ms),
       long_tasks: m((x) => x.during.long_tasks),
       longest_task_ms: m((x) => x.during.longest_task_ms),
+      open_long_tasks: m((x) => x.during.after_long_tasks),
+      open_longest_task_ms: m((x) => x.during.after_longest_task_ms),
       idle_max_gap_ms: m((x) => x.idle.max_gap_ms),
       idle_p99_gap_ms: m((x) => x.idle.p99_gap_ms),
       max_gap_vs_idle: Math.round(median(rounds.map((x) => x.during.max_gap_ms / Math.max(1, x.idle.max_gap_ms))) * 100) / 100,
