@@ -5,7 +5,7 @@
  * (IndexedDB aborts the unfinished transaction: nothing is stored).
  */
 import * as Comlink from "comlink";
-import { importBundle, type ImportProgress } from "../core/bundle.ts";
+import { checkBundleSize, importBundle, type ImportProgress } from "../core/bundle.ts";
 import { openArenaDb } from "../storage/db.ts";
 import { checkRoom, storedBytes, storeSnapshot } from "../storage/snapshot.ts";
 
@@ -20,6 +20,7 @@ export interface RunImporter {
 /** The worker side: read, check in depth, check the room left, store in one transaction. */
 export async function importRunFile(file: Blob, report: (p: ImportProgress) => void): Promise<string> {
   const onProgress = throttled(report);
+  checkBundleSize(file.size);
   onProgress({ phase: "read", done: 0, total: file.size, text: "reading the file" });
   const snapshot = await importBundle(new Uint8Array(await file.arrayBuffer()), { onProgress });
   const needed = storedBytes(snapshot);

@@ -184,6 +184,12 @@ export interface ImportOptions extends ImportLimits {
   signal?: AbortSignal;
 }
 
+/** A file's size before it is read at all: an empty file, or one larger than a bundle may be, is refused (reading 5 GB into memory would fail with a raw allocation error). */
+export function checkBundleSize(size: number, max: number = MAX_BUNDLE_BYTES): void {
+  if (size === 0) throw new BundleError(`the file is empty. ${WHAT_IS_A1RUN}`);
+  if (size > max) throw new BundleError(`it is ${size} bytes, more than the ${max} allowed.`);
+}
+
 /** What a stranger's file should have been, for the messages that refuse one. */
 export const WHAT_IS_A1RUN =
   "An .a1run file is a run exported by Code-A1 Arena (Runs & Compare > Export, or npm run train -- --out x.a1run): a zip of its manifest, config, metrics, Mistake Book, duel records and checkpoints.";
@@ -203,8 +209,7 @@ export async function importBundle(bytes: Uint8Array, opts: ImportOptions = {}):
   const lim = { ...DEFAULT_LIMITS, ...opts };
   const progress = (phase: ImportProgress["phase"], done: number, total: number, text: string) => opts.onProgress?.({ phase, done, total, text });
   const checkAbort = () => opts.signal?.throwIfAborted();
-  if (bytes.length === 0) throw new BundleError(`the file is empty. ${WHAT_IS_A1RUN}`);
-  if (bytes.length > lim.maxBundleBytes) throw new BundleError(`it is ${bytes.length} bytes, more than the ${lim.maxBundleBytes} allowed.`);
+  checkBundleSize(bytes.length, lim.maxBundleBytes);
   // 1.
   progress("read", 0, 1, "reading the archive's directory");
   const entries = listEntries(bytes);

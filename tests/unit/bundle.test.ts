@@ -11,6 +11,7 @@ import { commitStep, createRun, pauseRun } from "../../src/storage/runs.ts";
 import { snapshotRun, storeSnapshot } from "../../src/storage/snapshot.ts";
 import { duel, fakeMetrics, policyBytes } from "./storage/helpers.ts";
 import { indexedDbBundles } from "../../src/ui/run-bundles.ts";
+import { importRunFile } from "../../src/browser/run-import.ts";
 
 let db: ArenaDatabase;
 let snapshot: RunSnapshot;
@@ -227,6 +228,13 @@ describe(".a1run bundles", { timeout: 120_000 }, () => {
     expect(Object.getOwnPropertyDescriptor(again.mistake_book.tasks, "__proto__")?.value).toEqual([entry("assert f(2) == 2")]);
     const reexported = await importBundle(await exportBundle(again, "2026-01-01T00:00:00.000Z"));
     expect(Object.keys(reexported.mistake_book.tasks).sort()).toEqual(["__proto__", "constructor"]);
+  });
+
+  it("refuses a file larger than a bundle may be from its size, before reading it", async () => {
+    const huge = { name: "huge.a1run", size: 5 * 2 ** 30, arrayBuffer: () => Promise.reject(new Error("read")) } as unknown as File;
+    const bundles = indexedDbBundles(async () => db);
+    await expect(bundles.importRun(huge)).rejects.toThrow(/Cannot open this \.a1run file: it is 5368709120 bytes, more than the 1073741824 allowed\./);
+    await expect(importRunFile(huge, () => {})).rejects.toThrow(/it is 5368709120 bytes, more than the 1073741824 allowed/);
   });
 
   it("checks the task set when asked", async () => {
