@@ -411,6 +411,8 @@ interface Manifest {
   files: { path: string; bytes: number; sha256: string }[];
 }
 
+const MANIFEST_KEYS = ["format", "format_version", "exported_at", "run", "seed", "task_set_hash", "files"];
+
 function parseManifest(m: unknown): Manifest {
   if (!isRecord(m)) throw new BundleError("manifest.json is not an object.");
   if (m.format !== BUNDLE_FORMAT) throw new BundleError(`manifest format is ${JSON.stringify(m.format)}, expected ${JSON.stringify(BUNDLE_FORMAT)}.`);
@@ -423,9 +425,13 @@ function parseManifest(m: unknown): Manifest {
   if (typeof m.seed !== "number" || typeof m.task_set_hash !== "string" || !Array.isArray(m.files)) {
     throw new BundleError("manifest lacks seed, task_set_hash or files.");
   }
+  // Exactly what exportBundle writes: nothing else rides along (a `__proto__` key is an own key of JSON.parse's result).
+  const extra = Object.keys(m).filter((k) => !MANIFEST_KEYS.includes(k));
+  if (extra.length > 0) throw new BundleError(`manifest has unknown fields ${extra.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(", ")} (it holds ${MANIFEST_KEYS.join(", ")}).`);
+  if (typeof m.exported_at !== "string" || m.exported_at.length > 40) throw new BundleError("manifest exported_at must be a time (ISO text).");
   const paths = new Set<string>();
   (m.files as unknown[]).forEach((f, i) => {
-    if (!isRecord(f) || typeof f.path !== "string" || typeof f.bytes !== "number" || typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256)) {
+    if (!isRecord(f) || Object.keys(f).length !== 3 || typeof f.path !== "string" || typeof f.bytes !== "number" || typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256)) {
       throw new BundleError(`manifest files[${i}] must be {path, bytes, sha256}.`);
     }
     if (!isBundleFile(f.path)) {

@@ -193,8 +193,12 @@ describe(".a1run bundles", { timeout: 120_000 }, () => {
       [(_f, m) => void (m.run = { ...m.run, id: "a\nb" }), /manifest run.id "a\\nb" holds control/],
       [(_f, m) => void (m.run = { ...m.run, name: "bell\u0007" }), /manifest run.name holds control characters/],
       [(_f, m) => void (m.seed = 99), /manifest seed 99 differs from config.seed 3/],
+      [(_f, m) => void (m.extra = { polluted: 1 }), /manifest has unknown fields "extra" \(it holds format, format_version, exported_at, run, seed, task_set_hash, files\)/],
+      [(_f, m) => void (m.exported_at = { toString: 1 }), /manifest exported_at must be a time/],
     ];
     for (const [edit, re] of cases) expect(await refusal(await rebundle(edit))).toMatch(re);
+    const extraFileField = await rebundle((_f, m) => void (m.files = (m.files as object[]).map((f, i) => (i === 0 ? { ...f, mode: 0o777 } : f))), false);
+    expect(await refusal(extraFileField)).toMatch(/manifest files\[0\] must be \{path, bytes, sha256\}/);
   });
 
   it("refuses manifest paths named like inherited properties as a BundleError naming the field, and stores nothing", async () => {
