@@ -138,9 +138,9 @@ export async function hostileBundles(): Promise<HostileBundle[]> {
   add("zip-of-something-else", "a zip of unrelated files", zipSync({ "readme.txt": strToU8("hi") }), /unexpected entry "readme\.txt"/);
 
   // Small files that inflate past what a real run holds (refused before inflating).
-  add("bomb-checkpoint", "a 60 MB checkpoint of zeros, deflated to kilobytes", await rebundle(weighted, (f) => void (f["checkpoints/4-code.bin"] = new Uint8Array(60 << 20)), true, undefined, true),
-    /checkpoints\/4-code\.bin would inflate to 62914560 bytes, more than the \d+ a real run holds there \(a tiny policy's checkpoint\)/);
-  add("bomb-metrics", "metrics.json of 30 MB of spaces", await rebundle(plain, (f) => void (f["metrics.json"] = strToU8(strFromU8(f["metrics.json"]) + " ".repeat(30 << 20)))),
+  add("bomb-checkpoint", "a 16 MB checkpoint of zeros, deflated to kilobytes", await rebundle(weighted, (f) => void (f["checkpoints/4-code.bin"] = new Uint8Array(16 << 20)), true, undefined, true),
+    /checkpoints\/4-code\.bin would inflate to 16777216 bytes, more than the \d+ a real run holds there \(a tiny policy's checkpoint\)/);
+  add("bomb-metrics", "metrics.json of 8 MB of spaces", await rebundle(plain, (f) => void (f["metrics.json"] = strToU8(strFromU8(f["metrics.json"]) + " ".repeat(8 << 20)))),
     /metrics\.json would inflate to \d+ bytes, more than the \d+ a real run holds there \(4 steps x \d+ bytes of StepMetrics\)/);
   add("lying-size", "duels.json declares 10 bytes in the manifest and the zip, holds more", declareSize(await rebundle(plain, (_f, m) => void (m.files = (m.files as { path: string; bytes: number }[]).map((x) => (x.path === "duels.json" ? { ...x, bytes: 10 } : x))), false), "duels.json", 10),
     /duels\.json inflates to more than the 10 bytes it declares/);
