@@ -6,6 +6,7 @@ const BENCHES: Record<string, () => Promise<{ main(args: string[]): Promise<void
   executor: () => import("./bench/executor.ts"),
   "line-fuzz": () => import("./bench/line-fuzz.ts"),
   grammar: () => import("./bench/grammar.ts"),
+  import: () => import("./bench/import.ts"),
   newcomer: () => import("./bench/newcomer.ts"),
   policy: () => import("./bench/policy.ts"),
 };

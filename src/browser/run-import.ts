@@ -5,7 +5,7 @@
  * (IndexedDB aborts the unfinished transaction: nothing is stored).
  */
 import * as Comlink from "comlink";
-import { importBundle, type ImportProgress } from "../core/bundle.ts";
+import { checkBundleSize, importBundle, type ImportProgress } from "../core/bundle.ts";
 import { openArenaDb } from "../storage/db.ts";
 import { checkRoom, storedBytes, storeSnapshot } from "../storage/snapshot.ts";
 
@@ -18,7 +18,9 @@ export interface RunImporter {
 }
 
 /** The worker side: read, check in depth, check the room left, store in one transaction. */
-export async function importRunFile(file: Blob, onProgress: (p: ImportProgress) => void): Promise<string> {
+export async function importRunFile(file: Blob, report: (p: ImportProgress) => void): Promise<string> {
+  const onProgress = throttled(report);
+  checkBundleSize(file.size);
   onProgress({ phase: "read", done: 0, total: file.size, text: "reading the file" });
   const snapshot = await importBundle(new Uint8Array(await file.arrayBuffer()), { onProgress });
   const needed = storedBytes(snapshot);
@@ -32,19 +34,36 @@ export async function importRunFile(file: Blob, onProgress: (p: ImportProgress) 
   }
 }
 
+/** Progress is sent to the page at most every PROGRESS_MS (and at each new phase): each message re-renders a view there. */
+const PROGRESS_MS = 100;
+function throttled(report: (p: ImportProgress) => void): (p: ImportProgress) => void {
+  let last = -Infinity;
+  let phase = "";
+  return (p) => {
+    const now = performance.now();
+    if (p.phase === phase && now - last < PROGRESS_MS) return;
+    [last, phase] = [now, p.phase];
+    report(p);
+  };
+}
+
 /** The page side: one worker per import, ended when it settles or when `signal` aborts (Cancel). */
 export async function importInWorker(makeWorker: () => Worker, file: Blob, onProgress: (p: ImportProgress) => void, signal?: AbortSignal): Promise<string> {
   signal?.throwIfAborted();
   const worker = makeWorker();
   const remote = Comlink.wrap<RunImporter>(worker);
+  // Messages already posted by the worker are still delivered after it ends: none reaches the page once this settles.
+  let settled = false;
+  const report = (p: ImportProgress) => void (settled || signal?.aborted || onProgress(p));
   try {
     return await new Promise<string>((resolve, reject) => {
       const onAbort = () => reject(new Error("Import cancelled; nothing was stored."));
       signal?.addEventListener("abort", onAbort, { once: true });
       worker.addEventListener("error", (e) => reject(new Error(`the import worker failed: ${e.message || "it ran out of memory or could not start"}; nothing was stored.`)));
-      remote.importFile(file, Comlink.proxy(onProgress)).then(resolve, reject);
+      remote.importFile(file, Comlink.proxy(report)).then(resolve, reject);
     });
   } finally {
+    settled = true;
     worker.terminate();
   }
 }

@@ -38,8 +38,21 @@ export const BUNDLE_EXTENSION = ".a1run";
 export class BundleError extends Error {
   override name = "BundleError";
   constructor(message: string, options?: ErrorOptions) {
-    super(`Cannot open this .a1run file: ${message}`, options);
+    super(`Cannot open this .a1run file: ${showable(message)}`, options);
   }
+}
+
+/** Longest message a BundleError shows: names and values quoted from the file are the stranger's text. */
+const MESSAGE_CHARS = 2000;
+
+/**
+ * A message quoting a stranger's file, fit to show: control and text-direction characters escaped
+ * (\u202e would make the rest of a notice read backwards), clipped to MESSAGE_CHARS.
+ */
+function showable(message: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
+  const escaped = message.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return escaped.length > MESSAGE_CHARS ? `${escaped.slice(0, MESSAGE_CHARS)}… (${escaped.length - MESSAGE_CHARS} more characters)` : escaped;
 }
 
 /** The run's own fields, as stored (src/storage/db.ts RunRecord is these plus the config). */
@@ -171,6 +184,12 @@ export interface ImportOptions extends ImportLimits {
   signal?: AbortSignal;
 }
 
+/** A file's size before it is read at all: an empty file, or one larger than a bundle may be, is refused (reading 5 GB into memory would fail with a raw allocation error). */
+export function checkBundleSize(size: number, max: number = MAX_BUNDLE_BYTES): void {
+  if (size === 0) throw new BundleError(`the file is empty. ${WHAT_IS_A1RUN}`);
+  if (size > max) throw new BundleError(`it is ${size} bytes, more than the ${max} allowed.`);
+}
+
 /** What a stranger's file should have been, for the messages that refuse one. */
 export const WHAT_IS_A1RUN =
   "An .a1run file is a run exported by Code-A1 Arena (Runs & Compare > Export, or npm run train -- --out x.a1run): a zip of its manifest, config, metrics, Mistake Book, duel records and checkpoints.";
@@ -190,8 +209,7 @@ export async function importBundle(bytes: Uint8Array, opts: ImportOptions = {}):
   const lim = { ...DEFAULT_LIMITS, ...opts };
   const progress = (phase: ImportProgress["phase"], done: number, total: number, text: string) => opts.onProgress?.({ phase, done, total, text });
   const checkAbort = () => opts.signal?.throwIfAborted();
-  if (bytes.length === 0) throw new BundleError(`the file is empty. ${WHAT_IS_A1RUN}`);
-  if (bytes.length > lim.maxBundleBytes) throw new BundleError(`it is ${bytes.length} bytes, more than the ${lim.maxBundleBytes} allowed.`);
+  checkBundleSize(bytes.length, lim.maxBundleBytes);
   // 1.
   progress("read", 0, 1, "reading the archive's directory");
   const entries = listEntries(bytes);
@@ -393,6 +411,8 @@ interface Manifest {
   files: { path: string; bytes: number; sha256: string }[];
 }
 
+const MANIFEST_KEYS = ["format", "format_version", "exported_at", "run", "seed", "task_set_hash", "files"];
+
 function parseManifest(m: unknown): Manifest {
   if (!isRecord(m)) throw new BundleError("manifest.json is not an object.");
   if (m.format !== BUNDLE_FORMAT) throw new BundleError(`manifest format is ${JSON.stringify(m.format)}, expected ${JSON.stringify(BUNDLE_FORMAT)}.`);
@@ -405,13 +425,17 @@ function parseManifest(m: unknown): Manifest {
   if (typeof m.seed !== "number" || typeof m.task_set_hash !== "string" || !Array.isArray(m.files)) {
     throw new BundleError("manifest lacks seed, task_set_hash or files.");
   }
+  // Exactly what exportBundle writes: nothing else rides along (a `__proto__` key is an own key of JSON.parse's result).
+  const extra = Object.keys(m).filter((k) => !MANIFEST_KEYS.includes(k));
+  if (extra.length > 0) throw new BundleError(`manifest has unknown fields ${extra.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(", ")} (it holds ${MANIFEST_KEYS.join(", ")}).`);
+  if (typeof m.exported_at !== "string" || m.exported_at.length > 40) throw new BundleError("manifest exported_at must be a time (ISO text).");
   const paths = new Set<string>();
   (m.files as unknown[]).forEach((f, i) => {
-    if (!isRecord(f) || typeof f.path !== "string" || typeof f.bytes !== "number" || typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256)) {
+    if (!isRecord(f) || Object.keys(f).length !== 3 || typeof f.path !== "string" || typeof f.bytes !== "number" || typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256)) {
       throw new BundleError(`manifest files[${i}] must be {path, bytes, sha256}.`);
     }
     if (!isBundleFile(f.path)) {
-      throw new BundleError(`manifest files[${i}].path ${JSON.stringify(f.path.slice(0, 80))} is not a file of an .a1run bundle (${JSON_FILES.join(", ")}, checkpoints/<step>-<policy>.bin).`);
+      throw new BundleError(`manifest files[${i}].path ${JSON.stringify(f.path.slice(0, 80))} is not a file of an .a1run bundle (${[...JSON_FILES, TASK_SET_FILE].join(", ")}, checkpoints/<step>-<policy>.bin).`);
     }
     if (paths.has(f.path)) throw new BundleError(`manifest lists ${f.path} twice.`);
     paths.add(f.path);
@@ -419,7 +443,32 @@ function parseManifest(m: unknown): Manifest {
   return m as unknown as Manifest;
 }
 
+/**
+ * Deepest nesting of any JSON file an app writes: duel records are about 10 levels, a checkpoint
+ * with its loop_state (LOOP_STATE.depth) about 20. Deeper is refused before JSON.parse, which takes
+ * seconds on millions of levels and whose result cannot be stored (structured clone recurses).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text nests arrays and objects deeper than `max` (strings skipped), in one pass over the bytes. */
+export function nestedDeeperThan(data: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 function parseJson(data: Uint8Array, name: string): unknown {
+  if (nestedDeeperThan(data, MAX_JSON_DEPTH)) throw new BundleError(`${name} is nested more than ${MAX_JSON_DEPTH} levels deep; no run writes that (a forged file).`);
   try {
     return JSON.parse(strFromU8(data));
   } catch (e) {
@@ -441,14 +490,26 @@ const isInt = (v: unknown, min = 0): v is number => typeof v === "number" && Num
 function validateRngState(v: unknown, where: string): RngState | null {
   if (v === null) return null;
   if (!Array.isArray(v) || v.length !== 4 || !v.every((x) => isInt(x) && x <= 0xffffffff)) throw new BundleError(`${where}: rng_state must be 4 uint32 or null.`);
+  // xoshiro128** never reaches the zero state (it would draw 0 for ever): no run writes it.
+  if (v.every((x) => x === 0)) throw new BundleError(`${where}: rng_state is all zeros, a state the generator never reaches (a forged file).`);
   return v as unknown as RngState;
 }
+
+/** Control characters (C0, DEL, C1) and the Unicode text-direction controls (embeddings, overrides, isolates, marks). */
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
+const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/** A name is shown in its own table cell (a text direction cannot leak out of it): control characters only, tabs and new lines allowed. */
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
+const CONTROL_IN_NAME = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 function validateRun(v: unknown, config: Config): SnapshotRun {
   const keys = "created,id,loop_state,name,rng_state,status,step,task_set_hash,updated";
   if (!isRecord(v) || Object.keys(v).sort().join(",") !== keys) throw new BundleError(`manifest run must have exactly the fields ${keys}.`);
   if (typeof v.id !== "string" || v.id.length === 0 || v.id.length > 200) throw new BundleError("manifest run.id must be a string of 1 to 200 characters.");
+  // The id is shown in notices and tables: no control characters, no bidirectional overrides that would make it read as another run's.
+  if (UNSHOWABLE.test(v.id)) throw new BundleError(`manifest run.id ${JSON.stringify(v.id.slice(0, 80))} holds control or text-direction characters.`);
   if (typeof v.name !== "string" || v.name.length > 1000) throw new BundleError("manifest run.name must be a string of at most 1000 characters.");
+  if (CONTROL_IN_NAME.test(v.name)) throw new BundleError("manifest run.name holds control characters.");
   if (!RUN_STATUSES.includes(v.status as RunStatus)) throw new BundleError(`manifest run.status must be one of ${RUN_STATUSES.join(", ")}.`);
   if (!isInt(v.created) || !isInt(v.updated)) throw new BundleError("manifest run.created and updated must be times (non-negative integers, epoch ms).");
   if (!isInt(v.step) || v.step > config.steps) throw new BundleError(`manifest run.step must be an integer in 0..${config.steps} (config.steps).`);

@@ -295,12 +295,21 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
         if (!deps.bundles) throw new Error("run bundles are not available in this build");
         if (importAbort) throw new Error(`${store.get().importing?.file ?? "another file"} is still being imported; wait for it or cancel it`);
         const abort = (importAbort = new AbortController());
+        const before = new Set(store.get().runs.map((r) => r.id));
         store.update({ importing: { file: file.name, progress: null } });
         try {
-          const id = await deps.bundles.importRun(file, (progress) => store.update({ importing: { file: file.name, progress } }), abort.signal);
+          // A progress message still on its way from the worker when Cancel ended it must not bring the bar back.
+          const id = await deps.bundles.importRun(file, (progress) => importAbort === abort && !abort.signal.aborted && store.update({ importing: { file: file.name, progress } }), abort.signal);
           await refreshRuns();
           actions.notify("info", `Imported ${file.name} as run ${id}. Use Re-run to train it again and overlay both in Compare.`);
           actions.openRun(id);
+        } catch (e) {
+          if (!abort.signal.aborted) throw e;
+          // Cancel in the instant between the store's commit and the worker's answer: say so, not "nothing was stored".
+          await refreshRuns();
+          const late = store.get().runs.find((r) => r.imported && !before.has(r.id));
+          if (!late) throw e;
+          actions.notify("info", `Cancel came too late: ${file.name} was already stored as run ${late.id}; delete it in Runs & Compare if you do not want it.`);
         } finally {
           importAbort = null;
           store.update({ importing: null });

@@ -68,3 +68,21 @@ export function estimateEta(stepMs: readonly number[], step: number, steps: numb
   const mean = recent.reduce((a, b) => a + b, 0) / recent.length;
   return ((steps - step) * mean) / 1000;
 }
+
+/**
+ * At most `max` characters of a stored text for display, and how many were left out: a text from a
+ * stranger's run (an imported .a1run) may be as long as its config's bounds allow (megabytes), and
+ * highlighting it whole would hold the page for seconds. No program or test the policies write here
+ * comes near the limits the views use (CODE_SHOWN_CHARS, LINE_SHOWN_CHARS).
+ */
+export function clipText(text: string, max: number): { shown: string; hidden: number } {
+  if (text.length <= max) return { shown: text, hidden: 0 };
+  // Never split a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1] ?? "") ? max - 1 : max;
+  return { shown: text.slice(0, end), hidden: text.length - end };
+}
+
+/** The note shown after a clipped text. */
+export function hiddenNote(hidden: number): string {
+  return `… ${hidden.toLocaleString("en-US")} more characters not shown`;
+}

@@ -3,7 +3,7 @@
  * implementations of import, one interface: in a worker (the app: src/browser/run-import.ts, the page never
  * blocks and Cancel ends the worker) or in-thread (Node tests, where there is no Worker).
  */
-import { BUNDLE_EXTENSION, exportBundle, importBundle, WHAT_IS_A1RUN } from "../core/bundle.ts";
+import { BUNDLE_EXTENSION, checkBundleSize, exportBundle, importBundle, WHAT_IS_A1RUN } from "../core/bundle.ts";
 import { importInWorker } from "../browser/run-import.ts";
 import type { ArenaDatabase } from "../storage/db.ts";
 import { snapshotRun, storeSnapshot } from "../storage/snapshot.ts";
@@ -17,6 +17,7 @@ export function indexedDbBundles(db: () => Promise<ArenaDatabase>, makeWorker?: 
     },
     async importRun(file, onProgress = () => {}, signal) {
       if (!file.name.endsWith(BUNDLE_EXTENSION)) throw new Error(`${file.name} is not a ${BUNDLE_EXTENSION} file. ${WHAT_IS_A1RUN}`);
+      checkBundleSize(file.size);
       if (makeWorker) return importInWorker(makeWorker, file, onProgress, signal);
       const snapshot = await importBundle(new Uint8Array(await file.arrayBuffer()), { onProgress, signal });
       return (await storeSnapshot(await db(), snapshot)).id;

@@ -2,7 +2,7 @@
 import "fake-indexeddb/auto";
 import { strFromU8, strToU8, unzipSync, zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { BUNDLE_VERSION, BundleError, exportBundle, importBundle, sha256Hex, taskSetHash, type RunSnapshot } from "../../src/core/bundle.ts";
+import { BUNDLE_VERSION, BundleError, exportBundle, importBundle, nestedDeeperThan, sha256Hex, taskSetHash, type RunSnapshot } from "../../src/core/bundle.ts";
 import { parseConfig } from "../../src/core/config/index.ts";
 import { emptyMistakeBook, updateMistakeBook } from "../../src/core/loop/mistake-book.ts";
 import { Rng } from "../../src/core/rng.ts";
@@ -11,6 +11,7 @@ import { commitStep, createRun, pauseRun } from "../../src/storage/runs.ts";
 import { snapshotRun, storeSnapshot } from "../../src/storage/snapshot.ts";
 import { duel, fakeMetrics, policyBytes } from "./storage/helpers.ts";
 import { indexedDbBundles } from "../../src/ui/run-bundles.ts";
+import { importRunFile } from "../../src/browser/run-import.ts";
 
 let db: ArenaDatabase;
 let snapshot: RunSnapshot;
@@ -60,6 +61,18 @@ const editJson = (files: Record<string, Uint8Array>, name: string, f: (v: any) =
   files[name] = strToU8(JSON.stringify(f(JSON.parse(strFromU8(files[name])))));
 };
 
+/**
+ * A snapshot with each checkpoint's weights as their byte length and SHA-256: toEqual walks a typed
+ * array element by element, minutes for the megabytes of real checkpoints; a digest compares the same bytes.
+ */
+async function digested(s: RunSnapshot): Promise<unknown> {
+  const checkpoints = await Promise.all(s.checkpoints.map(async (c) => ({
+    ...c,
+    policies: Object.fromEntries(await Promise.all(Object.entries(c.policies).map(async ([k, b]) => [k, `${b.length} bytes, sha256 ${await sha256Hex(b)}`] as const))),
+  })));
+  return { ...s, checkpoints };
+}
+
 async function refusal(data: Uint8Array, limits = {}): Promise<string> {
   try {
     await importBundle(data, limits);
@@ -70,23 +83,23 @@ async function refusal(data: Uint8Array, limits = {}): Promise<string> {
   throw new Error("bundle was accepted");
 }
 
-// Real tiny checkpoints (2.3 MB each) through fake-indexeddb: slow on a loaded machine.
-describe(".a1run bundles", { timeout: 300_000 }, () => {
+// Real tiny checkpoints (2.3 MB each) through fake-indexeddb: seconds, more on a loaded machine.
+describe(".a1run bundles", { timeout: 120_000 }, () => {
   it("round-trip a stored run exactly, and import never overwrites", async () => {
     const back = await importBundle(bundle);
-    expect(back).toEqual(snapshot);
+    expect(await digested(back)).toEqual(await digested(snapshot));
     expect(back.checkpoints.map((c) => c.step)).toEqual([2, 4]);
     expect(back.metrics.length).toBe(4);
     const stored = await storeSnapshot(db, back);
     expect(stored.id).toBe("run-a-2");
     const again = await snapshotRun(db, stored.id);
-    expect({ ...again, run: { ...again.run, id: "run-a" } }).toEqual(snapshot);
+    expect(await digested({ ...again, run: { ...again.run, id: "run-a" } })).toEqual(await digested(snapshot));
     // the original is untouched
     expect((await snapshotRun(db, "run-a")).run.id).toBe("run-a");
   });
 
   it("export is deterministic for the same run and time", async () => {
-    expect(await exportBundle(snapshot, "2026-01-01T00:00:00.000Z")).toEqual(bundle);
+    expect(await sha256Hex(await exportBundle(snapshot, "2026-01-01T00:00:00.000Z"))).toBe(await sha256Hex(bundle));
   });
 
   it("export does not read the clock (zip entry times are the export time)", async () => {
@@ -95,7 +108,7 @@ describe(".a1run bundles", { timeout: 300_000 }, () => {
       vi.setSystemTime(new Date("2030-05-05T10:00:01Z"));
       const a = await exportBundle(snapshot, "2026-01-01T00:00:00.000Z");
       vi.setSystemTime(new Date("2031-06-06T11:11:11Z"));
-      expect(await exportBundle(snapshot, "2026-01-01T00:00:00.000Z")).toEqual(a);
+      expect(await sha256Hex(await exportBundle(snapshot, "2026-01-01T00:00:00.000Z"))).toBe(await sha256Hex(a));
     } finally {
       vi.useRealTimers();
     }
@@ -174,9 +187,18 @@ describe(".a1run bundles", { timeout: 300_000 }, () => {
       [(f) => editJson(f, "duels.json", (d) => [...d, d[0]]), /step \d appears twice/],
       [(_f, m) => void (m.run = { ...m.run, status: "exploded" }), /run.status must be one of/],
       [(_f, m) => void (m.run = { ...m.run, rng_state: [1, 2, 3] }), /rng_state must be 4 uint32/],
+      [(_f, m) => void (m.run = { ...m.run, rng_state: [0, 0, 0, 0] }), /manifest run: rng_state is all zeros, a state the generator never reaches/],
+      [(f) => editJson(f, "checkpoints.json", (c) => [{ ...c[0], rng_state: [0, 0, 0, 0] }, c[1]]), /checkpoints.json\[0\]: rng_state is all zeros/],
+      [(_f, m) => void (m.run = { ...m.run, id: "my-run\u202e2-nur" }), /manifest run.id "my-run\\u202e2-nur" holds control or text-direction characters/],
+      [(_f, m) => void (m.run = { ...m.run, id: "a\nb" }), /manifest run.id "a\\nb" holds control/],
+      [(_f, m) => void (m.run = { ...m.run, name: "bell\u0007" }), /manifest run.name holds control characters/],
       [(_f, m) => void (m.seed = 99), /manifest seed 99 differs from config.seed 3/],
+      [(_f, m) => void (m.extra = { polluted: 1 }), /manifest has unknown fields "extra" \(it holds format, format_version, exported_at, run, seed, task_set_hash, files\)/],
+      [(_f, m) => void (m.exported_at = { toString: 1 }), /manifest exported_at must be a time/],
     ];
     for (const [edit, re] of cases) expect(await refusal(await rebundle(edit))).toMatch(re);
+    const extraFileField = await rebundle((_f, m) => void (m.files = (m.files as object[]).map((f, i) => (i === 0 ? { ...f, mode: 0o777 } : f))), false);
+    expect(await refusal(extraFileField)).toMatch(/manifest files\[0\] must be \{path, bytes, sha256\}/);
   });
 
   it("refuses manifest paths named like inherited properties as a BundleError naming the field, and stores nothing", async () => {
@@ -212,13 +234,20 @@ describe(".a1run bundles", { timeout: 300_000 }, () => {
     expect(Object.keys(reexported.mistake_book.tasks).sort()).toEqual(["__proto__", "constructor"]);
   });
 
+  it("refuses a file larger than a bundle may be from its size, before reading it", async () => {
+    const huge = { name: "huge.a1run", size: 5 * 2 ** 30, arrayBuffer: () => Promise.reject(new Error("read")) } as unknown as File;
+    const bundles = indexedDbBundles(async () => db);
+    await expect(bundles.importRun(huge)).rejects.toThrow(/Cannot open this \.a1run file: it is 5368709120 bytes, more than the 1073741824 allowed\./);
+    await expect(importRunFile(huge, () => {})).rejects.toThrow(/it is 5368709120 bytes, more than the 1073741824 allowed/);
+  });
+
   it("checks the task set when asked", async () => {
     expect(await refusal(bundle, { expectTaskSetHash: "0".repeat(64) })).toMatch(/different task set/);
     await expect(importBundle(bundle, { expectTaskSetHash: snapshot.run.task_set_hash })).resolves.toBeDefined();
   });
 });
 
-describe("a run from a stranger (issue 32's classes)", { timeout: 300_000 }, () => {
+describe("a run from a stranger (issue 32's classes)", { timeout: 120_000 }, () => {
   /** Patch the declared (uncompressed) size of `name` in the central directory. */
   function lieAboutSize(zip: Uint8Array, name: string, size: number): Uint8Array {
     const out = zip.slice();
@@ -286,10 +315,33 @@ describe("a run from a stranger (issue 32's classes)", { timeout: 300_000 }, () 
     const files = unzipSync(nested);
     files["manifest.json"] = strToU8(strFromU8(files["manifest.json"]).replace('"__DEEP__"', deep));
     expect(await refusal(zipSync(files))).toMatch(/manifest.json would inflate|loop_state is nested more than 16 levels deep/);
-    const inCheckpoint = await rebundle((f) => {
-      f["checkpoints.json"] = strToU8(strFromU8(f["checkpoints.json"]).replace('"loop_state":{"cursor":2}', `"loop_state":${"[".repeat(100_000)}${"]".repeat(100_000)}`));
+    const inCheckpoint = (levels: number) => rebundle((f) => {
+      f["checkpoints.json"] = strToU8(strFromU8(f["checkpoints.json"]).replace('"loop_state":{"cursor":2}', `"loop_state":${"[".repeat(levels)}${"]".repeat(levels)}`));
     });
-    expect(await refusal(inCheckpoint)).toMatch(/checkpoints.json step 2 loop_state is nested more than 16 levels deep/);
+    // Refused before JSON.parse (seconds on millions of levels), naming the file and the bound.
+    expect(await refusal(await inCheckpoint(100_000))).toMatch(/checkpoints.json is nested more than 64 levels deep; no run writes that/);
+    // Within what JSON may nest, loop_state has its own, smaller bound.
+    expect(await refusal(await inCheckpoint(20))).toMatch(/checkpoints.json step 2 loop_state is nested more than 16 levels deep/);
+  });
+
+  it("quotes a stranger's text escaped and clipped in its messages", async () => {
+    const huge = "t".repeat(100_000) + "\u202e";
+    const message = await refusal(await rebundle((f) => void (f["mistake-book.json"] = strToU8(JSON.stringify({ tasks: { [huge]: [1] } })))));
+    expect(message).toMatch(/^Cannot open this \.a1run file: mistake-book.json: mistake_book.tasks\["t{100,}/);
+    expect(message).toMatch(/… \(\d+ more characters\)$/);
+    expect(message.length).toBeLessThan(2100);
+    const rlo = await refusal(await rebundle((f) => void (f["mistake-book.json"] = strToU8(JSON.stringify({ tasks: { "a\u202eb": [1] } })))));
+    expect(rlo).toContain('tasks["a\\u202eb"]');
+    expect(rlo).not.toContain("\u202e");
+  });
+
+  it("counts nesting outside strings only", () => {
+    const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+    expect(nestedDeeperThan(strToU8(deep(64)), 64)).toBe(false);
+    expect(nestedDeeperThan(strToU8(deep(65)), 64)).toBe(true);
+    expect(nestedDeeperThan(strToU8(`{"a": ${deep(3)}}`), 3)).toBe(true);
+    // Brackets and escaped quotes inside strings are text.
+    expect(nestedDeeperThan(strToU8(JSON.stringify({ t: "[".repeat(1000), u: '\\"{{{{' + "{".repeat(100) })), 2)).toBe(false);
   });
 
   it("clamps an imported run's times to the import time and marks it imported", async () => {

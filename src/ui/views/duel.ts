@@ -17,7 +17,7 @@ import type { Task } from "../../core/arena/task.ts";
 import { codeStatusBadge, lineBadge, suiteCounts } from "../verdicts.ts";
 import type { AppState, View, ViewContext } from "../app-types.ts";
 import { badge } from "./badges.ts";
-import { codeBlock, codeInline } from "./code-block.ts";
+import { codeBlock, codeInline, clippedText } from "./code-block.ts";
 
 export function duelView(root: HTMLElement, ctx: ViewContext): View {
   let last: { duels: unknown; sel: unknown; large: boolean } | null = null;
@@ -197,6 +197,6 @@ function lineList(texts: readonly string[], lines: readonly LineResult[]): HTMLE
   return h(
     "ol",
     { class: "lines" },
-    lines.map((l, k) => h("li", {}, badge(lineBadge(l)), " ", codeInline(texts[k] ?? ""), l.reason ? h("span", { class: "muted reason" }, ` ${l.reason}`) : null)),
+    lines.map((l, k) => h("li", {}, badge(lineBadge(l)), " ", codeInline(texts[k] ?? ""), l.reason ? h("span", { class: "muted reason" }, ` ${clippedText(l.reason)}`) : null)),
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateEta, formatDuration, formatMs, formatNumber, formatPercent, formatTick, runProgress } from "../../../src/ui/format.ts";
+import { clipText, estimateEta, formatDuration, formatMs, formatNumber, formatPercent, formatTick, hiddenNote, runProgress } from "../../../src/ui/format.ts";
 
 describe("format", () => {
   it("formats numbers, missing values and extremes", () => {
@@ -41,5 +41,22 @@ describe("formatTick", () => {
     expect(formatTick(0.30000000000000004, 0.1)).toBe("0.3");
     expect(formatTick(-1e-12, 0.1)).toBe("0.0");
     expect(formatTick(1e-7, 1e-7)).toBe("0.000000");
+  });
+});
+
+describe("clipText", () => {
+  it("keeps a text within the limit whole and clips a longer one, saying how much is left out", () => {
+    expect(clipText("def f(x):\n    return x", 100)).toEqual({ shown: "def f(x):\n    return x", hidden: 0 });
+    const long = "x".repeat(1_000_000);
+    const c = clipText(long, 20_000);
+    expect(c.shown.length).toBe(20_000);
+    expect(c.hidden).toBe(980_000);
+    expect(hiddenNote(c.hidden)).toBe("… 980,000 more characters not shown");
+  });
+
+  it("never splits a surrogate pair", () => {
+    const c = clipText("ab😀cd", 3);
+    expect(c).toEqual({ shown: "ab", hidden: 4 });
+    expect(c.shown + "😀cd").toBe("ab😀cd");
   });
 });
