@@ -19,6 +19,7 @@ import { applyPrefs, loadPrefs } from "./prefs.ts";
 import { indexedDbBundles } from "./run-bundles.ts";
 import { indexedDbRunStore, sharedConnection } from "./run-store.ts";
 import { trainerFromWorker } from "./worker-clients.ts";
+import { readLaunch } from "./share.ts";
 import { createPlayPolicies } from "../browser/play-policies.ts";
 import { createPretrainHere } from "../browser/pretrain-here.ts";
 import { createTaskSets } from "../browser/task-set-import.ts";
@@ -67,7 +68,12 @@ const deps: AppDeps = {
   trainer: trainerLoader
     ? async () => {
         await offline; // so the worker's scripts and wasm go through the offline cache
-        return trainerFromWorker(new (await trainerLoader())());
+        const { debug } = readLaunch(location.search);
+        const ms = debug.watchdogS === undefined ? undefined : debug.watchdogS * 1000;
+        return trainerFromWorker(new (await trainerLoader())(), {
+          pyodidePath: debug.pyodidePath,
+          watchdog: ms === undefined ? undefined : { startMs: ms, firstMs: ms, minMs: ms },
+        });
       }
     : null,
   runs: db ? indexedDbRunStore(db) : null,
