@@ -4,6 +4,7 @@
  * grader's sandbox workers wait for Pyodide files that never arrive (how a deployment behind a
  * stuck proxy or CDN fails). With `debug_watchdog_s` short:
  *  - the sandbox's start is shown as its own phase, and Pause during it returns the run to paused;
+ *    the backend badge names the backend once;
  *  - Resume: the watchdog fails the run with a message that says what failed and what to try;
  *  - a reload resumes the once-failed run, which fails the same way again; the next reload does
  *    not resume it: it says why and waits for the user.
@@ -68,6 +69,9 @@ it("a sandbox that never starts: Pause works while it is stuck, the watchdog say
   // 1. Start: the sandbox's start is its own phase; Pause while it hangs returns the run to paused.
   await page.getByRole("button", { name: "Start", exact: true }).click();
   await expect.poll(() => page.locator(".progress-text").innerText().catch(() => ""), { timeout: 60_000, interval: 100 }).toMatch(/sandbox: starting the Python sandbox/);
+  // The players have reported their backend by now: the badge names it once ("wasm, because ...").
+  await expect.poll(() => page.textContent("#backend")).toMatch(/^Backend: wasm\b/);
+  expect(await page.textContent("#backend")).not.toMatch(/\b(\w+): \1\b/);
   const [run] = await storedRuns(page);
   await page.getByRole("button", { name: "Pause", exact: true }).click();
   await runState(page, run.id, "paused", 5_000);
