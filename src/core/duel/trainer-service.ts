@@ -410,7 +410,10 @@ export class TrainerService implements TrainerControl {
         code: guardedCode,
         test: guardedTest,
         store,
-        evaluate: host.evaluate && (host.evaluates?.(config) ?? true) ? (step) => host.evaluate!({ code: guardedCode, test: guardedTest }, config, step) : undefined,
+        // The evaluation grades on the host's grader: guarded as one phase, so a stuck one ends its runners too.
+        evaluate: host.evaluate && (host.evaluates?.(config) ?? true)
+          ? (step) => this.graderCall(() => watchdog.guard("eval", "the evaluation", () => host.evaluate!({ code: guardedCode, test: guardedTest }, config, step)))
+          : undefined,
         rollingCheckpoints: host.rollingCheckpoints,
         emit: (e) => this.emit(e),
       },

@@ -7,13 +7,14 @@
  *
  * Limits:
  *   start phases (players, sandbox)   startMs
+ *   (the evaluation is a phase of its own, timed apart from the step's sampling and grading)
  *   a phase never measured yet         firstMs (the first step also warms kernels and caches)
  *   a phase measured before            max(minMs, factor x the slowest time it took)
  * A phase that reports progress (grading: one beat per candidate step) re-arms its limit at each
  * beat: it is stuck when nothing moves, however long the batch is.
  */
 
-export type WatchedPhase = "players" | "sandbox" | "sample" | "grade" | "update" | "save";
+export type WatchedPhase = "players" | "sandbox" | "sample" | "grade" | "update" | "eval" | "save";
 
 export interface WatchdogLimits {
   /** Starting a worker (a policy worker, the Python sandbox's runners), ms. */
@@ -40,6 +41,7 @@ const PHASE_WORDS: Record<WatchedPhase, string> = {
   sample: "sampling",
   grade: "grading in the Python sandbox",
   update: "the policy update",
+  eval: "the evaluation",
   save: "saving the step",
 };
 
@@ -50,6 +52,7 @@ const ADVICE: Record<WatchedPhase, string> = {
   sample: "Resume to retry from the last committed step (the same step gives the same numbers); if it happens again, open the app with ?backend=wasm.",
   grade: "Resume to retry from the last committed step; if it happens again, reload the page (the sandbox starts afresh).",
   update: "Resume to retry from the last committed step (the same step gives the same numbers); if it happens again, open the app with ?backend=wasm.",
+  eval: "Resume to retry from the last committed step; to train without the live evaluation, set eval_every to 0.",
   save: "The browser's storage did not answer: close the app's other tabs, then Resume.",
 };
 

@@ -145,7 +145,7 @@ class RunnerSlot {
         reject(error);
       };
       const timer = setTimeout(() => giveUp(new RunnerStartTimeoutError(
-        `the grader's ${this.role} did not start within ${Math.round(this.startTimeoutMs / 1000)} s (Pyodide never finished loading)`)), this.startTimeoutMs);
+        `the grader's ${this.role} did not start within ${+(this.startTimeoutMs / 1000).toFixed(1)} s (Pyodide never finished loading)`)), this.startTimeoutMs);
       live.cancel = (why) => giveUp(new RunnerDiedError(why));
       spawned.then(
         (host) => {
