@@ -184,7 +184,7 @@ export class TrainerService implements TrainerControl {
     await this.halt();
     const runId = await this.host.repo.create(config, await taskSetHash((await this.host.taskSet(config)).tasks));
     try {
-        await this.prepare(runId, config, { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() }, null);
+      await this.prepare(runId, config, { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() }, null);
       const { loop, players } = this;
       await loop!.run();
       await this.host.repo.setStatus(runId, loop!.finished ? "done" : "paused");
