@@ -155,6 +155,8 @@ export class TrainerService implements TrainerControl {
   private phase: RunPhase = "load";
   /** Grader calls in flight (a stuck one is halted when the run gives up on it). */
   private graderBusy = 0;
+  /** A prepared loop that pause() caught before it stepped: launch() does not drive it. */
+  private held: RunLoop | null = null;
   /** The run being prepared (players and sandbox starting), for pause(). */
   private preparing: { runId: string; step: number; steps: number } | null = null;
   private readonly limits: WatchdogLimits;
@@ -230,6 +232,14 @@ export class TrainerService implements TrainerControl {
     // Still starting (the players, the sandbox): nothing to commit, leave the start at once.
     if (!loop && this.preparing) return this.leave(this.preparing.runId, this.preparing.step, this.preparing.steps, "paused while starting");
     if (!loop || !runId) return;
+    if (loop.finished) return;
+    if (!loop.busy) {
+      // Prepared but not stepping yet (or already paused): it must not start stepping after this.
+      this.held = loop;
+      await this.host.repo.setStatus(runId, "paused");
+      this.emit({ type: "status", runId, status: "paused", step: loop.step, steps: loop.steps, eta_s: null });
+      return;
+    }
     const stopped = loop.stop();
     const inTime = await Promise.race([stopped.then(() => true, () => true), sleep(this.limits.pauseGraceMs).then(() => false)]);
     if (inTime) return;
@@ -314,6 +324,7 @@ export class TrainerService implements TrainerControl {
       if (!(e instanceof StepAbandonedError)) await this.fail(runId, e, steps); // (abandoned: pause() has said so)
       return;
     }
+    if (this.loop && this.held === this.loop) return;
     await this.drive();
   }
 
