@@ -21,6 +21,8 @@ import { codeGenerationBlocked, encodeEvent, probeGlobalScope, RUNNER_ENV, start
 export interface RunnerInit {
   port: MessagePort;
   role: RunnerRole | "tools";
+  /** Where Pyodide is served on this origin (default /pyodide/; src/browser/grader-client.ts). */
+  pyodidePath?: string;
 }
 
 /** Worker -> page on the port: runner events (and the probe's answer, in `report`) as JSON text. */
@@ -38,7 +40,7 @@ const { apply } = Reflect;
 scope.addEventListener(
   "message",
   (event: MessageEvent<RunnerInit>) => {
-    const { port, role } = event.data;
+    const { port, role, pyodidePath } = event.data;
     const emit = (m: RunnerPortMessage) => apply(post, port, [encodeEvent(m as RunnerEvent)]);
     void (async () => {
       try {
@@ -47,7 +49,10 @@ scope.addEventListener(
         }
         const loading = ["fetch", "Request", "XMLHttpRequest"]; // what loadPyodide itself may use
         const early = stripGlobalScope(scope, STRIPPED_GLOBALS.filter((name) => !loading.includes(name)));
-        const pyodide = await loadPyodide({ indexURL: new URL("/pyodide/", scope.location.origin).href, env: { ...RUNNER_ENV } });
+        const indexURL = new URL(pyodidePath ?? "/pyodide/", scope.location.origin);
+        // Only ever this origin's files: the interpreter that runs candidates is never someone else's.
+        if (indexURL.origin !== scope.location.origin) throw new Error(`Pyodide must come from this app's origin, not ${indexURL.origin}`);
+        const pyodide = await loadPyodide({ indexURL: indexURL.href, env: { ...RUNNER_ENV } });
         const failed = [...early, ...stripGlobalScope(scope)];
         if (failed.length) throw new Error(`could not strip worker globals: ${failed.join(", ")}`);
         if (role === "tools") {

@@ -17,21 +17,31 @@ export class SandboxStartError extends Error {
   override name = "SandboxStartError";
 }
 
-export function createBrowserGrader(options: SupervisorOptions = {}): SupervisedGrader {
-  return createSupervisedGrader(spawnWorkerRunner, options);
+export interface BrowserGraderOptions extends SupervisorOptions {
+  /**
+   * Where the runners load Pyodide from: a path on the app's origin (default `/pyodide/`). A
+   * debugging option (`?debug_pyodide=/elsewhere/`): a deployment whose Pyodide is missing or
+   * never arrives fails this way.
+   */
+  pyodidePath?: string;
 }
 
-function startWorker(role: RunnerRole | "tools"): { worker: Worker; port: MessagePort } {
+export function createBrowserGrader(options: BrowserGraderOptions = {}): SupervisedGrader {
+  const { pyodidePath, ...supervisor } = options;
+  return createSupervisedGrader(spawnWorkerRunner(pyodidePath), supervisor);
+}
+
+function startWorker(role: RunnerRole | "tools", pyodidePath?: string): { worker: Worker; port: MessagePort } {
   const worker = new Worker(new URL("../../workers/grader.worker.ts", import.meta.url), { type: "module", name: `grader-${role}` });
   // The worker talks only through this port, never through its global postMessage (stripped).
   const channel = new MessageChannel();
-  worker.postMessage({ port: channel.port2, role } satisfies RunnerInit, [channel.port2]);
+  worker.postMessage({ port: channel.port2, role, pyodidePath } satisfies RunnerInit, [channel.port2]);
   return { worker, port: channel.port1 };
 }
 
-const spawnWorkerRunner: SpawnRunner = (role, onEvent, onExit) =>
+const spawnWorkerRunner = (pyodidePath?: string): SpawnRunner => (role, onEvent, onExit, signal) =>
   new Promise<RunnerHost>((resolve, reject) => {
-    const { worker, port } = startWorker(role);
+    const { worker, port } = startWorker(role, pyodidePath);
     let ready = false;
     let exited = false;
     const exit = (why: string) => {
@@ -39,9 +49,12 @@ const spawnWorkerRunner: SpawnRunner = (role, onEvent, onExit) =>
       exited = true;
       worker.terminate();
       port.close();
-      if (!ready) reject(new SandboxStartError(`the grader ${role} did not start: ${why}. Is Pyodide served at /pyodide/ (npm run dev / preview)?`));
+      const where = pyodidePath ?? "/pyodide/";
+      if (!ready) reject(new SandboxStartError(`the grader ${role} did not start: ${why}. Is Pyodide served at ${where} (npm run dev / preview, or dist/ on a static host)?`));
       onExit(why);
     };
+    // A start the supervisor gave up on (it hangs): the worker goes.
+    signal?.addEventListener("abort", () => exit("its start was given up"), { once: true });
     worker.addEventListener("error", (e) => exit(`grader worker failed: ${e.message}`));
     port.onmessage = (e: MessageEvent<string>) => {
       let m: RunnerPortMessage;

@@ -66,16 +66,18 @@ export async function createBrowserTrainerHost(grader: Grader): Promise<TrainerH
     repo: indexedDbRepository(db),
     async player(role, init, train, backend): Promise<HostedPlayer> {
       const w = startPolicyWorker(`${role} policy`);
+      // A worker that dies fails the call in flight at once (the watchdog covers one that hangs).
+      const call = <T>(p: Promise<T>): Promise<T> => Promise.race([p, w.failed]);
       try {
-        const choice = await w.policy.init(backend);
+        const choice = await call(w.policy.init(backend));
         if ("checkpoint" in init) {
-          await w.policy.load(init.checkpoint, train);
-          if (init.freezeReference) await w.policy.setReference();
-        } else await w.policy.create({ ...init.fresh, train });
+          await call(w.policy.load(init.checkpoint, train));
+          if (init.freezeReference) await call(w.policy.setReference());
+        } else await call(w.policy.create({ ...init.fresh, train }));
         return {
-          sample: (prompts, spec, opts) => w.policy.sample(prompts, spec, opts),
-          update: (samples, rngState) => w.policy.update(samples, rngState),
-          save: () => w.policy.save(),
+          sample: (prompts, spec, opts) => call(w.policy.sample(prompts, spec, opts)),
+          update: (samples, rngState) => call(w.policy.update(samples, rngState)),
+          save: () => call(w.policy.save()),
           dispose: () => w.close(),
           backend: { backend: choice.backend, reason: choice.reason, adapter: choice.adapter ?? null },
         };

@@ -79,8 +79,11 @@ export function childProcessRunner(
   what: string,
   onEvent: (event: RunnerEvent) => void,
   onExit: (why: string) => void,
+  signal?: AbortSignal,
 ): Promise<RunnerHost> {
   return new Promise<RunnerHost>((resolve, reject) => {
+    // A start the supervisor gave up on: the process goes (its exit rejects this promise).
+    signal?.addEventListener("abort", () => child.kill("SIGKILL"), { once: true });
     let stderr = "";
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (d: string) => (stderr = (stderr + d).slice(-2000)));
@@ -121,9 +124,9 @@ export function childProcessRunner(
   });
 }
 
-export const spawnNodeRunner: SpawnRunner = (role, onEvent, onExit) => {
+export const spawnNodeRunner: SpawnRunner = (role, onEvent, onExit, signal) => {
   const child = spawn(process.execPath, runnerArgs(role), { stdio: ["pipe", "ignore", "pipe", "pipe"] });
-  return childProcessRunner(child, child.stdio[3] as Readable, `grader ${role}`, onEvent, onExit);
+  return childProcessRunner(child, child.stdio[3] as Readable, `grader ${role}`, onEvent, onExit, signal);
 };
 
 /**

@@ -15,6 +15,7 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from "idb";
 import type { Config } from "../core/config/fields.ts";
 import type { MistakeBook, MistakeEntry } from "../core/loop/mistake-book.ts";
+import type { RunFailure } from "../core/loop/events.ts";
 import { fillLaterEvalMetricKeys, migrateStepMetrics, type DuelRecord, type RunStatus, type StepMetrics } from "../core/loop/types.ts";
 import type { SnapshotRun } from "../core/bundle.ts";
 import type { RngState } from "../core/rng.ts";
@@ -29,6 +30,8 @@ export interface RunRecord extends SnapshotRun {
   config: Config;
   /** When the run came in from an .a1run file (epoch ms); absent for runs trained here. Launch opens the latest run trained here. */
   imported?: number;
+  /** Why it last stopped without finishing (a watchdog, an interrupted step), until its next committed step; never exported. */
+  failure?: RunFailure;
 }
 
 export interface MetricsRecord {

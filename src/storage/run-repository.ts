@@ -7,7 +7,7 @@ import type { RunRepository } from "../core/duel/trainer-service.ts";
 import { emptyMistakeBook } from "../core/loop/mistake-book.ts";
 import { Rng } from "../core/rng.ts";
 import type { ArenaDatabase } from "./db.ts";
-import { commitStep, createRun, resumeRun, setRunStatus } from "./runs.ts";
+import { commitStep, createRun, getRun, recordRunFailure, resumeRun, setRunStatus } from "./runs.ts";
 
 export function indexedDbRepository(db: ArenaDatabase): RunRepository {
   return {
@@ -31,6 +31,11 @@ export function indexedDbRepository(db: ArenaDatabase): RunRepository {
     },
     async setStatus(runId, status) {
       await setRunStatus(db, runId, status);
+    },
+    recordFailure: (runId, failure) => recordRunFailure(db, runId, failure),
+    async trouble(runId) {
+      const run = await getRun(db, runId);
+      return { status: run.status, step: run.step, failure: run.failure ?? null };
     },
   };
 }

@@ -14,6 +14,7 @@ import type { Config } from "../core/config/fields.ts";
 import { compareEntries, type MistakeBook, type MistakeBookDelta } from "../core/loop/mistake-book.ts";
 import { own, setOwn } from "../core/own.ts";
 import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
+import type { RunFailure } from "../core/loop/events.ts";
 import type { RngState } from "../core/rng.ts";
 import type { ArenaDB, ArenaDatabase, CheckpointRecord, DuelsRecord, RunRecord, RunStatus } from "./db.ts";
 import { RunNotFoundError, StepOrderError } from "./errors.ts";
@@ -88,6 +89,21 @@ export function setRunStatus(db: ArenaDatabase, runId: string, status: RunStatus
   });
 }
 
+/**
+ * Keep why a run stopped: one more in `count` than the stored failure when that has the same
+ * signature at the same step (nothing committed since), else a first one.
+ */
+export function recordRunFailure(db: ArenaDatabase, runId: string, f: Omit<RunFailure, "count">): Promise<RunFailure> {
+  return inTransaction(db, ["runs"], "updating a run", async (tx) => {
+    const run = await tx.objectStore("runs").get(runId);
+    if (!run) throw new RunNotFoundError(runId);
+    const same = run.failure && run.failure.signature === f.signature && run.failure.step === f.step;
+    const failure: RunFailure = { ...f, count: same ? run.failure!.count + 1 : 1 };
+    await tx.objectStore("runs").put({ ...run, failure, updated: Date.now() });
+    return failure;
+  });
+}
+
 /** A checkpoint to write with a step or at pause. */
 export interface CheckpointInput {
   policies: Record<string, ArrayBuffer>;
@@ -147,8 +163,10 @@ export function commitStep(db: ArenaDatabase, c: StepCommit): Promise<RunRecord>
     if (c.duels && keep > 0) ops.add(duels.put({ run: c.runId, step: c.step, records: [...c.duels] }));
     if (c.step - keep >= 0) ops.add(duels.delete(IDBKeyRange.bound([c.runId, -Infinity], [c.runId, c.step - keep])));
     if (c.checkpoint) ops.add(putCheckpoint(tx, run.id, c.step, c.checkpoint, c.rngState, c.loopState ?? null));
+    // A committed step is progress: an earlier failure no longer counts towards "twice the same way".
+    const { failure: _cleared, ...unfailed } = run;
     const next: RunRecord = {
-      ...run,
+      ...unfailed,
       step: c.step,
       rng_state: c.rngState,
       loop_state: c.loopState ?? null,

@@ -13,7 +13,7 @@ import { Requests, inTransaction } from "./transaction.ts";
 export async function snapshotRun(db: ArenaDatabase, runId: string): Promise<RunSnapshot> {
   const record = await db.get("runs", runId);
   if (!record) throw new RunNotFoundError(runId);
-  const { config, imported: _imported, ...run } = record;
+  const { config, imported: _imported, failure: _failure, ...run } = record;
   const checkpoints = (await db.getAll("checkpoints", runRange(runId))).map((c) => ({
     step: c.step,
     kept: c.kept,

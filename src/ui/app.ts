@@ -6,8 +6,10 @@
  * What happens at launch:
  *  1. The URL's config (a share link) or the classroom preset becomes the config for Start.
  *  2. The stored runs are listed; unless `?safe=1`, the most recent run trained here (never an
- *     imported one) is opened, and if it was
- *     running when the page went away it is resumed through the trainer.
+ *     imported one) is opened, and if it was running when the page went away, or failed once in a
+ *     way a retry may cure (a worker that hung or did not start), it is resumed through the
+ *     trainer; one that failed or was interrupted the same way twice waits for the user (a reload
+ *     never resumes straight into a hang; TrainerControl.autoResume).
  *  3. The trainer connects (deps.trainer); its events drive the run state (run-state.ts).
  */
 import type { Config, PresetName } from "../core/config/index.ts";
@@ -43,9 +45,14 @@ export function routeFromHash(hash: string): Route {
   return (ROUTES as readonly string[]).includes(name) ? (name as Route) : "dashboard";
 }
 
+/** Errors whose message says what stopped the run and what to try (src/core/duel/watchdog.ts). */
+const STOPPED_RUN = new Set(["PhaseStuckError", "PhaseFailedError"]);
+
 export function runStateFromData(d: RunData): RunState {
   const status = d.run.status === "created" ? "paused" : d.run.status;
-  return { ...IDLE_RUN, runId: d.run.id, status, step: d.run.step, steps: d.run.config.steps, metrics: d.metrics, duels: d.duels, mistakeBook: d.mistakeBook };
+  // A stored failure is shown with the run until a step commits.
+  const error = d.run.failure && d.run.failure.signature !== "interrupted" ? d.run.failure.message : null;
+  return { ...IDLE_RUN, runId: d.run.id, status, step: d.run.step, steps: d.run.config.steps, metrics: d.metrics, duels: d.duels, mistakeBook: d.mistakeBook, error };
 }
 
 export interface App {
@@ -180,7 +187,7 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
   const onEvent = (e: TrainerEvent) => {
     store.update((s) => ({ run: applyTrainerEvent(s.run, e, s.config.duel_records_kept || 20) }));
     if (e.type === "status") void refreshRuns();
-    if (e.type === "error") actions.notify("error", `${e.name}: ${e.message}`);
+    if (e.type === "error") actions.notify("error", STOPPED_RUN.has(e.name) ? `The run stopped: ${e.message}` : `${e.name}: ${e.message}`);
     void queue.onEvent(e);
   };
 
@@ -250,6 +257,11 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
       store.update({ config, preset });
       const url = new URL(shareUrl(deps.url.origin + deps.url.pathname, config, preset));
       if (store.get().safe) url.searchParams.set("safe", "1");
+      // Debugging flags stay for the session's reloads (they are not part of a shared config).
+      for (const flag of ["debug_pyodide", "debug_watchdog_s"]) {
+        const v = deps.url.searchParams.get(flag);
+        if (v !== null) url.searchParams.set(flag, v);
+      }
       url.hash = location.hash;
       deps.replaceUrl(url.toString());
     },
@@ -375,9 +387,13 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
       const data = await deps.runs.load(latest.id);
       reportUnreadable(data);
       store.update((s) => ({ run: { ...runStateFromData(data), backends: s.run.backends }, prefs: { ...s.prefs, welcomed: true } }));
-      // A run that was training when the page went away (reload, crash) continues.
+      // A run that was training when the page went away (reload, crash), or that a watchdog stopped
+      // once, continues; one stopped the same way twice waits for the user (autoResume says why).
       const t = trainer as TrainerControl | null;
-      if (latest.status === "running" && t) await t.resume(latest.id);
+      if ((latest.status === "running" || latest.status === "failed") && t) {
+        const { resumed, note } = await t.autoResume(latest.id);
+        if (note) actions.notify(resumed ? "info" : "error", note);
+      }
     } catch (e) {
       actions.notify("error", `Could not reopen run ${latest.id}: ${(e as Error).message}. Open the app with ?safe=1 to skip it.`);
     }

@@ -5,7 +5,7 @@
  */
 import type { Config } from "../core/config/index.ts";
 import type { Task, TaskFile } from "../core/arena/task.ts";
-import type { TrainerControl } from "../core/loop/events.ts";
+import type { RunFailure, TrainerControl } from "../core/loop/events.ts";
 import type { MistakeBook } from "../core/loop/mistake-book.ts";
 import type { DuelRecord, StepMetrics } from "../core/loop/types.ts";
 import type { Grader } from "../core/grader/types.ts";
@@ -26,6 +26,8 @@ export interface RunSummary {
   updated: number;
   /** Came in from an .a1run file: launch never opens it unasked. */
   imported: boolean;
+  /** Why it last stopped without finishing, until its next committed step (absent: nothing stored). */
+  failure?: RunFailure | null;
 }
 
 export interface RunData {

@@ -19,6 +19,7 @@ import { applyPrefs, loadPrefs } from "./prefs.ts";
 import { indexedDbBundles } from "./run-bundles.ts";
 import { indexedDbRunStore, sharedConnection } from "./run-store.ts";
 import { trainerFromWorker } from "./worker-clients.ts";
+import { readLaunch } from "./share.ts";
 import { createPlayPolicies } from "../browser/play-policies.ts";
 import { createPretrainHere } from "../browser/pretrain-here.ts";
 import { createTaskSets } from "../browser/task-set-import.ts";
@@ -59,6 +60,10 @@ const offline = import.meta.hot
   ? Promise.resolve({ isolated: self.crossOriginIsolated, problem: null })
   : registerOffline({ nav: navigator, page: location, perf: performance, isolated: self.crossOriginIsolated, session, reload: () => location.reload() });
 
+// Debugging flags (share.ts): where the sandbox loads Pyodide from, and short watchdog limits.
+const { debug } = readLaunch(location.search);
+const debugMs = debug.watchdogS === undefined ? undefined : debug.watchdogS * 1000;
+
 const trainerLoader = firstLoader(trainerWorkers);
 const graderLoader = firstLoader(graderClients);
 const db = typeof indexedDB === "undefined" ? null : sharedConnection(() => openArenaDb({ onVersionChange: () => alert("Code-A1 Arena was updated in another tab: reload this page.") }));
@@ -67,7 +72,10 @@ const deps: AppDeps = {
   trainer: trainerLoader
     ? async () => {
         await offline; // so the worker's scripts and wasm go through the offline cache
-        return trainerFromWorker(new (await trainerLoader())());
+        return trainerFromWorker(new (await trainerLoader())(), {
+          pyodidePath: debug.pyodidePath,
+          watchdog: debugMs === undefined ? undefined : { startMs: debugMs, firstMs: debugMs, minMs: debugMs },
+        });
       }
     : null,
   runs: db ? indexedDbRunStore(db) : null,
@@ -77,7 +85,8 @@ const deps: AppDeps = {
   grader: graderLoader
     ? async () => {
         await offline;
-        return (await graderLoader()).createBrowserGrader();
+        // Play's grader: a runner that never starts fails its grading with why, after the same limit.
+        return (await graderLoader()).createBrowserGrader({ pyodidePath: debug.pyodidePath, startTimeoutMs: debugMs });
       }
     : null,
   policies: db ? createPlayPolicies(db) : null,

@@ -6,7 +6,7 @@ import { bundleBounds, recordLimits } from "../core/bundle-bounds.ts";
 import { readableDuelRecords } from "../core/loop/record-schema.ts";
 
 function summary(r: RunRecord): RunSummary {
-  return { id: r.id, name: r.name, config: r.config, status: r.status, step: r.step, updated: r.updated, imported: r.imported !== undefined };
+  return { id: r.id, name: r.name, config: r.config, status: r.status, step: r.step, updated: r.updated, imported: r.imported !== undefined, failure: r.failure ?? null };
 }
 
 /** One lazily opened connection shared by the run store and the bundles. */

@@ -5,13 +5,16 @@
  */
 import * as Comlink from "comlink";
 import type { TrainerControl, TrainerEvent } from "../core/loop/events.ts";
+import type { TrainerWorkerApi, TrainerWorkerOptions } from "../../workers/trainer.worker.ts";
 
-/** A TrainerControl living in `worker` (workers/trainer.worker.ts exposes one). */
-export function trainerFromWorker(worker: Worker): TrainerControl {
-  const remote = Comlink.wrap<TrainerControl>(worker);
+/** A TrainerControl living in `worker` (workers/trainer.worker.ts exposes one), configured with `options` first. */
+export async function trainerFromWorker(worker: Worker, options: TrainerWorkerOptions = {}): Promise<TrainerControl> {
+  const remote = Comlink.wrap<TrainerWorkerApi>(worker);
+  await remote.configure(options);
   return {
     start: (config) => remote.start(config),
     resume: (runId) => remote.resume(runId),
+    autoResume: (runId) => remote.autoResume(runId),
     pause: () => remote.pause(),
     stepOnce: (runId) => remote.stepOnce(runId),
     stop: () => remote.stop(),

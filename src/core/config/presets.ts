@@ -5,6 +5,7 @@
  */
 import { DEFAULT_CONFIG, type Config } from "./fields.ts";
 import { ConfigError, parseConfig } from "./parse.ts";
+import { classroomTime, extrapolatedTime } from "./measured-times.ts";
 
 /** The alpha values of the paper's ablation (spec: 0, 0.25, 0.5, 0.75, 1). */
 export const ALPHA_SWEEP = [0, 0.25, 0.5, 0.75, 1] as const;
@@ -26,8 +27,9 @@ interface Preset {
   overrides: Partial<Config>;
 }
 
+// Times in the descriptions come from measured-times.json (npm run bench -- newcomer --record), never typed.
 const CLASSROOM: Preset = {
-  description: "Small and fast: tiny models on arena-v2, 4 tasks x 4 codes x 4 suites per step, 36 steps (3 epochs of 48 train tasks), measured on held-out tasks that recombine what training saw; about 15 minutes on a laptop CPU.",
+  description: `Small and fast: tiny models on arena-v2, 4 tasks x 4 codes x 4 suites per step, 36 steps (3 epochs of 48 train tasks), measured on held-out tasks that recombine what training saw; ${classroomTime()}.`,
   overrides: {},
 };
 
@@ -61,14 +63,15 @@ const PAPER_MINI: Preset = {
  * research --steps 240` in the background; every finished run is cached, so a stopped reproduce
  * resumes where it was.
  */
+const RESEARCH_OVERRIDES = {
+  train_tasks: 192,
+  tasks_per_step: 8,
+  steps: 240,
+  checkpoint_every: 20,
+} satisfies Partial<Config>;
 const RESEARCH: Preset = {
-  description: "Longer runs on more tasks, for the background: tiny models on arena-v2, 192 train tasks, 8 tasks per step, 240 steps (10 epochs, so the Mistake Book replays often); hours on a laptop CPU.",
-  overrides: {
-    train_tasks: 192,
-    tasks_per_step: 8,
-    steps: 240,
-    checkpoint_every: 20,
-  },
+  description: `Longer runs on more tasks, for the background: tiny models on arena-v2, 192 train tasks, 8 tasks per step, 240 steps (10 epochs, so the Mistake Book replays often); ${extrapolatedTime(RESEARCH_OVERRIDES.tasks_per_step, RESEARCH_OVERRIDES.steps, DEFAULT_CONFIG.tasks_per_step)}.`,
+  overrides: RESEARCH_OVERRIDES,
 };
 
 export const PRESETS = {

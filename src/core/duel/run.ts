@@ -14,6 +14,7 @@ import type { TrainerEvent } from "../loop/events.ts";
 import { EVAL_METRIC_KEYS, type DuelRecord, type EvalMetricKey, type StepMetrics } from "../loop/types.ts";
 import type { MistakeBook, MistakeBookDelta } from "../loop/mistake-book.ts";
 import { duelStep, usesSharedPolicy, type DuelContext, type DuelState, type Player } from "./step.ts";
+import { StepAbandonedError } from "./watchdog.ts";
 
 /** A player the run can also checkpoint. */
 export type RunPlayer = Player & { save(): Promise<ArrayBuffer> };
@@ -72,6 +73,11 @@ export class RunLoop {
     return this.state;
   }
 
+  /** The run's length, `config.steps`. */
+  get steps(): number {
+    return this.o.config.steps;
+  }
+
   /** Has the run taken all of its `config.steps`? */
   get finished(): boolean {
     return this.state.step >= this.o.config.steps;
@@ -84,7 +90,8 @@ export class RunLoop {
 
   /**
    * Step until `config.steps` (or `maxSteps` more steps), a stop request, or an error. Resolves when
-   * it has stopped; a step in progress always completes and is committed first.
+   * it has stopped; a step in progress completes and is committed first, unless the caller left it
+   * (a StepAbandonedError after stop(): the run is paused at its last committed step).
    */
   run(maxSteps = Infinity): Promise<void> {
     if (this.running) throw new Error("this run is already stepping: pause or stop it first");
@@ -110,6 +117,10 @@ export class RunLoop {
       }
       this.status(this.state.step >= config.steps ? "done" : "paused");
     } catch (e) {
+      if (this.stopRequested && e instanceof StepAbandonedError) {
+        this.status("paused");
+        return;
+      }
       const err = e instanceof Error ? e : new Error(String(e));
       this.o.emit?.({ type: "error", name: err.name, message: err.message, stack: err.stack });
       this.status("failed");
@@ -166,7 +177,9 @@ export class RunLoop {
   }
 
   private status(status: "running" | "paused" | "done" | "failed"): void {
-    const recent = this.stepTimes.slice(-5);
+    // Steady state only: the first step after a (re)start also pays for kernel compilation, caches
+    // and first-call costs, so it is left out (no estimate until a second step is timed).
+    const recent = this.stepTimes.slice(1).slice(-5);
     const perStep = recent.length ? recent.reduce((a, b) => a + b, 0) / recent.length : null;
     const left = this.o.config.steps - this.state.step;
     this.o.emit?.({

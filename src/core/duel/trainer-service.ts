@@ -10,7 +10,7 @@ import type { TaskFile } from "../arena/task.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
 import type { Grader } from "../grader/types.ts";
 import { emptyMistakeBook } from "../loop/mistake-book.ts";
-import type { TrainerControl, TrainerEvent } from "../loop/events.ts";
+import type { AutoResume, RunFailure, RunPhase, TrainerControl, TrainerEvent } from "../loop/events.ts";
 import type { BackendPreference } from "../policy/backend-choice.ts";
 import type { CreatePolicyOptions } from "../policy/policy.ts";
 import type { TrainConfig } from "../policy/train-config.ts";
@@ -19,6 +19,7 @@ import { taskSetHash } from "../bundle.ts";
 import { RunLoop, type EvalMetrics, type RunCommit, type RunPlayer } from "./run.ts";
 import { usesSharedPolicy, type DuelState } from "./step.ts";
 import { runTrainTasks } from "./task-order.ts";
+import { DEFAULT_WATCHDOG, PhaseFailedError, PhaseStuckError, StepAbandonedError, Watchdog, type WatchdogLimits } from "./watchdog.ts";
 
 export type PlayerRole = "code" | "test";
 
@@ -30,6 +31,13 @@ export interface RunRepository {
   /** Roll the run back to its last checkpoint: its config, the state to resume from, and the saved policies (null: none yet). */
   resume(runId: string): Promise<{ config: Config; state: DuelState; policies: Record<string, ArrayBuffer> | null }>;
   setStatus(runId: string, status: "running" | "paused" | "done" | "failed"): Promise<void>;
+  /**
+   * Keep why the run stopped (optional; the app's IndexedDB keeps it, cleared by the next committed
+   * step): `count` is one more than the stored failure's when that has the same signature and step.
+   */
+  recordFailure?(runId: string, failure: Omit<RunFailure, "count">): Promise<RunFailure>;
+  /** The run's status, last committed step and stored failure (optional, with recordFailure). */
+  trouble?(runId: string): Promise<{ status: string; step: number; failure: RunFailure | null }>;
   /**
    * Keep the players a new run starts from as its step-0 checkpoint (optional): Node bundles keep
    * them so base and trained players can be compared from one file.
@@ -107,10 +115,17 @@ export async function startPlayers(
     const [shared, origin] = await start("code", "shared", config.code_model, config.seed);
     return { code: shared, test: shared, origin: { code: origin, test: origin }, dispose: () => shared.dispose?.() };
   }
-  const [[code, codeOrigin], [test, testOrigin]] = await Promise.all([
+  const started = await Promise.allSettled([
     start("code", "code", config.code_model, config.seed),
     start("test", "test", config.test_model, config.seed + 1),
   ]);
+  const failed = started.find((r) => r.status === "rejected");
+  if (failed) {
+    // The one that did start is released, not left running beside the error.
+    for (const r of started) if (r.status === "fulfilled") r.value[0].dispose?.();
+    throw failed.reason;
+  }
+  const [[code, codeOrigin], [test, testOrigin]] = started.map((r) => (r as PromiseFulfilledResult<[HostedPlayer, string]>).value);
   return {
     code, test, origin: { code: codeOrigin, test: testOrigin },
     dispose: () => {
@@ -126,14 +141,32 @@ export async function savePlayers(config: Config, players: { code: RunPlayer; te
   return { code: await players.code.save(), test: await players.test.save() };
 }
 
+export interface TrainerServiceOptions {
+  /** The watchdog's limits (watchdog.ts); the tests make them short. */
+  watchdog?: Partial<WatchdogLimits>;
+}
+
 export class TrainerService implements TrainerControl {
   private loop: RunLoop | null = null;
   private runId: string | null = null;
   private players: StartedPlayers | null = null;
+  private watchdog: Watchdog;
+  /** The phase the run is in (the last progress event), named in a failure's signature. */
+  private phase: RunPhase = "load";
+  /** Grader calls in flight (a stuck one is halted when the run gives up on it). */
+  private graderBusy = 0;
+  /** A prepared loop that pause() caught before it stepped: launch() does not drive it. */
+  private held: RunLoop | null = null;
+  /** The run being prepared (players and sandbox starting), for pause(). */
+  private preparing: { runId: string; step: number; steps: number } | null = null;
+  private readonly limits: WatchdogLimits;
   private readonly listeners = new Map<number, (e: TrainerEvent) => void>();
   private nextListener = 1;
 
-  constructor(private readonly host: TrainerHost) {}
+  constructor(private readonly host: TrainerHost, options: TrainerServiceOptions = {}) {
+    this.limits = { ...DEFAULT_WATCHDOG, ...options.watchdog };
+    this.watchdog = new Watchdog(this.limits);
+  }
 
   async start(config: Config): Promise<string> {
     await this.halt();
@@ -141,8 +174,7 @@ export class TrainerService implements TrainerControl {
     // Running from now, not from its first commit: a reload during the first step resumes it too.
     await this.host.repo.setStatus(runId, "running");
     const state: DuelState = { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() };
-    await this.prepare(runId, config, state, null);
-    void this.drive();
+    void this.launch(runId, config.steps, () => this.prepare(runId, config, state, null));
     return runId;
   }
 
@@ -153,14 +185,14 @@ export class TrainerService implements TrainerControl {
   async runToEnd(config: Config): Promise<{ runId: string; origin: StartedPlayers["origin"] }> {
     await this.halt();
     const runId = await this.host.repo.create(config, await taskSetHash((await this.host.taskSet(config)).tasks));
-    await this.prepare(runId, config, { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() }, null);
-    const { loop, players } = this;
     try {
+      await this.prepare(runId, config, { step: 0, book: emptyMistakeBook(), rng: new Rng(config.seed).state() }, null);
+      const { loop, players } = this;
       await loop!.run();
       await this.host.repo.setStatus(runId, loop!.finished ? "done" : "paused");
       return { runId, origin: players!.origin };
     } catch (e) {
-      await this.host.repo.setStatus(runId, "failed").catch(() => undefined);
+      await this.fail(runId, e, config.steps);
       throw e;
     } finally {
       await this.halt();
@@ -170,12 +202,67 @@ export class TrainerService implements TrainerControl {
   async resume(runId: string): Promise<void> {
     await this.halt();
     const r = await this.host.repo.resume(runId);
-    await this.prepare(runId, r.config, r.state, r.policies);
-    void this.drive();
+    await this.host.repo.setStatus(runId, "running");
+    void this.launch(runId, r.config.steps, () => this.prepare(runId, r.config, r.state, r.policies));
+  }
+
+  async autoResume(runId: string): Promise<AutoResume> {
+    const { repo } = this.host;
+    const trouble = repo.trouble ? await repo.trouble(runId) : null;
+    if (!trouble) return { resumed: false, note: null };
+    let failure = trouble.failure;
+    if (trouble.status === "running" && repo.recordFailure) {
+      // The page went away during a step (a reload, a crash, or a hang the user gave up on).
+      failure = await repo.recordFailure(runId, { signature: "interrupted", message: `the page was closed or reloaded during step ${trouble.step + 1}`, step: trouble.step, retry: true });
+    } else if (trouble.status !== "running" && !(trouble.status === "failed" && failure?.retry)) {
+      return { resumed: false, note: null };
+    }
+    if (failure && failure.count >= 2) {
+      if (trouble.status === "running") await repo.setStatus(runId, "paused");
+      const how = failure.signature === "interrupted" ? `${failure.message}, twice` : `it failed the same way twice: ${failure.message}`;
+      return { resumed: false, note: `Run ${runId} was not resumed, so that it does not hang again: ${how}. It waits at step ${failure.step}: press Resume to try again, or start another run.` };
+    }
+    await this.resume(runId);
+    const note = failure && failure.signature !== "interrupted" ? `Run ${runId} failed once (${failure.message}); trying again from step ${failure.step}.` : null;
+    return { resumed: true, note };
   }
 
   async pause(): Promise<void> {
-    await this.loop?.stop();
+    const { loop, runId } = this;
+    // Still starting (the players, the sandbox): nothing to commit, leave the start at once.
+    if (!loop && this.preparing) return this.leave(this.preparing.runId, this.preparing.step, this.preparing.steps, "paused while starting");
+    if (!loop || !runId) return;
+    if (loop.finished) return;
+    if (!loop.busy) {
+      // Prepared but not stepping yet (or already paused): it must not start stepping after this.
+      this.held = loop;
+      await this.host.repo.setStatus(runId, "paused");
+      this.emit({ type: "status", runId, status: "paused", step: loop.step, steps: loop.steps, eta_s: null });
+      return;
+    }
+    const stopped = loop.stop();
+    const inTime = await Promise.race([stopped.then(() => true, () => true), sleep(this.limits.pauseGraceMs).then(() => false)]);
+    if (inTime) return;
+    // The step in flight is stuck (or slower than the grace): leave it. Its guarded calls fail at
+    // once; the players, whose weights may be half updated, are released; resume reloads the last
+    // committed step's checkpoint and redoes the step with the same numbers.
+    await this.leave(runId, loop.step, loop.steps, `paused during step ${loop.step + 1}`);
+  }
+
+  /**
+   * Leave the run in flight without waiting for it (a stuck call never answers): fail its guarded
+   * calls, end a stuck grader call, release the players, and mark it paused at its last commit.
+   */
+  private async leave(runId: string, step: number, steps: number, why: string): Promise<void> {
+    this.watchdog.abandon(new StepAbandonedError(why));
+    await this.releaseStuck(why);
+    this.loop = null;
+    this.runId = null;
+    this.preparing = null;
+    this.players?.dispose();
+    this.players = null;
+    await this.host.repo.setStatus(runId, "paused");
+    this.emit({ type: "status", runId, status: "paused", step, steps, eta_s: null });
   }
 
   async stepOnce(runId: string): Promise<void> {
@@ -183,7 +270,12 @@ export class TrainerService implements TrainerControl {
     if (this.runId !== runId || !this.loop) {
       await this.halt();
       const r = await this.host.repo.resume(runId);
-      await this.prepare(runId, r.config, r.state, r.policies);
+      try {
+        await this.prepare(runId, r.config, r.state, r.policies);
+      } catch (e) {
+        await this.fail(runId, e, r.config.steps);
+        throw e;
+      }
     }
     await this.drive(1);
   }
@@ -203,6 +295,7 @@ export class TrainerService implements TrainerControl {
   }
 
   private emit(e: TrainerEvent): void {
+    if (e.type === "progress") this.phase = e.phase;
     for (const l of this.listeners.values()) {
       try {
         l(e);
@@ -214,24 +307,109 @@ export class TrainerService implements TrainerControl {
 
   /** Stop stepping and release the players of the current run. */
   private async halt(): Promise<void> {
-    await this.loop?.stop();
-    this.players?.dispose();
-    this.players = null;
+    const loop = this.loop;
     this.loop = null;
     this.runId = null;
+    // A stopped loop ends its step first; one left by pause() is not waited for.
+    if (loop?.busy) await loop.stop();
+    this.players?.dispose();
+    this.players = null;
+  }
+
+  /** Prepare a run, then drive it; a failure to prepare fails the run with what to try. */
+  private async launch(runId: string, steps: number, prepare: () => Promise<void>): Promise<void> {
+    try {
+      await prepare();
+    } catch (e) {
+      if (!(e instanceof StepAbandonedError)) await this.fail(runId, e, steps); // (abandoned: pause() has said so)
+      return;
+    }
+    if (this.loop && this.held === this.loop) return;
+    await this.drive();
+  }
+
+  /**
+   * A run that cannot go on: release what hangs, say why (an error event and a status event), mark
+   * it failed and keep why (recordFailure), its last committed step intact.
+   */
+  private async fail(runId: string, e: unknown, steps = 0): Promise<void> {
+    const err = e instanceof Error ? e : new Error(String(e));
+    await this.releaseStuck(err.message);
+    const loopStep = this.loop?.step;
+    if (this.runId === runId || this.runId === null) await this.halt();
+    // RunLoop has reported its own failures; one before the loop existed is reported here.
+    if (loopStep === undefined) {
+      this.emit({ type: "error", name: err.name, message: err.message, stack: err.stack });
+    }
+    const retry = err instanceof PhaseStuckError || err instanceof PhaseFailedError;
+    const phase = err instanceof PhaseStuckError || err instanceof PhaseFailedError ? err.phase : this.phase;
+    let step = loopStep ?? 0;
+    try {
+      if (this.host.repo.trouble) step = (await this.host.repo.trouble(runId)).step;
+      await this.host.repo.setStatus(runId, "failed");
+      await this.host.repo.recordFailure?.(runId, { signature: `${phase}:${err.name}`, message: err.message, step, retry });
+    } catch {
+      // Storage itself failed: the error event has said what happened.
+    }
+    if (loopStep === undefined) this.emit({ type: "status", runId, status: "failed", step, steps, eta_s: null });
+  }
+
+  /** A grader call stuck in flight is halted (its runners end), so the next request starts afresh. */
+  private async releaseStuck(why: string): Promise<void> {
+    if (this.graderBusy > 0) await this.host.grader.halt?.(why).catch(() => undefined);
   }
 
   private async prepare(runId: string, config: Config, state: DuelState, saved: Record<string, ArrayBuffer> | null): Promise<void> {
+    this.preparing = { runId, step: state.step, steps: config.steps };
+    try {
+      await this.prepareGuarded(runId, config, state, saved);
+    } finally {
+      this.preparing = null;
+    }
+  }
+
+  private async prepareGuarded(runId: string, config: Config, state: DuelState, saved: Record<string, ArrayBuffer> | null): Promise<void> {
     const { host } = this;
-    this.emit({ type: "progress", phase: "load", done: 0, total: 2, text: "starting the players" });
-    const players = await startPlayers(host, config, saved);
+    const watchdog = (this.watchdog = new Watchdog(this.limits));
+    const player: TrainerHost["player"] = (role, init, train, backend) => {
+      const starting = host.player(role, init, train, backend);
+      return watchdog.guard("players", `the ${role} policy's worker`, () => starting).catch((e: unknown) => {
+        // Given up on (stuck, or paused): a worker that starts after all is released.
+        void starting.then((p) => p.dispose?.(), () => undefined);
+        throw e;
+      });
+    };
+    const players = await this.ticking("load", "starting the players", (tick) =>
+      startPlayers({ vocab: host.vocab, baseCheckpoint: host.baseCheckpoint, player }, config, saved).then((p) => (tick(2, 2, "players ready"), p)),
+    );
+    if (watchdog.isAbandoned) {
+      players.dispose();
+      throw new StepAbandonedError("paused while starting");
+    }
     this.players = players;
     const { code, test } = players;
     const roles: [PlayerRole, HostedPlayer][] = code === test ? [["code", code]] : [["code", code], ["test", test]];
     for (const [policy, p] of roles) {
       if (p.backend) this.emit({ type: "backend", policy, backend: p.backend.backend, adapter: p.backend.adapter ?? null, reason: p.backend.reason });
     }
-    this.emit({ type: "progress", phase: "load", done: 2, total: 2, text: "players ready" });
+    // The Python sandbox's cold start, as its own phase (not inside the first step's grading).
+    const { warm } = host.grader;
+    if (warm) {
+      await this.ticking("sandbox", "starting the Python sandbox", (tick) =>
+        this.graderCall(() => watchdog.guard("sandbox", "the Python sandbox", (beat) => warm.call(host.grader, (p) => (beat(), tick(p.done, p.total, p.text))))));
+    }
+    const guarded = {
+      code: guardPlayer(code, watchdog, usesSharedPolicy(config.mode) ? "the policy's worker" : "the Code policy's worker"),
+      test: code === test ? null : guardPlayer(test, watchdog, "the Test policy's worker"),
+    };
+    const guardedCode = guarded.code;
+    const guardedTest = guarded.test ?? guardedCode;
+    const grader: Grader = {
+      grade: (request, onProgress) =>
+        this.graderCall(() => watchdog.guard("grade", "the Python sandbox", (beat) => host.grader.grade(request, (p) => (beat(), onProgress?.(p))))),
+      close: () => host.grader.close(),
+    };
+    const store = { commitStep: (c: RunCommit) => watchdog.guard("save", "the browser's storage", () => host.repo.commitStep(c)) };
     if (!saved && host.repo.saveInitial) await host.repo.saveInitial(runId, await savePlayers(config, players), state);
     const train_tasks = runTrainTasks(await host.taskSet(config), config);
     this.runId = runId;
@@ -239,16 +417,56 @@ export class TrainerService implements TrainerControl {
       {
         runId,
         config,
-        duel: { vocab: host.vocab, tasks: train_tasks, grader: host.grader },
-        code,
-        test,
-        store: host.repo,
-        evaluate: host.evaluate && (host.evaluates?.(config) ?? true) ? (step) => host.evaluate!({ code, test }, config, step) : undefined,
+        duel: { vocab: host.vocab, tasks: train_tasks, grader },
+        code: guardedCode,
+        test: guardedTest,
+        store,
+        // The evaluation grades on the host's grader: guarded as one phase, so a stuck one ends its runners too.
+        evaluate: host.evaluate && (host.evaluates?.(config) ?? true)
+          ? (step) => this.graderCall(() => watchdog.guard("eval", "the evaluation", () => host.evaluate!({ code: guardedCode, test: guardedTest }, config, step)))
+          : undefined,
         rollingCheckpoints: host.rollingCheckpoints,
         emit: (e) => this.emit(e),
       },
       state,
     );
+  }
+
+  /** Count a grader call in flight while `work` runs. */
+  private async graderCall<T>(work: () => Promise<T>): Promise<T> {
+    this.graderBusy++;
+    try {
+      return await work();
+    } catch (e) {
+      // Given up on (stuck, or left by pause): its runners end, so the next request starts afresh.
+      if (e instanceof PhaseStuckError || e instanceof StepAbandonedError) await this.host.grader.halt?.(e.message).catch(() => undefined);
+      throw e;
+    } finally {
+      this.graderBusy--;
+    }
+  }
+
+  /**
+   * Run a start phase, reporting it at once and then every second with the seconds it has taken, so
+   * that a slow start is seen to be alive (and a stuck one, until its watchdog fires).
+   */
+  private async ticking<T>(phase: RunPhase, text: string, work: (tick: (done: number, total: number, text: string) => void) => Promise<T>): Promise<T> {
+    const started = Date.now();
+    let last = { done: 0, total: 2, text };
+    const report = () => {
+      const s = Math.floor((Date.now() - started) / 1000);
+      this.emit({ type: "progress", phase, done: last.done, total: last.total, text: s > 0 ? `${last.text} (${s} s)` : last.text });
+    };
+    report();
+    const timer = setInterval(report, 1000);
+    try {
+      return await work((done, total, t) => {
+        last = { done, total, text: t };
+        report();
+      });
+    } finally {
+      clearInterval(timer);
+    }
   }
 
   private async drive(maxSteps?: number): Promise<void> {
@@ -257,10 +475,25 @@ export class TrainerService implements TrainerControl {
     if (!loop || !runId) return;
     try {
       await loop.run(maxSteps);
-      await this.host.repo.setStatus(runId, loop.finished ? "done" : "paused");
-    } catch {
+      // A loop left by pause() has been replaced (or released): pause() set its status.
+      if (this.loop === loop) await this.host.repo.setStatus(runId, loop.finished ? "done" : "paused");
+    } catch (e) {
       // RunLoop has already emitted the error event.
-      await this.host.repo.setStatus(runId, "failed").catch(() => undefined);
+      if (e instanceof StepAbandonedError) return;
+      await this.fail(runId, e);
     }
   }
+}
+
+/** A player whose calls run under the watchdog: sampling, the update and saving each have a limit. */
+function guardPlayer<P extends HostedPlayer>(player: P, watchdog: Watchdog, what: string): RunPlayer {
+  return {
+    sample: (prompts, specs, opts) => watchdog.guard("sample", what, () => player.sample(prompts, specs, opts)),
+    update: (samples, rngState) => watchdog.guard("update", what, () => player.update(samples, rngState)),
+    save: () => watchdog.guard("save", what, () => player.save()),
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -16,7 +16,7 @@
 import { checkRequest } from "./request.ts";
 import { candidateLines, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, type Call, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
 import type { RunnerEvent, RunnerRequest, RunnerRole, RunnerUnit } from "./runner.js";
-import type { Grader, GradeLimits, GradeProgress, GradeRequest, GradeResult } from "./types.ts";
+import type { Grader, GradeLimits, GradeProgress, GradeRequest, GradeResult, StartProgress } from "./types.ts";
 
 /** One live runner process or worker. `onEvent`/`onExit` were given to SpawnRunner. */
 export interface RunnerHost {
@@ -27,9 +27,10 @@ export interface RunnerHost {
 /**
  * Start a runner and resolve once it is ready (Pyodide loaded, interpreter locked down), or reject
  * with why it could not start. Events for requests arrive on `onEvent`; `onExit` is called once if
- * it dies or is terminated.
+ * it dies or is terminated. `signal` aborts a start that takes too long: the spawner ends the
+ * worker or process it started (the supervisor has given up on it already).
  */
-export type SpawnRunner = (role: RunnerRole, onEvent: (event: RunnerEvent) => void, onExit: (why: string) => void) => Promise<RunnerHost>;
+export type SpawnRunner = (role: RunnerRole, onEvent: (event: RunnerEvent) => void, onExit: (why: string) => void, signal?: AbortSignal) => Promise<RunnerHost>;
 
 export class RunnerDiedError extends Error {
   override name = "RunnerDiedError";
@@ -37,6 +38,11 @@ export class RunnerDiedError extends Error {
 
 export class GraderClosedError extends Error {
   override name = "GraderClosedError";
+}
+
+/** A runner that was not ready within `startTimeoutMs`: not retried (a start that hangs hangs again). */
+export class RunnerStartTimeoutError extends RunnerDiedError {
+  override name = "RunnerStartTimeoutError";
 }
 
 export interface SupervisorOptions {
@@ -50,7 +56,15 @@ export interface SupervisorOptions {
   warmSpare?: boolean;
   /** Give up after this many runner starts in a row that fail (default 3). */
   maxFailedStarts?: number;
+  /**
+   * A runner that is not ready this long after its start is ended and the request fails at once,
+   * without retries (a start that hangs once hangs again: Pyodide's files not arriving, a wasm
+   * instantiation that never settles). Default 120,000 ms; a cold start takes about 11 s in
+   * Chromium here (npm run bench -- newcomer).
+   */
+  startTimeoutMs?: number;
 }
+
 
 /** A Grader that also says how many runners it has started: sandboxes (spares included, 1 + kills) and judges. */
 export interface SupervisedGrader extends Grader {
@@ -65,10 +79,24 @@ export interface SupervisedGrader extends Grader {
    * Queued with grade().
    */
   runUnit(unit: Omit<RunnerUnit, "literal">): Promise<UnitSteps>;
+  /**
+   * Start the judge and the sandbox now (queued with grade()), so that their cold start is a phase
+   * of its own and not hidden inside the first batch; resolves when both are ready, rejects with
+   * why one did not start.
+   */
+  warm(onProgress?: (p: StartProgress) => void): Promise<void>;
+  /**
+   * End every runner and fail the request in flight with `why` (and a start in progress): for a
+   * caller whose own watchdog gave up on a batch. The grader stays usable: the next request starts
+   * fresh runners.
+   */
+  halt(why: string): Promise<void>;
 }
 
 interface Live {
   host: Promise<RunnerHost>;
+  /** Give up a start still in progress (its spawn is aborted). */
+  cancel(why: string): void;
   /** The request in flight and where its events go. */
   pending: ((event: RunnerEvent) => void) | null;
   exited: ((why: string) => void) | null;
@@ -83,27 +111,73 @@ class RunnerSlot {
   private failedStarts = 0;
   started = 0;
   closed = false;
+  /** Set by halt(): requests fail with it until the next request of the queue begins (resume()). */
+  private halted: string | null = null;
 
   constructor(
     private readonly role: RunnerRole,
     private readonly spawn: SpawnRunner,
     private readonly warmSpare: boolean,
     private readonly maxFailedStarts: number,
+    private readonly startTimeoutMs: number,
   ) {}
 
   private start(): Live {
     this.started++;
-    const live: Live = { host: null as unknown as Promise<RunnerHost>, pending: null, exited: null, dead: null };
-    live.host = this.spawn(
+    const abort = new AbortController();
+    const live: Live = { host: null as unknown as Promise<RunnerHost>, cancel: () => undefined, pending: null, exited: null, dead: null };
+    const spawned = this.spawn(
       this.role,
       (event) => live.pending?.(event),
       (why) => {
         live.dead ??= why;
         live.exited?.(why);
       },
+      abort.signal,
     );
+    live.host = new Promise<RunnerHost>((resolve, reject) => {
+      let settled = false;
+      const giveUp = (error: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        abort.abort(error);
+        reject(error);
+      };
+      const timer = setTimeout(() => giveUp(new RunnerStartTimeoutError(
+        `the grader's ${this.role} did not start within ${+(this.startTimeoutMs / 1000).toFixed(1)} s (Pyodide never finished loading)`)), this.startTimeoutMs);
+      live.cancel = (why) => giveUp(new RunnerDiedError(why));
+      spawned.then(
+        (host) => {
+          if (settled) return void host.terminate().catch(() => undefined); // given up on: not used
+          settled = true;
+          clearTimeout(timer);
+          resolve(host);
+        },
+        (e: unknown) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        },
+      );
+    });
     live.host.then(() => (this.failedStarts = 0), () => undefined);
     return live;
+  }
+
+  /** End every runner of this role, a start in progress included; requests fail with `why` until resume(). */
+  async halt(why: string): Promise<void> {
+    this.halted = why;
+    const spare = this.spare;
+    this.spare = null;
+    for (const live of [this.live, spare]) live?.cancel(why);
+    await Promise.all([this.retire(), spare?.host.then((h) => h.terminate(), () => undefined)]);
+  }
+
+  /** A new request begins: a halt no longer applies. */
+  resume(): void {
+    this.halted = null;
   }
 
   private take(): Live {
@@ -118,6 +192,11 @@ class RunnerSlot {
       if (this.warmSpare && !this.spare && !this.closed && this.live === live) this.spare = this.start();
     }, () => undefined);
     return live;
+  }
+
+  /** Wait until a runner of this role is ready (started if need be). */
+  async ensure(): Promise<void> {
+    await this.ready();
   }
 
   /** Kill the live runner (it is replaced on the next request). */
@@ -137,12 +216,18 @@ class RunnerSlot {
   private async ready(): Promise<{ live: Live; host: RunnerHost }> {
     for (;;) {
       if (this.closed) throw new GraderClosedError("the grader was closed");
+      if (this.halted) throw new RunnerDiedError(this.halted);
       const live = this.take();
       try {
         const host = await live.host;
         if (!live.dead) return { live, host };
       } catch (e) {
         if (this.live === live) this.live = null;
+        if (this.halted) throw new RunnerDiedError(this.halted);
+        if (e instanceof RunnerStartTimeoutError) {
+          this.failedStarts = 0;
+          throw e;
+        }
         if (++this.failedStarts >= this.maxFailedStarts) {
           throw new RunnerDiedError(`the grader's ${this.role} did not start (${this.failedStarts} tries): ${(e as Error).message}`);
         }
@@ -233,10 +318,21 @@ class RunnerSlot {
 
 export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOptions = {}): SupervisedGrader {
   const maxFailedStarts = options.maxFailedStarts ?? 3;
-  const judge = new RunnerSlot("judge", spawn, false, maxFailedStarts);
-  const sandbox = new RunnerSlot("sandbox", spawn, options.warmSpare ?? false, maxFailedStarts);
-  const killGrace = (limit: number) => options.killGraceMs ?? Math.max(200, limit);
+  const startTimeoutMs = options.startTimeoutMs ?? 120_000;
+  const judge = new RunnerSlot("judge", spawn, false, maxFailedStarts, startTimeoutMs);
+  const sandbox = new RunnerSlot("sandbox", spawn, options.warmSpare ?? false, maxFailedStarts, startTimeoutMs);
   let queue: Promise<unknown> = Promise.resolve();
+  /** Run `work` after the requests queued before it; a halt applies to the request in flight only. */
+  const enqueue = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(() => {
+      judge.resume();
+      sandbox.resume();
+      return work();
+    });
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  const killGrace = (limit: number) => options.killGraceMs ?? Math.max(200, limit);
   let closed = false;
 
   async function run(request: GradeRequest, onProgress?: (p: GradeProgress) => void): Promise<GradeResult> {
@@ -367,18 +463,29 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
   return {
     grade(request, onProgress) {
       if (closed) return Promise.reject(new GraderClosedError("grade() after close()"));
-      const next = queue.then(() => run(request, onProgress));
-      queue = next.catch(() => undefined);
-      return next;
+      return enqueue(() => run(request, onProgress));
     },
     runUnit(unit) {
       if (closed) return Promise.reject(new GraderClosedError("runUnit() after close()"));
-      const next = queue.then(async () => {
+      return enqueue(async () => {
         if (unit.code.length > MAX_CODE_CHARS) return [["syntax", `code too long (${unit.code.length} characters, at most ${MAX_CODE_CHARS})`]] as UnitSteps;
         return (await sandbox.unit({ ...unit, literal: false }, killGrace, () => undefined)).steps;
       });
-      queue = next.catch(() => undefined);
-      return next;
+    },
+    warm(onProgress) {
+      if (closed) return Promise.reject(new GraderClosedError("warm() after close()"));
+      return enqueue(async () => {
+        // One after the other, as a batch starts them: two Pyodide starts at once on a small machine
+        // take longer than two in a row.
+        onProgress?.({ done: 0, total: 2, text: "starting the Python sandbox: the judge" });
+        await judge.ensure();
+        onProgress?.({ done: 1, total: 2, text: "starting the Python sandbox: the candidates' sandbox" });
+        await sandbox.ensure();
+        onProgress?.({ done: 2, total: 2, text: "the Python sandbox is ready" });
+      });
+    },
+    async halt(why) {
+      await Promise.all([judge.halt(why), sandbox.halt(why)]);
     },
     async close() {
       closed = true;

@@ -99,8 +99,19 @@ export interface GradeProgress {
   text: string;
 }
 
+/** Progress of a runner start (Grader.warm): runners ready of those asked for. */
+export interface StartProgress {
+  done: number;
+  total: number;
+  text: string;
+}
+
 /** The same interface in Node (worker_threads) and in the browser (a module Web Worker). */
 export interface Grader {
   grade(request: GradeRequest, onProgress?: (p: GradeProgress) => void): Promise<GradeResult>;
   close(): Promise<void>;
+  /** Start the Python runtimes now rather than inside the first batch (supervisor.ts). */
+  warm?(onProgress?: (p: StartProgress) => void): Promise<void>;
+  /** End the runtimes and fail the request in flight with `why`; the next request starts afresh (supervisor.ts). */
+  halt?(why: string): Promise<void>;
 }

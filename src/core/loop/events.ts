@@ -7,7 +7,27 @@ import type { Config } from "../config/index.ts";
 import type { DuelRecord, StepMetrics } from "./types.ts";
 import type { MistakeBookDelta } from "./mistake-book.ts";
 
-export type RunPhase = "load" | "pretrain" | "sample" | "grade" | "update" | "eval" | "save";
+/** `load`: the players start; `sandbox`: the Python sandbox starts (its own phase: a cold start takes seconds). */
+export type RunPhase = "load" | "sandbox" | "pretrain" | "sample" | "grade" | "update" | "eval" | "save";
+
+/**
+ * Why a run stopped without finishing, as stored with it until its next committed step: a run that
+ * failed the same way twice (`count` 2) is not resumed by a reload, it waits for the user.
+ */
+export interface RunFailure {
+  /** `PHASE:ErrorName` ("sandbox:PhaseStuckError"), or `interrupted` (the page went away mid-step). */
+  signature: string;
+  message: string;
+  /** The last committed step when it happened. */
+  step: number;
+  /** Failures in a row with this signature at this step. */
+  count: number;
+  /** A failure a retry may cure (a worker that hung or did not start): a reload resumes it once. */
+  retry: boolean;
+}
+
+/** What a launch did with the run it found: resumed it, or left it waiting for the user (and why). */
+export type AutoResume = { resumed: true; note: string | null } | { resumed: false; note: string | null };
 
 export type TrainerEvent =
   /** Long work in progress; `total` 0 when unknown. */
@@ -26,7 +46,15 @@ export interface TrainerControl {
   start(config: Config): Promise<string>;
   /** Resume a stored run from its last complete step. */
   resume(runId: string): Promise<void>;
-  /** Finish the current step, checkpoint, and stop stepping. */
+  /**
+   * At launch: resume a run the page left running, or one that failed once in a way a retry may cure;
+   * a run that failed (or was interrupted) the same way twice at the same step waits for the user.
+   */
+  autoResume(runId: string): Promise<AutoResume>;
+  /**
+   * Stop stepping: the step in flight is committed if it ends within a short grace; a stuck or long
+   * one is left (resume redoes it from the last committed step, with the same numbers).
+   */
   pause(): Promise<void>;
   /** Run exactly one step of a paused run (classroom mode), then pause again. */
   stepOnce(runId: string): Promise<void>;

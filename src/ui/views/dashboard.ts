@@ -36,8 +36,9 @@ export function dashboardView(root: HTMLElement, ctx: ViewContext): View {
       return;
     }
     const steps = r.steps || s.config.steps;
-    // The orchestrator's ETA wins; until it sends one, estimate from the recent steps' times.
-    const stepMs = r.metrics.map((m) => m.time_sample_ms + m.time_grade_ms + m.time_update_ms);
+    // The orchestrator's ETA wins; until it sends one, estimate from the recent steps' times, the
+    // first step left out (it also pays for warm-up: the same rule as RunLoop's).
+    const stepMs = r.metrics.filter((m) => m.step > 1).map((m) => m.time_sample_ms + m.time_grade_ms + m.time_update_ms);
     const p = runProgress(r.step, steps, r.status === "running" ? (r.eta_s ?? estimateEta(stepMs, r.step, steps)) : null);
     const running = r.status === "running";
     const can = s.trainerReady;

@@ -19,8 +19,10 @@ import {
   loadMetrics,
   loadMistakeBook,
   pauseRun,
+  recordRunFailure,
   resumeRun,
 } from "../../../src/storage/runs.ts";
+import { snapshotRun } from "../../../src/storage/snapshot.ts";
 import { bytes, duel, fakeMetrics } from "./helpers.ts";
 
 let dbCount = 0;
@@ -88,6 +90,20 @@ describe("runs in IndexedDB", () => {
     expect(await loadMetrics(db, run.id)).toEqual([1, 2, 3, 4, 5, 6].map((s) => fakeMetrics(s, check)));
     expect(await loadMistakeBook(db, run.id)).toEqual(book);
     expect((await loadDuels(db, run.id)).map((d) => d.step)).toEqual([4, 5, 6]);
+  });
+
+  it("counts a failure repeated at the same step, forgets it at the next commit, and never exports it", async () => {
+    const { db } = await freshDb();
+    const run = await createRun(db, { id: "r", name: "x", config: DEFAULT_CONFIG, task_set_hash: "h" });
+    const stuck = { signature: "sandbox:PhaseStuckError", message: "The Python sandbox did not start", step: 0, retry: true };
+    expect((await recordRunFailure(db, run.id, stuck)).count).toBe(1);
+    expect((await recordRunFailure(db, run.id, stuck)).count).toBe(2);
+    // Another way of failing starts its own count.
+    expect((await recordRunFailure(db, run.id, { ...stuck, signature: "interrupted" })).count).toBe(1);
+    expect((await snapshotRun(db, run.id)).run).not.toHaveProperty("failure");
+    await commitSteps(db, run.id, 1, 1, emptyMistakeBook(), new Rng(3));
+    expect((await getRun(db, run.id)).failure).toBeUndefined();
+    expect((await recordRunFailure(db, run.id, { ...stuck, step: 1 })).count).toBe(1);
   });
 
   it("refuses steps out of order and writes nothing of them", async () => {

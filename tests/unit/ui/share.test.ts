@@ -5,7 +5,7 @@ import { launchSummary, readLaunch, shareUrl } from "../../../src/ui/share.ts";
 describe("share links", () => {
   it("opens on the classroom preset when the URL has no config", () => {
     const l = readLaunch("");
-    expect(l).toEqual({ config: presetConfig("classroom"), preset: "classroom", fromUrl: false, safe: false, error: null });
+    expect(l).toEqual({ config: presetConfig("classroom"), preset: "classroom", fromUrl: false, safe: false, debug: {}, error: null });
     expect(readLaunch("?safe=1").safe).toBe(true);
   });
   it("round-trips a config and seed through a link", () => {
@@ -29,6 +29,16 @@ describe("share links", () => {
     expect(l.fromUrl).toBe(false);
     expect(l.config).toEqual(presetConfig("classroom"));
     expect(l.error).toMatch(/config\.alpha: expected a value in \[0, 1\], got 2/);
+  });
+  it("reads the debugging flags apart from the config, and names a bad one", () => {
+    const l = readLaunch("?preset=classroom&seed=2&debug_pyodide=/stall/pyodide&debug_watchdog_s=6");
+    expect(l.debug).toEqual({ pyodidePath: "/stall/pyodide/", watchdogS: 6 });
+    expect(l.config).toEqual(presetConfig("classroom", { seed: 2 }));
+    expect(l.error).toBeNull();
+    // Pyodide only from this site: never another origin's interpreter for the sandbox.
+    const bad = readLaunch("?debug_pyodide=//evil.example/pyodide/&debug_watchdog_s=-1");
+    expect(bad.debug).toEqual({});
+    expect(bad.error).toMatch(/debug_pyodide=\/\/evil\.example\/pyodide\/ \(a path on this site.*debug_watchdog_s=-1 \(seconds/);
   });
   it("says what a link applied beyond its preset", () => {
     const l = readLaunch("?preset=classroom&alpha=0.25&mistake_book=false");

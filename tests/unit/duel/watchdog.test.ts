@@ -1,0 +1,302 @@
+/**
+ * No silent hang: real workers that never answer (a child process that starts and never says
+ * ready, a policy's worker that stops answering mid-run), under watchdog limits made short.
+ *  - the grader gives up on a runner that never starts, ends it, and stays usable;
+ *  - a run whose Python sandbox never starts fails with a message that names it and says what to
+ *    try; a reload resumes it once, and after the same failure twice it waits for the user;
+ *  - Pause during a stuck phase returns without waiting for the stuck call;
+ *  - a worker that stops answering mid-run fails the run with its committed steps intact.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import type { Readable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { presetConfig, type Config } from "../../../src/core/config/index.ts";
+import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
+import { arenaConstraints, arenaVocabulary } from "../../../src/core/duel/contexts.ts";
+import type { RunCommit } from "../../../src/core/duel/run.ts";
+import { TrainerService, type HostedPlayer, type RunRepository, type TrainerHost } from "../../../src/core/duel/trainer-service.ts";
+import { PhaseStuckError, StepAbandonedError, Watchdog } from "../../../src/core/duel/watchdog.ts";
+import { createSupervisedGrader, RunnerStartTimeoutError, type SpawnRunner } from "../../../src/core/grader/supervisor.ts";
+import type { Grader } from "../../../src/core/grader/types.ts";
+import type { RunFailure, TrainerEvent } from "../../../src/core/loop/events.ts";
+import { emptyMistakeBook } from "../../../src/core/loop/mistake-book.ts";
+import { PolicyService } from "../../../src/core/policy/policy-service.ts";
+import { Rng } from "../../../src/core/rng.ts";
+import { childProcessRunner } from "../../../src/node/grader.ts";
+import { useNodeBackend } from "../../../src/node/tf-backend.ts";
+import { sharedNodeGrader } from "../node-grader.ts";
+
+const vocab = arenaVocabulary();
+beforeAll(() => useNodeBackend("wasm"));
+
+/** A real process that starts and then never says a word (as a runner whose Pyodide never loads). */
+function silentChild(): ChildProcess {
+  return spawn(process.execPath, ["-e", "setInterval(() => {}, 1e6)"], { stdio: ["pipe", "ignore", "pipe", "pipe"] });
+}
+
+/** Runners that never become ready; remembers each process so the test can see it was ended. */
+function hangingSpawner(): { spawn: SpawnRunner; children: ChildProcess[] } {
+  const children: ChildProcess[] = [];
+  return {
+    children,
+    spawn: (role, onEvent, onExit, signal) => {
+      const child = silentChild();
+      children.push(child);
+      return childProcessRunner(child, child.stdio[3] as Readable, `grader ${role}`, onEvent, onExit, signal);
+    },
+  };
+}
+
+const exited = (c: ChildProcess) => new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once("exit", () => resolve())));
+
+describe("the watchdog's limits", () => {
+  it("start phases get startMs; a phase never timed gets firstMs, then factor x its slowest time, at least minMs", async () => {
+    const w = new Watchdog({ startMs: 50, firstMs: 400, factor: 3, minMs: 20, pauseGraceMs: 10 });
+    expect(w.limitFor("sandbox")).toBe(50);
+    expect(w.limitFor("sample")).toBe(400);
+    await w.guard("sample", "x", () => new Promise((r) => setTimeout(r, 30)));
+    expect(w.limitFor("sample")).toBeGreaterThanOrEqual(90);
+    expect(w.limitFor("sample")).toBeLessThan(400);
+    // Grading's limit never drops under a runner start: a killed sandbox restarts inside a batch.
+    await w.guard("grade", "x", async () => undefined);
+    expect(w.limitFor("grade")).toBe(50);
+  });
+
+  it("a beat re-arms the limit: work that keeps moving is never stuck, work that stops is", async () => {
+    const w = new Watchdog({ startMs: 1000, firstMs: 80, factor: 1, minMs: 80, pauseGraceMs: 10 });
+    const moving = w.guard("grade", "g", async (beat) => {
+      for (let i = 0; i < 6; i++) {
+        await new Promise((r) => setTimeout(r, 40));
+        beat();
+      }
+      return "graded";
+    });
+    await expect(moving).resolves.toBe("graded");
+    const stopped = w.guard("update", "the Code policy's worker", () => new Promise(() => undefined));
+    await expect(stopped).rejects.toThrow(/The Code policy's worker stopped answering \(the policy update\): nothing within 0\.1 s\. Resume/);
+    await expect(stopped).rejects.toBeInstanceOf(PhaseStuckError);
+  });
+
+  it("abandon fails the calls in flight and every later one", async () => {
+    const w = new Watchdog();
+    const stuck = w.guard("sample", "s", () => new Promise(() => undefined));
+    w.abandon(new StepAbandonedError("paused"));
+    await expect(stuck).rejects.toBeInstanceOf(StepAbandonedError);
+    await expect(w.guard("update", "u", async () => 1)).rejects.toBeInstanceOf(StepAbandonedError);
+  });
+});
+
+describe("a grader whose runner never starts", () => {
+  it("gives up after startTimeoutMs without retrying, ends the process, and stays usable", async () => {
+    const { spawn: spawner, children } = hangingSpawner();
+    const grader = createSupervisedGrader(spawner, { startTimeoutMs: 300 });
+    const t0 = Date.now();
+    await expect(grader.warm()).rejects.toBeInstanceOf(RunnerStartTimeoutError);
+    await expect(grader.warm()).rejects.toThrow(/^the grader's judge did not start within 0\.3 s \(Pyodide never finished loading\)$/);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(children).toHaveLength(2); // one start per request: a hang is not tried three times
+    await Promise.all(children.map(exited)); // both processes were ended
+    await grader.close();
+  });
+
+  it("halt() ends a start in progress and fails the request in flight at once", async () => {
+    const { spawn: spawner, children } = hangingSpawner();
+    const grader = createSupervisedGrader(spawner, { startTimeoutMs: 60_000 });
+    const warming = grader.warm();
+    await new Promise((r) => setTimeout(r, 100));
+    await grader.halt("given up by the test");
+    await expect(warming).rejects.toThrow(/given up by the test/);
+    await exited(children[0]);
+    await grader.close();
+  });
+});
+
+/** The app's repository, in memory: failures kept as IndexedDB keeps them (storage/runs.ts recordRunFailure). */
+function memoryRepo() {
+  const runs = new Map<string, { config: Config; commits: RunCommit[]; status: string; failure: RunFailure | null }>();
+  const repo: RunRepository = {
+    async create(config) {
+      const id = `run-${runs.size + 1}`;
+      runs.set(id, { config, commits: [], status: "created", failure: null });
+      return id;
+    },
+    async commitStep(c) {
+      const r = runs.get(c.runId)!;
+      r.commits.push(c);
+      r.failure = null;
+    },
+    async resume(runId) {
+      const r = runs.get(runId)!;
+      const last = r.commits.at(-1);
+      r.status = "paused";
+      return {
+        config: r.config,
+        state: last ? { step: last.step, book: last.checkpoint!.mistakeBook, rng: last.rngState } : { step: 0, book: emptyMistakeBook(), rng: new Rng(r.config.seed).state() },
+        policies: last?.checkpoint?.policies ?? null,
+      };
+    },
+    async setStatus(runId, status) {
+      runs.get(runId)!.status = status;
+    },
+    async recordFailure(runId, f) {
+      const r = runs.get(runId)!;
+      const same = r.failure && r.failure.signature === f.signature && r.failure.step === f.step;
+      r.failure = { ...f, count: same ? r.failure!.count + 1 : 1 };
+      return r.failure;
+    },
+    async trouble(runId) {
+      const r = runs.get(runId)!;
+      return { status: r.status, step: r.commits.at(-1)?.step ?? 0, failure: r.failure };
+    },
+  };
+  return { runs, repo };
+}
+
+async function realPlayer(init: Parameters<TrainerHost["player"]>[1], train: Parameters<TrainerHost["player"]>[2]): Promise<PolicyService> {
+  const s = new PolicyService(arenaConstraints(vocab));
+  await s.init(["wasm"]);
+  if ("checkpoint" in init) await s.load(init.checkpoint, train);
+  else await s.create({ ...init.fresh, train });
+  return s;
+}
+
+const tiny = (steps: number) => presetConfig("classroom", { steps, tasks_per_step: 1, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0, beta: 0 });
+
+function hostWith(grader: Grader, repo: RunRepository, player?: TrainerHost["player"]): TrainerHost {
+  return {
+    taskSet: () => arenaV1(),
+    vocab,
+    grader,
+    repo,
+    player: player ?? (async (_role, init, train) => realPlayer(init, train)),
+    baseCheckpoint: async () => null,
+  };
+}
+
+function until<T>(events: TrainerEvent[], pick: (e: TrainerEvent) => T | undefined, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      for (const e of events) {
+        const hit = pick(e);
+        if (hit !== undefined) return resolve(hit);
+      }
+      if (Date.now() > deadline) return reject(new Error(`no such event in ${ms} ms: ${JSON.stringify(events.map((e) => e.type))}`));
+      setTimeout(look, 20);
+    };
+    look();
+  });
+}
+
+describe("a run whose Python sandbox never starts", () => {
+  it("fails with what failed and what to try; a reload retries once, then it waits for the user", async () => {
+    const { spawn: spawner, children } = hangingSpawner();
+    const grader = createSupervisedGrader(spawner, { startTimeoutMs: 60_000 });
+    const { runs, repo } = memoryRepo();
+    const service = new TrainerService(hostWith(grader, repo), { watchdog: { startMs: 400 } });
+    const events: TrainerEvent[] = [];
+    await service.subscribe((e) => events.push(e));
+
+    const runId = await service.start(tiny(2));
+    // The sandbox's start is a phase of its own, before any step.
+    await until(events, (e) => (e.type === "progress" && e.phase === "sandbox" ? e : undefined));
+    const error = await until(events, (e) => (e.type === "error" ? e : undefined));
+    expect(error.name).toBe("PhaseStuckError");
+    expect(error.message).toMatch(/^The Python sandbox did not start: nothing within 0\.4 s\. The Python sandbox \(Pyodide, served at \/pyodide\//);
+    await until(events, (e) => (e.type === "status" && e.status === "failed" ? e : undefined));
+    expect(runs.get(runId)!.status).toBe("failed");
+    expect(runs.get(runId)!.failure).toMatchObject({ signature: "sandbox:PhaseStuckError", step: 0, count: 1, retry: true });
+    await Promise.all(children.map(exited)); // the stuck runner was ended, not left running
+
+    // A reload: the once-failed run is tried again (the message says so), and fails the same way.
+    events.length = 0;
+    const first = await service.autoResume(runId);
+    expect(first.resumed).toBe(true);
+    expect(first.note).toMatch(/failed once .*trying again from step 0/);
+    await until(events, (e) => (e.type === "status" && e.status === "failed" ? e : undefined));
+    expect(runs.get(runId)!.failure?.count).toBe(2);
+
+    // The next reload does not resume into the same hang: it says why and waits.
+    const spawnsBefore = children.length;
+    const second = await service.autoResume(runId);
+    expect(second).toEqual({ resumed: false, note: expect.stringMatching(/not resumed, so that it does not hang again: it failed the same way twice: The Python sandbox did not start.*press Resume/) });
+    expect(children.length).toBe(spawnsBefore);
+    expect(runs.get(runId)!.status).toBe("failed");
+    await grader.close();
+  }, 20_000);
+
+  it("Pause while the sandbox is stuck starting returns without waiting for it; the run is paused", async () => {
+    const { spawn: spawner, children } = hangingSpawner();
+    const grader = createSupervisedGrader(spawner, { startTimeoutMs: 60_000 });
+    const { runs, repo } = memoryRepo();
+    const service = new TrainerService(hostWith(grader, repo), { watchdog: { startMs: 60_000, pauseGraceMs: 50 } });
+    const events: TrainerEvent[] = [];
+    await service.subscribe((e) => events.push(e));
+    const runId = await service.start(tiny(2));
+    await until(events, (e) => (e.type === "progress" && e.phase === "sandbox" ? e : undefined));
+    const t0 = Date.now();
+    await service.pause();
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(runs.get(runId)!.status).toBe("paused");
+    expect(events.filter((e) => e.type === "error")).toEqual([]);
+    await exited(children[0]);
+    // An interrupted start is no failure: a reload resumes it.
+    expect(runs.get(runId)!.failure).toBeNull();
+    await grader.close();
+  }, 120_000);
+});
+
+describe("a policy's worker that stops answering mid-run", () => {
+  const grader = sharedNodeGrader();
+  const silent: ChildProcess[] = [];
+  afterAll(() => {
+    for (const c of silent) c.kill("SIGKILL");
+  });
+
+  it("fails the run in its sampling phase with step 1 committed; Pause during the hang returns at once", async () => {
+    // The Code policy answers step 1, then asks a process that never answers (as a worker whose
+    // thread is stuck in a kernel or was lost).
+    let calls = 0;
+    const player: TrainerHost["player"] = async (role, init, train): Promise<HostedPlayer> => {
+      const real = await realPlayer(init, train);
+      if (role !== "code") return real;
+      const sample = real.sample.bind(real);
+      return Object.assign(real, {
+        sample: (...args: Parameters<PolicyService["sample"]>) => {
+          if (++calls <= 1) return sample(...args);
+          const child = silentChild();
+          silent.push(child);
+          return new Promise<never>((_, reject) => {
+            (child.stdio[3] as Readable).once("data", () => reject(new Error("it answered")));
+            child.stdin!.write(JSON.stringify({ type: "sample" }) + "\n");
+          });
+        },
+      });
+    };
+    const { runs, repo } = memoryRepo();
+    const service = new TrainerService(hostWith(grader, repo, player), { watchdog: { firstMs: 200_000, startMs: 200_000, pauseGraceMs: 50 } });
+    const events: TrainerEvent[] = [];
+    await service.subscribe((e) => events.push(e));
+    const runId = await service.start(tiny(3));
+    await until(events, (e) => (e.type === "step" ? e : undefined), 200_000);
+    await until(events, (e) => (e.type === "progress" && e.phase === "sample" && e.done === 1 ? e : undefined));
+    await new Promise((r) => setTimeout(r, 200)); // step 2's sampling is stuck now
+    const t0 = Date.now();
+    await service.pause();
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(runs.get(runId)!.status).toBe("paused");
+    expect(runs.get(runId)!.commits.map((c) => c.step)).toEqual([1]);
+
+    // Resumed with a short limit: the same hang now fails the run, naming the worker and the phase.
+    const short = new TrainerService(hostWith(grader, repo, player), { watchdog: { firstMs: 500, minMs: 500, startMs: 200_000 } });
+    const seen: TrainerEvent[] = [];
+    await short.subscribe((e) => seen.push(e));
+    await short.resume(runId);
+    const error = await until(seen, (e) => (e.type === "error" ? e : undefined), 120_000);
+    expect(error.message).toMatch(/^The Code policy's worker stopped answering \(sampling\): nothing within 0\.5 s\. Resume to retry from the last committed step/);
+    await until(seen, (e) => (e.type === "status" && e.status === "failed" ? e : undefined));
+    expect(runs.get(runId)!.status).toBe("failed");
+    expect(runs.get(runId)!.commits.map((c) => c.step)).toEqual([1]);
+    expect(runs.get(runId)!.failure).toMatchObject({ signature: "sample:PhaseStuckError", step: 1, count: 1 });
+  }, 240_000);
+});
