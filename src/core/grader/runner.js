@@ -62,6 +62,10 @@ const bytesSet = Uint8Array.prototype.set;
 const bytesFill = Uint8Array.prototype.fill;
 const bytesSlice = Uint8Array.prototype.slice;
 const subarray = Uint8Array.prototype.subarray;
+const mapKeys = Map.prototype.keys;
+const mapClear = Map.prototype.clear;
+const mapSize = /** @type {() => number} */ (/** @type {PropertyDescriptor} */ (Reflect.getOwnPropertyDescriptor(Map.prototype, "size")).get);
+const arrayFrom = Array.from;
 const begins = (/** @type {string} */ text, /** @type {string} */ prefix) => typeof text === "string" && apply(startsWith, text, [prefix]);
 
 /** The objects whose properties JavaScript in this realm relies on. */
@@ -139,10 +143,33 @@ export function startRunner(pyodide, harnessSource, role) {
   ns.destroy();
   const report = harness.setup(role);
   const { jsproxies } = JSON.parse(report);
-  const intrinsics = intrinsicsFingerprint();
   if (jsproxies !== 0) throw new Error(`grader ${role}: ${jsproxies} JavaScript proxies survived the lockdown`);
 
   const M = /** @type {any} */ (pyodide)._module;
+  // Python references held by JavaScript (PyProxies). A step returns text; anything else a forged
+  // harness function returns (a dict, say) reaches JavaScript as a PyProxy, and Pyodide releases a
+  // PyProxy that JavaScript's garbage collector finds unreachable with a Py_DecRef from a
+  // FinalizationRegistry callback: LATER, between units, on whatever memory the restore put back
+  // at that address. (A decref of a live object of the pristine interpreter frees it under the next
+  // candidate, whose unit then crashes: a forged verdict.) So every PyProxy made after this point is
+  // tracked and destroyed at the end of the step that made it, under that step's clock, while its
+  // object is still there; and in the sandbox no PyProxy is ever registered for a late release.
+  if (typeof M.enable_pyproxy_allocation_tracing !== "function" || !(M.pyproxy_alloc_map instanceof Map) || typeof M.pyproxy_destroy !== "function") {
+    throw new Error(`grader ${role}: this Pyodide does not let the runner track its PyProxies`);
+  }
+  M.enable_pyproxy_allocation_tracing();
+  /** @type {Map<unknown, unknown>} */
+  const proxies = M.pyproxy_alloc_map;
+  const destroyProxy = M.pyproxy_destroy;
+  if (role === "sandbox") M.finalizationRegistry = Object.freeze({ register() {}, unregister() {} });
+  /** Destroy every PyProxy made since the last sweep (a fatal error out of Pyodide ends the runner). */
+  const sweep = () => {
+    if (apply(mapSize, proxies, []) === 0) return;
+    const made = arrayFrom(apply(mapKeys, proxies, []));
+    apply(mapClear, proxies, []);
+    for (const proxy of made) destroyProxy(proxy, "released by the grader", true);
+  };
+  const intrinsics = intrinsicsFingerprint();
   const snapshot = role === "sandbox" ? apply(bytesSlice, M.HEAPU8, []) : null;
   // JavaScript-side state that Python changes through system calls, outside the wasm memory: the
   // file system's stream table and each stream object (os.close(1) closes fd 1's object in place,
@@ -187,7 +214,11 @@ export function startRunner(pyodide, harnessSource, role) {
     deadline = t0 + limitMs;
     let out;
     try {
-      out = step();
+      try {
+        out = step();
+      } finally {
+        sweep();
+      }
     } catch (e) {
       // A Python exception out of the harness (an interrupt that landed after it returned) is the
       // step's; anything else is Pyodide failing, and ends this runner.
@@ -197,7 +228,8 @@ export function startRunner(pyodide, harnessSource, role) {
       deadline = Infinity;
     }
     if (fired || now() - t0 > limitMs) return `["timeout",${stringify(`exceeded ${limitMs} ms`)}]`;
-    if (typeof out !== "string" || out.length > MAX_RESULT_CHARS) return `["error",${stringify("the step's result is too large")}]`;
+    if (typeof out !== "string") return `["error",${stringify("the step's result is not text")}]`;
+    if (out.length > MAX_RESULT_CHARS) return `["error",${stringify("the step's result is too large")}]`;
     return out;
   };
 
@@ -209,7 +241,13 @@ export function startRunner(pyodide, harnessSource, role) {
       try {
         if (request.type === "plan") {
           pristine = false;
-          emit({ type: "plan", id, plan: harness.plan(request.request) });
+          let plan;
+          try {
+            plan = harness.plan(request.request);
+          } finally {
+            sweep();
+          }
+          emit({ type: "plan", id, plan });
           return;
         }
         const unit = request.unit;
