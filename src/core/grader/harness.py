@@ -52,6 +52,10 @@ MAX_NESTING = 100         # so is one that nests deeper
 _LONG_RUN = _re.compile(r"(?:[-+~(\[{] *){%d}" % (MAX_NESTING + 1))
 MAX_VALUE_NODES = 20000   # canonical values: at most this many nodes...
 MAX_VALUE_CHARS = 200000  # ...and this much text (a literal, a reference output, a candidate's value)
+# A line's plan entry (its args, answer, call and argv texts) is at most this long, or the line is
+# invalid: the supervisor packs judge requests so that no answer outgrows a runner's event line
+# (supervisor.ts PLAN_LINE_CHARS; a 2,000-character line of literals needs about 26,000).
+PLAN_LINE_CHARS = 40000
 _MAX_DEPTH = 100
 _REASON_CHARS = 160
 
@@ -610,12 +614,16 @@ def plan(request_json):
                     reason = str(e.args[0]) if type(e) is ValueError and e.args and type(e.args[0]) is str else "cannot read: " + _exc_reason(e)
                     lines.append('["invalid",' + _dumps(reason) + ",null,null,null,null]")
                     continue
+                body = "," + args + "," + answer + "," + _dumps(call_src) + "," + argv + "]"
+                if len(body) > PLAN_LINE_CHARS:
+                    lines.append('["invalid",' + _dumps("literals too large (%d characters of values, at most %d)" % (len(body), PLAN_LINE_CHARS)) + ",null,null,null,null]")
+                    continue
                 if args in seen:
                     validity, reason = "invalid", "repeats the call of line %d" % (seen[args] + 1)
                 else:
                     seen[args] = n
                     validity, reason = "valid", ""
-                lines.append("[" + _dumps(validity) + "," + _dumps(reason) + "," + args + "," + answer + "," + _dumps(call_src) + "," + argv + "]")
+                lines.append("[" + _dumps(validity) + "," + _dumps(reason) + body)
             groups.append("[" + ",".join(lines) + "]")
         out.append(_dumps(kind) + ":[" + ",".join(groups) + "]")
     return "{" + ",".join(out) + "}"

@@ -50,6 +50,13 @@ const MAX_RESULT_CHARS = 1_000_000;
 
 /** A runner whose wasm heap has grown past this is retired after its unit (memory never shrinks). */
 export const MAX_HEAP_BYTES = 512 * 2 ** 20;
+/**
+ * A sandbox whose heap has grown more than this past its snapshot is retired after its unit: every
+ * restore zero-fills the memory beyond the snapshot, so a candidate that grew the heap by 480 MiB
+ * would otherwise cost every later unit of that runner ~40 ms (10x an honest unit), in every later
+ * batch. A retirement costs that one candidate one runner start instead.
+ */
+export const MAX_HEAP_GROWTH_BYTES = 64 * 2 ** 20;
 
 // Built-ins this file relies on, taken before any candidate runs: JavaScript that escaped Python
 // could replace them on their prototypes, and the runner must not then restore memory with a
@@ -204,7 +211,7 @@ export function startRunner(pyodide, harnessSource, role) {
     if (fsFingerprint(M.FS) !== fsBaseline) return "the file system changed";
     if (libraries() !== baseline.libraries) return "a library was loaded";
     if ((M.wasmTable?.length ?? 0) !== baseline.table) return "the function table grew";
-    if (M.HEAPU8.length > MAX_HEAP_BYTES) return `the heap grew to ${Math.round(M.HEAPU8.length / 2 ** 20)} MiB`;
+    if (M.HEAPU8.length > (snapshot ? Math.min(MAX_HEAP_BYTES, snapshot.length + MAX_HEAP_GROWTH_BYTES) : MAX_HEAP_BYTES)) return `the heap grew to ${Math.round(M.HEAPU8.length / 2 ** 20)} MiB`;
     return "";
   };
   /** Run one step within `limitMs`; a step interrupted or past its limit is a timeout. */

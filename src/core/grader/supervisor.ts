@@ -320,47 +320,70 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
    * request (so that no answer grows past what a runner may send).
    */
   async function planTask(req: GradeRequest & { limits: Required<GradeLimits> }, taskId: string, plan: Plan): Promise<void> {
+    // Each suite as the lines Python reads (the harness splits and filters them the same way).
+    const linesOf = (text: string) => text.replace(/\r\n?/g, "\n").split("\n").filter((l) => !PYTHON_BLANK.test(l)).slice(0, req.limits.max_lines);
     const mine = (list: GradeRequest["suites"], kind: "s" | "g") =>
-      (list ?? []).flatMap((suite, index) => (req.codes[suite.code].task === taskId ? [{ kind, index, text: suite.text }] : []));
+      (list ?? []).flatMap((suite, index) => (req.codes[suite.code].task === taskId ? [{ kind, index, lines: linesOf(suite.text) }] : []));
     const all = [...mine(req.suites, "s"), ...mine(req.golden, "g")];
     const task = req.tasks.find((t) => t.id === taskId)!;
-    for (let from = 0; from < all.length; from += PLAN_SUITES) {
-      const chunk = all.slice(from, from + PLAN_SUITES);
-      const sub = (suites: string[], golden: string[]) => ({
-        tasks: [task],
-        codes: [{ task: taskId, code: "" }],
-        suites: suites.map((text) => ({ code: 0, text })),
-        golden: golden.map((text) => ({ code: 0, text })),
-        limits: req.limits,
-      });
-      const texts = (kind: "s" | "g") => chunk.filter((x) => x.kind === kind).map((x) => x.text);
-      const parsed = await judge.plan(JSON.stringify(sub(texts("s"), texts("g"))), texts("s").length, texts("g").length).catch(async (e: unknown) => {
+    const sub = (suites: string[], golden: string[]) => ({
+      tasks: [task],
+      codes: [{ task: taskId, code: "" }],
+      suites: suites.map((text) => ({ code: 0, text })),
+      golden: golden.map((text) => ({ code: 0, text })),
+      limits: req.limits,
+    });
+    // Requests of at most PLAN_LINES lines (each line's answer is bounded, so no answer outgrows
+    // an event line): whole suites packed together, a longer suite in parts whose repeats are
+    // found here across parts.
+    type Part = { kind: "s" | "g"; index: number; lines: string[]; from: number };
+    const requests: Part[][] = [];
+    let open: Part[] = [];
+    let size = 0;
+    for (const suite of all) {
+      for (let from = 0; from === 0 || from < suite.lines.length; from += PLAN_LINES) {
+        const lines = suite.lines.slice(from, from + PLAN_LINES);
+        if (size + lines.length > PLAN_LINES && open.length) {
+          requests.push(open);
+          open = [];
+          size = 0;
+        }
+        open.push({ kind: suite.kind, index: suite.index, lines, from });
+        size += lines.length;
+      }
+    }
+    if (open.length) requests.push(open);
+    const parsed = new Map<string, PlanLine[]>();
+    for (const parts of requests) {
+      const texts = (kind: "s" | "g") => parts.filter((x) => x.kind === kind).map((x) => x.lines.join("\n"));
+      const got = await judge.plan(JSON.stringify(sub(texts("s"), texts("g"))), texts("s").length, texts("g").length).catch(async (e: unknown) => {
         if (!(e instanceof RunnerDiedError)) throw e;
         // A line killed the judge's parser: parse line by line, so only that line is lost.
-        const one = async (text: string) => {
-          const lines = text.replace(/\r\n?/g, "\n").split("\n").filter((l) => !PYTHON_BLANK.test(l)).slice(0, req.limits.max_lines);
+        const one = async (lines: string[]) => {
           const out: PlanLine[] = [];
-          const seen = new Map<string, number>();
           for (const line of lines) {
             const parsed: PlanLine | undefined = await judge.plan(JSON.stringify(sub([line], [])), 1, 0).then(
               (p) => p.s[0][0],
               () => ["invalid", "the parser crashed on this line", null, null, null, null],
             );
-            if (!parsed) continue; // blank to Python
-            const key = parsed[2] ? JSON.stringify(parsed[2]) : null;
-            if (key !== null && seen.has(key)) parsed.splice(0, 2, "invalid", `repeats the call of line ${seen.get(key)! + 1}`);
-            else if (key !== null) seen.set(key, out.length);
-            out.push(parsed);
+            if (parsed) out.push(parsed);
           }
           return out;
         };
         const lines: Plan = { s: [], g: [] };
-        for (const text of texts("s")) lines.s.push(await one(text));
-        for (const text of texts("g")) lines.g.push(await one(text));
+        for (const x of parts) (x.kind === "s" ? lines.s : lines.g).push(await one(x.lines));
         return lines;
       });
       const next = { s: 0, g: 0 };
-      for (const x of chunk) (x.kind === "s" ? plan.s : plan.g)[x.index] = parsed[x.kind][next[x.kind]++];
+      for (const x of parts) {
+        const key = `${x.kind}${x.index}`;
+        parsed.set(key, [...(parsed.get(key) ?? []), ...got[x.kind][next[x.kind]++]]);
+      }
+    }
+    for (const suite of all) {
+      const lines = parsed.get(`${suite.kind}${suite.index}`) ?? [];
+      markRepeats(lines); // across parts, and after a line-by-line parse (the harness's own marks otherwise)
+      (suite.kind === "s" ? plan.s : plan.g)[suite.index] = lines;
     }
   }
 
@@ -393,8 +416,30 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
   };
 }
 
-/** Suites (and golden suites) parsed per judge request. */
-const PLAN_SUITES = 16;
+/**
+ * Longest text of one line's plan entry (harness.py PLAN_LINE_CHARS: a longer one is an invalid
+ * line), and the lines per judge request that keep its answer within a runner's event line (4 MiB,
+ * src/node/grader.ts): each entry at most doubled by the event's JSON escaping, plus its framing.
+ */
+export const PLAN_LINE_CHARS = 40_000;
+const PLAN_LINES = Math.floor((4 * 2 ** 20 - 2 ** 16) / (2 * PLAN_LINE_CHARS + 2 ** 10));
+
+/**
+ * A suite's repeats, as the harness marks them within one request: a line repeating the call of an
+ * earlier line of the suite (same arguments, written the same way) is invalid.
+ */
+function markRepeats(lines: PlanLine[]): void {
+  const seen = new Map<string, number>();
+  lines.forEach((line, n) => {
+    if (!line[2]) return;
+    const key = JSON.stringify(line[2]);
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, n);
+      line.splice(0, 2, "valid", "");
+    } else line.splice(0, 2, "invalid", `repeats the call of line ${first + 1}`);
+  });
+}
 
 /** A line Python's str.strip() empties (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff). */
 // eslint-disable-next-line no-control-regex -- Python counts these separators as whitespace

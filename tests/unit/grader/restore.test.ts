@@ -120,3 +120,17 @@ describe("Python references held by JavaScript (round 3 of issue 27)", () => {
     expect(unit(PRINTER).steps).toEqual(['["ok",""]', SEVEN]);
   });
 });
+
+describe("memory beyond the snapshot (round 3 of issue 27)", () => {
+  beforeAll(async () => {
+    runner = await freshRunner();
+  }, 120_000);
+
+  it("a unit that grows the heap by 100 MiB retires its runner: later units would each pay to zero it", () => {
+    expect(unit("def f():\n    return 1").fit).toBe(true);
+    const grown = unit("def f():\n    x = bytearray(100 * 2 ** 20)\n    return len(x) > 0");
+    expect(grown.steps[1]).toBe('["ok",["b",true],""]');
+    expect(grown.fit).toBe(false);
+    expect(grown.why).toMatch(/^the heap grew to \d+ MiB$/);
+  });
+});
