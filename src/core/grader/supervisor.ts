@@ -284,7 +284,7 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
           if (!pending.length) break;
           total += 1; // the unit's load
           const { steps, stopped } = await judge.unit(
-            { code: task.reference, entry: task.entry_point, calls: pending.map((p) => JSON.stringify(p.call.argv)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: true },
+            { code: task.reference, entry: task.entry_point, calls: pending.map((p) => JSON.stringify(p.call.argv)), loadMs: limits.load_ms, testMs: referenceMs(limits.test_ms), literal: true },
             killGrace, step);
           load = steps[0];
           for (let i = 1; i < steps.length; i++) outputs.set(pending[i - 1].call.key, steps[i]);
@@ -444,6 +444,15 @@ function markRepeats(lines: PlanLine[]): void {
 /** A line Python's str.strip() empties (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff). */
 // eslint-disable-next-line no-control-regex -- Python counts these separators as whitespace
 const PYTHON_BLANK = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
+/**
+ * A reference call's limit: test_ms / REFERENCE_HEADROOM. A line whose reference needs more is
+ * invalid ("reference timed out"), so a program as fast as the reference always has twice the
+ * reference's time: otherwise a Test policy could pick arguments that take the reference just under
+ * test_ms, and a correct program would time out on them (and lose every later line) by noise alone.
+ */
+export const REFERENCE_HEADROOM = 2;
+export const referenceMs = (testMs: number): number => Math.max(1, Math.floor(testMs / REFERENCE_HEADROOM));
 
 /** A candidate longer than this is not run (`syntax-error`, "code too long"). */
 export const MAX_CODE_CHARS = 100_000;
