@@ -122,3 +122,67 @@ describe("a heap grown by hundreds of MiB", () => {
     expect(grader.spawns - spawns).toBe(1);
   }, 120_000);
 });
+
+describe("odd line shapes a stranger tries (no hints): read as CPython parses them, nothing evaluated", () => {
+  // [line, validity]: valid lines are `assert ENTRY(literals) == literal` after Python's own parse.
+  const SHAPES: [string, "valid" | "invalid"][] = [
+    ["assert \uff46(1) == 2", "valid"], // full-width f: NFKC folds it to f
+    ["assert \ud835\udc1f(2) == 4", "valid"], // mathematical bold f
+    ["assert f(3) == 6 # a comment", "valid"],
+    ["assert f(4) == 8; assert f(5) == 10", "invalid"],
+    ["assert (y := f(6)) == 12", "invalid"],
+    ["assert f.__call__(7) == 14", "invalid"],
+    ["assert f(f(8)) == 32", "invalid"],
+    ["assert f([i for i in range(3)]) == 0", "invalid"],
+    ["assert f(lambda: 0) == 0", "invalid"],
+    ["assert f(f\"{9}\") == '99'", "invalid"],
+    ["assert f(10) == 20, 'message'", "invalid"],
+    ["assert f(11) is 22", "invalid"],
+    ["assert 24 == f(12)", "invalid"],
+    ["assert f(13) == 26 == 26", "invalid"],
+    ["assert f(14) == 28 or True", "invalid"],
+    ["assert f(15) == 30 and f(16) == 32", "invalid"],
+    ["assert not f(17) != 34", "invalid"],
+    ["assert f(0x12) == 36", "valid"],
+    ["assert f(1_9) == 38", "valid"],
+    ["assert f(-20) == -40", "valid"],
+    ["assert f(+21) == 42", "valid"],
+    ["assert f(--22) == 44", "invalid"],
+    ["assert (f)(23) == (46)", "valid"],
+    ["assert f(24,) == 48", "valid"],
+    ["assert f(*[25]) == 50", "invalid"],
+    ["assert f(x=26) == 52", "invalid"],
+    ["assert f(27) == 54 if True else 0", "invalid"],
+    ["assert f(b'a') == b'aa'", "invalid"],
+    ["assert f(1j) == 2j", "invalid"],
+    ["assert f(...) == 0", "invalid"],
+    ["assert f(28)==56", "valid"],
+    ["assert\tf(29) == 58", "valid"],
+    ["  assert f(30) == 60", "invalid"],
+    ["assert f(\ufb01) == 0", "invalid"], // a name (NFKC "fi") as an argument
+    ["assert f('\\N{LATIN SMALL LIGATURE FFI}') == '\ufb03\ufb03'", "valid"],
+    ["assert f(u'31') == '3131'", "valid"],
+    ["assert f(1.5) == 3.0", "valid"],
+    ["assert f(True) == 2", "valid"],
+    ["assert f(32) == \\", "invalid"],
+    ["assert f(33) == 66 \\", "invalid"],
+    ["from __future__ import annotations", "invalid"],
+    ["assert f(34) == 68 # \"\"\"", "valid"],
+    ["assert f('''35''') == '3535'", "valid"],
+    ["assert f(1e999) == 1e999", "valid"],
+    [`assert f(${"(".repeat(120)}36${")".repeat(120)}) == 72`, "invalid"],
+  ];
+
+  it("each shape gets CPython's reading, in one suite, with no judge restart", async () => {
+    const judges = grader.judgeSpawns;
+    const r = await grader.grade({
+      tasks: [DOUBLE],
+      codes: [{ task: "double", code: HONEST }],
+      suites: [{ code: 0, text: SHAPES.map(([line]) => line).join("\n") }],
+      limits: { max_lines: SHAPES.length },
+    });
+    expect(r.suites[0].map((l, i) => `${SHAPES[i][0]} -> ${l.validity === "invalid" ? "invalid" : "valid"}`)).toEqual(SHAPES.map(([line, v]) => `${line} -> ${v}`));
+    expect(r.suites[0].filter((l) => l.validity !== "invalid").every((l) => l.verdict === "pass")).toBe(true);
+    expect(grader.judgeSpawns - judges).toBe(0);
+  }, 120_000);
+});
