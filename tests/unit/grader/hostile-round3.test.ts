@@ -107,9 +107,9 @@ describe("arguments that take the reference just under the limit", () => {
   }, 120_000);
 });
 
-describe("a heap grown by hundreds of MiB", () => {
+describe("a heap grown past the snapshot by more than 64 MiB", () => {
   it("retires its sandbox after its unit; the next candidates are judged as usual", async () => {
-    const grow = "def f(x):\n    big = bytearray(300 * 2 ** 20)\n    return x * 2 + len(big) * 0";
+    const grow = "def f(x):\n    big = bytearray(100 * 2 ** 20)\n    return x * 2 + len(big) * 0";
     const spawns = grader.spawns;
     const r = await grader.grade({
       tasks: [DOUBLE],
@@ -185,4 +185,37 @@ describe("odd line shapes a stranger tries (no hints): read as CPython parses th
     expect(r.suites[0].filter((l) => l.validity !== "invalid").every((l) => l.verdict === "pass")).toBe(true);
     expect(grader.judgeSpawns - judges).toBe(0);
   }, 120_000);
+});
+
+describe("a second round on the fixed grader (nothing got through)", () => {
+  // Also tried, and contained, but each costs its candidate one runner start (seconds), so they are
+  // not repeated here: a step text that is not JSON (a protocol break), an exception out of the
+  // harness (its traceback looks up files: the file system changed), a wasm stack overflow in C
+  // (hash of a 300,000-deep tuple). The hostile corpus has a crash and a protocol break of its own.
+  /** Module-level code run at load in a candidate that otherwise doubles its argument. */
+  const withLoad = (body: string) => `def f(x):\n    return x * 2\ndef _attack():\n${SYS}${body}\n_attack()`;
+  const ATTACKS: { name: string; code: string; verdicts: string }[] = [
+    { name: "rebind the harness's load for the next candidate", code: withLoad("    load = sys._getframe(2).f_globals['load']\n    load.__code__ = (lambda source, entry_point: '[\"ok\",\"\"]').__code__"), verdicts: "pass" },
+    { name: "every step returns a forged canonical NaN", code: withLoad("    call = sys._getframe(2).f_globals['call']\n    call.__code__ = (lambda a, l: '[\"ok\",[\"f\",\"nan\"],\"\"]').__code__"), verdicts: "fail" },
+    { name: "every step returns an int", code: withLoad("    call = sys._getframe(2).f_globals['call']\n    call.__code__ = (lambda a, l: 7).__code__"), verdicts: "error" },
+    // Its release runs under the step's clock (the runner destroys it before the step ends).
+    { name: "an object handed over whose __del__ loops", code: withLoad("    call = sys._getframe(2).f_globals['call']\n    call.__code__ = (lambda a, l: type('D', (), {'__del__': lambda s: [0 for _ in iter(int, 1)]})()).__code__"), verdicts: "timeout" },
+  ];
+
+  it("each attack costs only its own lines; honest and wrong candidates after each are judged as usual, in this batch and the next", async () => {
+    const codes: GradeRequest["codes"] = [];
+    for (const a of ATTACKS) codes.push({ task: "double", code: a.code }, { task: "double", code: HONEST }, { task: "double", code: WRONG });
+    const request: GradeRequest = { tasks: [DOUBLE], codes, suites: codes.map((_, code) => ({ code, text: EIGHT })), limits: { test_ms: 1000 } };
+    for (let batch = 0; batch < 2; batch++) {
+      const r = await grader.grade(request);
+      ATTACKS.forEach((a, i) => {
+        const own = r.suites[3 * i].map((l) => l.verdict);
+        // The first line tells the attack's class; whatever it cost its later lines, it is its own.
+        expect(own[0], `${a.name}: ${JSON.stringify(r.suites[3 * i])}`).toBe(a.verdicts);
+        expect(r.codes[3 * i + 1], a.name).toEqual({ status: "ok", reason: "" });
+        expect(r.suites[3 * i + 1].map((l) => l.verdict), a.name).toEqual(Array(8).fill("pass"));
+        expect(r.suites[3 * i + 2].map((l) => l.verdict), a.name).toEqual(["pass", "pass", "pass", "fail", "pass", "pass", "pass", "pass"]);
+      });
+    }
+  }, 300_000);
 });
