@@ -52,10 +52,14 @@ MAX_NESTING = 100         # so is one that nests deeper
 _LONG_RUN = _re.compile(r"(?:[-+~(\[{] *){%d}" % (MAX_NESTING + 1))
 MAX_VALUE_NODES = 20000   # canonical values: at most this many nodes...
 MAX_VALUE_CHARS = 200000  # ...and this much text (a literal, a reference output, a candidate's value)
-# A line's plan entry (its args, answer, call and argv texts) is at most this long, or the line is
-# invalid: the supervisor packs judge requests so that no answer outgrows a runner's event line
-# (supervisor.ts PLAN_LINE_CHARS; a 2,000-character line of literals needs about 26,000).
-PLAN_LINE_CHARS = 40000
+# A line's plan entry (its args, answer, call and argv texts) is at most PLAN_PER_CHAR characters
+# per character of the line plus PLAN_BASE, and at most PLAN_LINE_CHARS, or the line is invalid:
+# the supervisor packs judge requests by these bounds so that no answer outgrows a runner's event
+# line (supervisor.ts planBound). No line within MAX_LINE_CHARS reaches them: the most a character
+# costs is 36 (an astral character in a string argument: 12 in args, argv and the call's text).
+PLAN_PER_CHAR = 40
+PLAN_BASE = 400
+PLAN_LINE_CHARS = 80400
 _MAX_DEPTH = 100
 _REASON_CHARS = 160
 
@@ -615,8 +619,9 @@ def plan(request_json):
                     lines.append('["invalid",' + _dumps(reason) + ",null,null,null,null]")
                     continue
                 body = "," + args + "," + answer + "," + _dumps(call_src) + "," + argv + "]"
-                if len(body) > PLAN_LINE_CHARS:
-                    lines.append('["invalid",' + _dumps("literals too large (%d characters of values, at most %d)" % (len(body), PLAN_LINE_CHARS)) + ",null,null,null,null]")
+                cap = min(PLAN_LINE_CHARS, PLAN_PER_CHAR * len(text) + PLAN_BASE)
+                if len(body) > cap:
+                    lines.append('["invalid",' + _dumps("literals too large (%d characters of values, at most %d)" % (len(body), cap)) + ",null,null,null,null]")
                     continue
                 if args in seen:
                     validity, reason = "invalid", "repeats the call of line %d" % (seen[args] + 1)

@@ -333,24 +333,27 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
       golden: golden.map((text) => ({ code: 0, text })),
       limits: req.limits,
     });
-    // Requests of at most PLAN_LINES lines (each line's answer is bounded, so no answer outgrows
-    // an event line): whole suites packed together, a longer suite in parts whose repeats are
-    // found here across parts.
+    // Requests whose answers fit a runner's event line (each line's entry is bounded by its length,
+    // planBound): whole suites packed together, a longer suite in parts whose repeats are found
+    // here across parts.
     type Part = { kind: "s" | "g"; index: number; lines: string[]; from: number };
     const requests: Part[][] = [];
     let open: Part[] = [];
     let size = 0;
     for (const suite of all) {
-      for (let from = 0; from === 0 || from < suite.lines.length; from += PLAN_LINES) {
-        const lines = suite.lines.slice(from, from + PLAN_LINES);
-        if (size + lines.length > PLAN_LINES && open.length) {
+      let part: Part = { kind: suite.kind, index: suite.index, lines: [], from: 0 };
+      open.push(part);
+      suite.lines.forEach((line, n) => {
+        const bound = planBound(line);
+        if (size + bound > PLAN_REQUEST_CHARS && size > 0) {
           requests.push(open);
-          open = [];
+          part = { kind: suite.kind, index: suite.index, lines: [], from: n };
+          open = [part];
           size = 0;
         }
-        open.push({ kind: suite.kind, index: suite.index, lines, from });
-        size += lines.length;
-      }
+        part.lines.push(line);
+        size += bound;
+      });
     }
     if (open.length) requests.push(open);
     const parsed = new Map<string, PlanLine[]>();
@@ -417,12 +420,17 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
 }
 
 /**
- * Longest text of one line's plan entry (harness.py PLAN_LINE_CHARS: a longer one is an invalid
- * line), and the lines per judge request that keep its answer within a runner's event line (4 MiB,
- * src/node/grader.ts): each entry at most doubled by the event's JSON escaping, plus its framing.
+ * The most one line's plan entry can take in a judge's answer event: harness.py caps the entry at
+ * PLAN_PER_CHAR x its length + PLAN_BASE, and at PLAN_LINE_CHARS (a longer one is an invalid line);
+ * the event's JSON escaping at most doubles it (the plan is ASCII); plus the line's framing and
+ * reason. A JavaScript length counts UTF-16 units, never fewer than Python's code points.
  */
-export const PLAN_LINE_CHARS = 40_000;
-const PLAN_LINES = Math.floor((4 * 2 ** 20 - 2 ** 16) / (2 * PLAN_LINE_CHARS + 2 ** 10));
+export const planBound = (line: string): number => 2 * (Math.min(PLAN_LINE_CHARS, PLAN_PER_CHAR * line.length + PLAN_BASE) + 1024);
+export const PLAN_PER_CHAR = 40;
+export const PLAN_BASE = 400;
+export const PLAN_LINE_CHARS = 80_400;
+/** A judge request's lines' bounds add up to at most this: a runner's event line is 4 MiB (src/node/grader.ts). */
+const PLAN_REQUEST_CHARS = 4 * 2 ** 20 - 2 ** 16;
 
 /**
  * A suite's repeats, as the harness marks them within one request: a line repeating the call of an

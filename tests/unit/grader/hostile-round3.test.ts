@@ -68,6 +68,16 @@ describe("plans that outgrow a runner's event line", () => {
     expect(grader.judgeSpawns - judges).toBe(0);
   }, 300_000);
 
+  it("the costliest characters (astral, 36 characters of plan each) still make valid lines, 8 suites of them in one batch", async () => {
+    const emoji = (n: number) => `assert f(['${"\u{1F600}".repeat(1975)}', ${n}]) == 0`;
+    expect([...emoji(0)].length).toBeLessThanOrEqual(2000);
+    const codes = Array.from({ length: 8 }, () => ({ task: "zero", code: "def f(xs):\n    return 0" }));
+    const judges = grader.judgeSpawns;
+    const r = await grader.grade({ tasks: [ZERO], codes, suites: codes.map((_, code) => ({ code, text: Array.from({ length: 8 }, (_, j) => emoji(code * 10 + j)).join("\n") })) });
+    expect(r.suites.flat().map((l) => `${l.validity}/${l.verdict}`)).toEqual(Array(64).fill("valid/pass"));
+    expect(grader.judgeSpawns - judges).toBe(0);
+  }, 300_000);
+
   it("a suite longer than one judge request is parsed in parts: repeats across parts are still repeats", async () => {
     // 120 lines (max_lines 120): line 100 repeats line 3's call, line 110 repeats line 100's (itself a repeat).
     const lines = Array.from({ length: 120 }, (_, i) => longLine(i));
