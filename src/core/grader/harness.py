@@ -52,6 +52,14 @@ MAX_NESTING = 100         # so is one that nests deeper
 _LONG_RUN = _re.compile(r"(?:[-+~(\[{] *){%d}" % (MAX_NESTING + 1))
 MAX_VALUE_NODES = 20000   # canonical values: at most this many nodes...
 MAX_VALUE_CHARS = 200000  # ...and this much text (a literal, a reference output, a candidate's value)
+# A line's plan entry (its args, answer, call and argv texts) is at most PLAN_PER_CHAR characters
+# per character of the line plus PLAN_BASE, and at most PLAN_LINE_CHARS, or the line is invalid:
+# the supervisor packs judge requests by these bounds so that no answer outgrows a runner's event
+# line (supervisor.ts planBound). No line within MAX_LINE_CHARS reaches them: the most a character
+# costs is 36 (an astral character in a string argument: 12 in args, argv and the call's text).
+PLAN_PER_CHAR = 40
+PLAN_BASE = 400
+PLAN_LINE_CHARS = 80400
 _MAX_DEPTH = 100
 _REASON_CHARS = 160
 
@@ -610,12 +618,17 @@ def plan(request_json):
                     reason = str(e.args[0]) if type(e) is ValueError and e.args and type(e.args[0]) is str else "cannot read: " + _exc_reason(e)
                     lines.append('["invalid",' + _dumps(reason) + ",null,null,null,null]")
                     continue
+                body = "," + args + "," + answer + "," + _dumps(call_src) + "," + argv + "]"
+                cap = min(PLAN_LINE_CHARS, PLAN_PER_CHAR * len(text) + PLAN_BASE)
+                if len(body) > cap:
+                    lines.append('["invalid",' + _dumps("literals too large (%d characters of values, at most %d)" % (len(body), cap)) + ",null,null,null,null]")
+                    continue
                 if args in seen:
                     validity, reason = "invalid", "repeats the call of line %d" % (seen[args] + 1)
                 else:
                     seen[args] = n
                     validity, reason = "valid", ""
-                lines.append("[" + _dumps(validity) + "," + _dumps(reason) + "," + args + "," + answer + "," + _dumps(call_src) + "," + argv + "]")
+                lines.append("[" + _dumps(validity) + "," + _dumps(reason) + body)
             groups.append("[" + ",".join(lines) + "]")
         out.append(_dumps(kind) + ":[" + ",".join(groups) + "]")
     return "{" + ",".join(out) + "}"

@@ -50,6 +50,13 @@ const MAX_RESULT_CHARS = 1_000_000;
 
 /** A runner whose wasm heap has grown past this is retired after its unit (memory never shrinks). */
 export const MAX_HEAP_BYTES = 512 * 2 ** 20;
+/**
+ * A sandbox whose heap has grown more than this past its snapshot is retired after its unit: every
+ * restore zero-fills the memory beyond the snapshot, so a candidate that grew the heap by 480 MiB
+ * would otherwise cost every later unit of that runner ~40 ms (10x an honest unit), in every later
+ * batch. A retirement costs that one candidate one runner start instead.
+ */
+export const MAX_HEAP_GROWTH_BYTES = 64 * 2 ** 20;
 
 // Built-ins this file relies on, taken before any candidate runs: JavaScript that escaped Python
 // could replace them on their prototypes, and the runner must not then restore memory with a
@@ -62,6 +69,10 @@ const bytesSet = Uint8Array.prototype.set;
 const bytesFill = Uint8Array.prototype.fill;
 const bytesSlice = Uint8Array.prototype.slice;
 const subarray = Uint8Array.prototype.subarray;
+const mapKeys = Map.prototype.keys;
+const mapClear = Map.prototype.clear;
+const mapSize = /** @type {() => number} */ (/** @type {PropertyDescriptor} */ (Reflect.getOwnPropertyDescriptor(Map.prototype, "size")).get);
+const arrayFrom = Array.from;
 const begins = (/** @type {string} */ text, /** @type {string} */ prefix) => typeof text === "string" && apply(startsWith, text, [prefix]);
 
 /** The objects whose properties JavaScript in this realm relies on. */
@@ -139,10 +150,33 @@ export function startRunner(pyodide, harnessSource, role) {
   ns.destroy();
   const report = harness.setup(role);
   const { jsproxies } = JSON.parse(report);
-  const intrinsics = intrinsicsFingerprint();
   if (jsproxies !== 0) throw new Error(`grader ${role}: ${jsproxies} JavaScript proxies survived the lockdown`);
 
   const M = /** @type {any} */ (pyodide)._module;
+  // Python references held by JavaScript (PyProxies). A step returns text; anything else a forged
+  // harness function returns (a dict, say) reaches JavaScript as a PyProxy, and Pyodide releases a
+  // PyProxy that JavaScript's garbage collector finds unreachable with a Py_DecRef from a
+  // FinalizationRegistry callback: LATER, between units, on whatever memory the restore put back
+  // at that address. (A decref of a live object of the pristine interpreter frees it under the next
+  // candidate, whose unit then crashes: a forged verdict.) So every PyProxy made after this point is
+  // tracked and destroyed at the end of the step that made it, under that step's clock, while its
+  // object is still there; and in the sandbox no PyProxy is ever registered for a late release.
+  if (typeof M.enable_pyproxy_allocation_tracing !== "function" || !(M.pyproxy_alloc_map instanceof Map) || typeof M.pyproxy_destroy !== "function") {
+    throw new Error(`grader ${role}: this Pyodide does not let the runner track its PyProxies`);
+  }
+  M.enable_pyproxy_allocation_tracing();
+  /** @type {Map<unknown, unknown>} */
+  const proxies = M.pyproxy_alloc_map;
+  const destroyProxy = M.pyproxy_destroy;
+  if (role === "sandbox") M.finalizationRegistry = Object.freeze({ register() {}, unregister() {} });
+  /** Destroy every PyProxy made since the last sweep (a fatal error out of Pyodide ends the runner). */
+  const sweep = () => {
+    if (apply(mapSize, proxies, []) === 0) return;
+    const made = arrayFrom(apply(mapKeys, proxies, []));
+    apply(mapClear, proxies, []);
+    for (const proxy of made) destroyProxy(proxy, "released by the grader", true);
+  };
+  const intrinsics = intrinsicsFingerprint();
   const snapshot = role === "sandbox" ? apply(bytesSlice, M.HEAPU8, []) : null;
   // JavaScript-side state that Python changes through system calls, outside the wasm memory: the
   // file system's stream table and each stream object (os.close(1) closes fd 1's object in place,
@@ -177,7 +211,7 @@ export function startRunner(pyodide, harnessSource, role) {
     if (fsFingerprint(M.FS) !== fsBaseline) return "the file system changed";
     if (libraries() !== baseline.libraries) return "a library was loaded";
     if ((M.wasmTable?.length ?? 0) !== baseline.table) return "the function table grew";
-    if (M.HEAPU8.length > MAX_HEAP_BYTES) return `the heap grew to ${Math.round(M.HEAPU8.length / 2 ** 20)} MiB`;
+    if (M.HEAPU8.length > (snapshot ? Math.min(MAX_HEAP_BYTES, snapshot.length + MAX_HEAP_GROWTH_BYTES) : MAX_HEAP_BYTES)) return `the heap grew to ${Math.round(M.HEAPU8.length / 2 ** 20)} MiB`;
     return "";
   };
   /** Run one step within `limitMs`; a step interrupted or past its limit is a timeout. */
@@ -187,7 +221,11 @@ export function startRunner(pyodide, harnessSource, role) {
     deadline = t0 + limitMs;
     let out;
     try {
-      out = step();
+      try {
+        out = step();
+      } finally {
+        sweep();
+      }
     } catch (e) {
       // A Python exception out of the harness (an interrupt that landed after it returned) is the
       // step's; anything else is Pyodide failing, and ends this runner.
@@ -197,7 +235,8 @@ export function startRunner(pyodide, harnessSource, role) {
       deadline = Infinity;
     }
     if (fired || now() - t0 > limitMs) return `["timeout",${stringify(`exceeded ${limitMs} ms`)}]`;
-    if (typeof out !== "string" || out.length > MAX_RESULT_CHARS) return `["error",${stringify("the step's result is too large")}]`;
+    if (typeof out !== "string") return `["error",${stringify("the step's result is not text")}]`;
+    if (out.length > MAX_RESULT_CHARS) return `["error",${stringify("the step's result is too large")}]`;
     return out;
   };
 
@@ -209,7 +248,13 @@ export function startRunner(pyodide, harnessSource, role) {
       try {
         if (request.type === "plan") {
           pristine = false;
-          emit({ type: "plan", id, plan: harness.plan(request.request) });
+          let plan;
+          try {
+            plan = harness.plan(request.request);
+          } finally {
+            sweep();
+          }
+          emit({ type: "plan", id, plan });
           return;
         }
         const unit = request.unit;

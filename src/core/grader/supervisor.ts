@@ -380,7 +380,7 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
           if (!pending.length) break;
           total += 1; // the unit's load
           const { steps, stopped } = await judge.unit(
-            { code: task.reference, entry: task.entry_point, calls: pending.map((p) => JSON.stringify(p.call.argv)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: true },
+            { code: task.reference, entry: task.entry_point, calls: pending.map((p) => JSON.stringify(p.call.argv)), loadMs: limits.load_ms, testMs: referenceMs(limits.test_ms), literal: true },
             killGrace, step);
           load = steps[0];
           for (let i = 1; i < steps.length; i++) outputs.set(pending[i - 1].call.key, steps[i]);
@@ -416,47 +416,73 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
    * request (so that no answer grows past what a runner may send).
    */
   async function planTask(req: GradeRequest & { limits: Required<GradeLimits> }, taskId: string, plan: Plan): Promise<void> {
+    // Each suite as the lines Python reads (the harness splits and filters them the same way).
+    const linesOf = (text: string) => text.replace(/\r\n?/g, "\n").split("\n").filter((l) => !PYTHON_BLANK.test(l)).slice(0, req.limits.max_lines);
     const mine = (list: GradeRequest["suites"], kind: "s" | "g") =>
-      (list ?? []).flatMap((suite, index) => (req.codes[suite.code].task === taskId ? [{ kind, index, text: suite.text }] : []));
+      (list ?? []).flatMap((suite, index) => (req.codes[suite.code].task === taskId ? [{ kind, index, lines: linesOf(suite.text) }] : []));
     const all = [...mine(req.suites, "s"), ...mine(req.golden, "g")];
     const task = req.tasks.find((t) => t.id === taskId)!;
-    for (let from = 0; from < all.length; from += PLAN_SUITES) {
-      const chunk = all.slice(from, from + PLAN_SUITES);
-      const sub = (suites: string[], golden: string[]) => ({
-        tasks: [task],
-        codes: [{ task: taskId, code: "" }],
-        suites: suites.map((text) => ({ code: 0, text })),
-        golden: golden.map((text) => ({ code: 0, text })),
-        limits: req.limits,
+    const sub = (suites: string[], golden: string[]) => ({
+      tasks: [task],
+      codes: [{ task: taskId, code: "" }],
+      suites: suites.map((text) => ({ code: 0, text })),
+      golden: golden.map((text) => ({ code: 0, text })),
+      limits: req.limits,
+    });
+    // Requests whose answers fit a runner's event line (each line's entry is bounded by its length,
+    // planBound): whole suites packed together, a longer suite in parts whose repeats are found
+    // here across parts.
+    type Part = { kind: "s" | "g"; index: number; lines: string[]; from: number };
+    const requests: Part[][] = [];
+    let open: Part[] = [];
+    let size = 0;
+    for (const suite of all) {
+      let part: Part = { kind: suite.kind, index: suite.index, lines: [], from: 0 };
+      open.push(part);
+      suite.lines.forEach((line, n) => {
+        const bound = planBound(line);
+        if (size + bound > PLAN_REQUEST_CHARS && size > 0) {
+          requests.push(open);
+          part = { kind: suite.kind, index: suite.index, lines: [], from: n };
+          open = [part];
+          size = 0;
+        }
+        part.lines.push(line);
+        size += bound;
       });
-      const texts = (kind: "s" | "g") => chunk.filter((x) => x.kind === kind).map((x) => x.text);
-      const parsed = await judge.plan(JSON.stringify(sub(texts("s"), texts("g"))), texts("s").length, texts("g").length).catch(async (e: unknown) => {
+    }
+    if (open.length) requests.push(open);
+    const parsed = new Map<string, PlanLine[]>();
+    for (const parts of requests) {
+      const texts = (kind: "s" | "g") => parts.filter((x) => x.kind === kind).map((x) => x.lines.join("\n"));
+      const got = await judge.plan(JSON.stringify(sub(texts("s"), texts("g"))), texts("s").length, texts("g").length).catch(async (e: unknown) => {
         if (!(e instanceof RunnerDiedError)) throw e;
         // A line killed the judge's parser: parse line by line, so only that line is lost.
-        const one = async (text: string) => {
-          const lines = text.replace(/\r\n?/g, "\n").split("\n").filter((l) => !PYTHON_BLANK.test(l)).slice(0, req.limits.max_lines);
+        const one = async (lines: string[]) => {
           const out: PlanLine[] = [];
-          const seen = new Map<string, number>();
           for (const line of lines) {
             const parsed: PlanLine | undefined = await judge.plan(JSON.stringify(sub([line], [])), 1, 0).then(
               (p) => p.s[0][0],
               () => ["invalid", "the parser crashed on this line", null, null, null, null],
             );
-            if (!parsed) continue; // blank to Python
-            const key = parsed[2] ? JSON.stringify(parsed[2]) : null;
-            if (key !== null && seen.has(key)) parsed.splice(0, 2, "invalid", `repeats the call of line ${seen.get(key)! + 1}`);
-            else if (key !== null) seen.set(key, out.length);
-            out.push(parsed);
+            if (parsed) out.push(parsed);
           }
           return out;
         };
         const lines: Plan = { s: [], g: [] };
-        for (const text of texts("s")) lines.s.push(await one(text));
-        for (const text of texts("g")) lines.g.push(await one(text));
+        for (const x of parts) (x.kind === "s" ? lines.s : lines.g).push(await one(x.lines));
         return lines;
       });
       const next = { s: 0, g: 0 };
-      for (const x of chunk) (x.kind === "s" ? plan.s : plan.g)[x.index] = parsed[x.kind][next[x.kind]++];
+      for (const x of parts) {
+        const key = `${x.kind}${x.index}`;
+        parsed.set(key, [...(parsed.get(key) ?? []), ...got[x.kind][next[x.kind]++]]);
+      }
+    }
+    for (const suite of all) {
+      const lines = parsed.get(`${suite.kind}${suite.index}`) ?? [];
+      markRepeats(lines); // across parts, and after a line-by-line parse (the harness's own marks otherwise)
+      (suite.kind === "s" ? plan.s : plan.g)[suite.index] = lines;
     }
   }
 
@@ -500,12 +526,48 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
   };
 }
 
-/** Suites (and golden suites) parsed per judge request. */
-const PLAN_SUITES = 16;
+/**
+ * The most one line's plan entry can take in a judge's answer event: harness.py caps the entry at
+ * PLAN_PER_CHAR x its length + PLAN_BASE, and at PLAN_LINE_CHARS (a longer one is an invalid line);
+ * the event's JSON escaping at most doubles it (the plan is ASCII); plus the line's framing and
+ * reason. A JavaScript length counts UTF-16 units, never fewer than Python's code points.
+ */
+export const planBound = (line: string): number => 2 * (Math.min(PLAN_LINE_CHARS, PLAN_PER_CHAR * line.length + PLAN_BASE) + 1024);
+export const PLAN_PER_CHAR = 40;
+export const PLAN_BASE = 400;
+export const PLAN_LINE_CHARS = 80_400;
+/** A judge request's lines' bounds add up to at most this: a runner's event line is 4 MiB (src/node/grader.ts). */
+const PLAN_REQUEST_CHARS = 4 * 2 ** 20 - 2 ** 16;
+
+/**
+ * A suite's repeats, as the harness marks them within one request: a line repeating the call of an
+ * earlier line of the suite (same arguments, written the same way) is invalid.
+ */
+function markRepeats(lines: PlanLine[]): void {
+  const seen = new Map<string, number>();
+  lines.forEach((line, n) => {
+    if (!line[2]) return;
+    const key = JSON.stringify(line[2]);
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, n);
+      line.splice(0, 2, "valid", "");
+    } else line.splice(0, 2, "invalid", `repeats the call of line ${first + 1}`);
+  });
+}
 
 /** A line Python's str.strip() empties (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff). */
 // eslint-disable-next-line no-control-regex -- Python counts these separators as whitespace
 const PYTHON_BLANK = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
+/**
+ * A reference call's limit: test_ms / REFERENCE_HEADROOM. A line whose reference needs more is
+ * invalid ("reference timed out"), so a program as fast as the reference always has twice the
+ * reference's time: otherwise a Test policy could pick arguments that take the reference just under
+ * test_ms, and a correct program would time out on them (and lose every later line) by noise alone.
+ */
+export const REFERENCE_HEADROOM = 2;
+export const referenceMs = (testMs: number): number => Math.max(1, Math.floor(testMs / REFERENCE_HEADROOM));
 
 /** A candidate longer than this is not run (`syntax-error`, "code too long"). */
 export const MAX_CODE_CHARS = 100_000;

@@ -124,7 +124,8 @@ function judgeLine(line: PlanLine, outputs: ReferenceOutputs | undefined, loadSt
   if (loadStep && loadStep[0] !== "ok") return { invalid: `reference failed to load: ${loadStep[1]}` };
   const out = outputs?.get(argsKey(args));
   if (!out) return { invalid: "reference not run: an earlier line of its suite made the reference exceed its limit" };
-  if (out[0] !== "ok" || out[1] === "") return { invalid: `reference ${out[0] === "timeout" ? "timed out: " : ""}${out[1]}` };
+  if (out[0] === "timeout") return { invalid: `reference timed out: ${out[1]} (a reference call gets half of test_ms, so that a program as fast as the reference has twice its time)` };
+  if (out[0] !== "ok" || out[1] === "") return { invalid: `reference ${out[1]}` };
   const expected = out[1];
   const corrected = callSrc !== null && out[2] ? `assert ${callSrc} == ${out[2]}` : undefined;
   if (sameValue(answer, expected)) return { expected, validity: "valid", reason: "", corrected };

@@ -6,19 +6,30 @@
  * Pyodide) in this process, unit after unit, as its host does.
  */
 import { readFileSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadPyodide } from "pyodide";
 import { HARNESS_PATH } from "../../../src/node/grader.ts";
 import { RUNNER_ENV, startRunner, type RunnerEvent } from "../../../src/core/grader/runner.js";
 import { SYS } from "../../hostile-python.ts";
 
+// JavaScript's garbage collector on demand (a PyProxy is released when the collector finds it).
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
+
 let runner: ReturnType<typeof startRunner>;
 let nextId = 1;
 
-beforeAll(async () => {
+/** A fresh sandbox runner whose candidates get the raw posix calls (`math.raw`). */
+async function freshRunner(): Promise<ReturnType<typeof startRunner>> {
   const pyodide = await loadPyodide({ env: { ...RUNNER_ENV } });
   pyodide.runPython("import math, posix\nmath.raw = {k: getattr(posix, k) for k in ('close', 'dup', 'dup2', 'lseek', 'pipe', 'write', 'set_blocking')}");
-  runner = startRunner(pyodide, readFileSync(HARNESS_PATH, "utf8"), "sandbox");
+  return startRunner(pyodide, readFileSync(HARNESS_PATH, "utf8"), "sandbox");
+}
+
+beforeAll(async () => {
+  runner = await freshRunner();
 }, 120_000);
 
 /** One unit of `code` (entry point f, called once with no arguments): its step results and whether the runner stays fit. */
@@ -70,5 +81,56 @@ describe("file descriptors and std streams", () => {
     const hostile = unit(`def f():\n${SYS}    ${attack}\n    return 1`);
     expect(hostile.steps[0]).toBe('["ok",""]');
     expect(unit(PRINTER).steps).toEqual(['["ok",""]', SEVEN]);
+  });
+});
+
+describe("Python references held by JavaScript (round 3 of issue 27)", () => {
+  // A runner of its own: one retired by a test above restores before each unit instead of after,
+  // which would hide a release that lands between units.
+  beforeAll(async () => {
+    runner = await freshRunner();
+  }, 120_000);
+
+  // The candidate rebinds the harness's own `call` (its code object) to return a harness object:
+  // the value reaches JavaScript as a PyProxy, which Pyodide would release with a Py_DecRef when
+  // JavaScript's collector finds it, i.e. after the restore, on the pristine interpreter's memory
+  // (here: freeing the harness's `_state`, so the next candidate's load crashed).
+  const returns = (what: string) =>
+    `def f():\n    return 1\ndef _rebind():\n${SYS}    call = sys._getframe(2).f_globals['call']\n` +
+    `    call.__code__ = (lambda args_text, literal: ${what}).__code__\n_rebind()`;
+
+  // How many references the pristine interpreter holds to the harness's `_state` (read by a candidate).
+  const STATE_REFS = `def f():\n${SYS}    return sys.getrefcount(sys._getframe(1).f_globals['_state'])`;
+
+  it.each([
+    ["the harness's state dict", "_state"],
+    ["the harness's builtins", "_state['builtins']"],
+    ["a fresh list", "[1, 2, 3]"],
+    ["a function of the candidate", "(lambda: 0)"],
+  ])("a step that hands JavaScript %s is an error of its own, and nothing is released later on the next candidate's memory", async (_name, what) => {
+    const before = unit(STATE_REFS).steps[1];
+    expect(before).toMatch(/^\["ok",\["i","0x[0-9a-f]+"\],""\]$/);
+    const hostile = unit(returns(what));
+    expect(hostile.steps).toEqual(['["ok",""]', '["error","the step\'s result is not text"]']);
+    for (let i = 0; i < 5; i++) {
+      collectGarbage();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(unit(STATE_REFS).steps[1]).toBe(before);
+    expect(unit(PRINTER).steps).toEqual(['["ok",""]', SEVEN]);
+  });
+});
+
+describe("memory beyond the snapshot (round 3 of issue 27)", () => {
+  beforeAll(async () => {
+    runner = await freshRunner();
+  }, 120_000);
+
+  it("a unit that grows the heap by 100 MiB retires its runner: later units would each pay to zero it", () => {
+    expect(unit("def f():\n    return 1").fit).toBe(true);
+    const grown = unit("def f():\n    x = bytearray(100 * 2 ** 20)\n    return len(x) > 0");
+    expect(grown.steps[1]).toBe('["ok",["b",true],""]');
+    expect(grown.fit).toBe(false);
+    expect(grown.why).toMatch(/^the heap grew to \d+ MiB$/);
   });
 });
