@@ -98,7 +98,7 @@ function renameEntry(zip: Uint8Array, from: string, to: string): Uint8Array {
 }
 
 /** Patch the uncompressed size the central directory declares for `name`. */
-function declareSize(zip: Uint8Array, name: string, size: number): Uint8Array {
+export function declareSize(zip: Uint8Array, name: string, size: number): Uint8Array {
   const out = zip.slice();
   const view = new DataView(out.buffer);
   for (let p = out.length - 22; p >= 0; p--) {

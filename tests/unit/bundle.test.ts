@@ -12,6 +12,7 @@ import { snapshotRun, storeSnapshot } from "../../src/storage/snapshot.ts";
 import { duel, fakeMetrics, policyBytes } from "./storage/helpers.ts";
 import { indexedDbBundles } from "../../src/ui/run-bundles.ts";
 import { importRunFile } from "../../src/browser/run-import.ts";
+import { declareSize } from "../../scripts/hostile-bundles.ts";
 
 let db: ArenaDatabase;
 let snapshot: RunSnapshot;
@@ -248,21 +249,6 @@ describe(".a1run bundles", { timeout: 120_000 }, () => {
 });
 
 describe("a run from a stranger (issue 32's classes)", { timeout: 120_000 }, () => {
-  /** Patch the declared (uncompressed) size of `name` in the central directory. */
-  function lieAboutSize(zip: Uint8Array, name: string, size: number): Uint8Array {
-    const out = zip.slice();
-    const view = new DataView(out.buffer);
-    for (let p = out.length - 22; p >= 0; p--) {
-      if (view.getUint32(p, true) !== 0x02014b50) continue;
-      const n = view.getUint16(p + 28, true);
-      if (strFromU8(out.subarray(p + 46, p + 46 + n)) === name) {
-        view.setUint32(p + 24, size, true);
-        return out;
-      }
-    }
-    throw new Error(`${name} not in the central directory`);
-  }
-
   it("refuses an entry beyond what the config allows before inflating, naming the entry and the bound", async () => {
     const bomb = await rebundle((f) => void (f["checkpoints/2-code.bin"] = new Uint8Array(50 << 20)));
     expect(bomb.length).toBeLessThan(bundle.length + (51 << 20));
@@ -270,10 +256,10 @@ describe("a run from a stranger (issue 32's classes)", { timeout: 120_000 }, () 
   });
 
   it("stops at the declared size when a zip lies about it", async () => {
-    const lying = lieAboutSize(await rebundle(() => {}), "duels.json", 10);
+    const lying = declareSize(await rebundle(() => {}), "duels.json", 10);
     expect(await refusal(lying)).toMatch(/duels.json (inflates to more than the 10 bytes it declares|has 10 bytes, the manifest says)/);
     const fixed = await rebundle((_f, m) => void (m.files = (m.files as { path: string; bytes: number }[]).map((x) => (x.path === "duels.json" ? { ...x, bytes: 10 } : x))), false);
-    expect(await refusal(lieAboutSize(fixed, "duels.json", 10))).toMatch(/duels.json inflates to more than the 10 bytes it declares/);
+    expect(await refusal(declareSize(fixed, "duels.json", 10))).toMatch(/duels.json inflates to more than the 10 bytes it declares/);
   });
 
   it("refuses more Mistake Book entries than the run's steps can write", async () => {
