@@ -32,10 +32,11 @@ export const ROOMS: readonly Room[] = [
   { name: "core", prefix: "src/core/", mayImport: ["core"] },
   { name: "storage", prefix: "src/storage/", mayImport: ["storage", "core"] },
   { name: "node", prefix: "src/node/", mayImport: ["node", "core"] },
-  // Types only: the ports the UI asks the wiring to implement (src/ui/deps.ts) and the message
-  // protocol of a worker it spawns; it spawns workers by URL (new Worker(new URL(...))).
-  { name: "browser", prefix: "src/browser/", mayImport: ["browser", "storage", "core"], mayImportTypes: ["src/ui/deps.ts", "workers/"] },
-  { name: "workers", prefix: "workers/", mayImport: ["workers", "browser", "core"] },
+  // Types only: the ports the UI asks the wiring to implement (src/ui/deps.ts). It holds what each
+  // worker serves (src/browser/*-worker.ts) and spawns workers by URL (new Worker(new URL(...))).
+  { name: "browser", prefix: "src/browser/", mayImport: ["browser", "storage", "core"], mayImportTypes: ["src/ui/deps.ts"] },
+  // A worker's script only starts what the browser's wiring serves: no logic, no core of its own.
+  { name: "workers", prefix: "workers/", mayImport: ["workers", "browser"] },
   { name: "ui", prefix: "src/ui/", mayImport: ["ui", "workers", "browser", "storage", "core"] },
   // The policy benchmark drives the end-to-end tests' policy page in Chromium.
   { name: "scripts", prefix: "scripts/", mayImport: ["scripts", "node", "core", "tests"] },

@@ -1,19 +1,5 @@
-/**
- * A policy in its own module Web Worker: registers the webgpu and wasm tfjs backends (wasm
- * binaries served by the app at /tfjs-wasm/) and exposes a PolicyService with comlink, knowing the
- * arena's grammars ("code", "suite") besides the built-in toy one.
- * All logic lives in src/core/policy/policy-service.ts.
- */
-import "@tensorflow/tfjs-backend-webgpu";
-import { setWasmPaths } from "@tensorflow/tfjs-backend-wasm";
-import { env } from "@tensorflow/tfjs";
+/** A policy in its own module Web Worker: its PolicyService (src/browser/policy-worker.ts) exposed with comlink. */
 import { expose } from "comlink";
-import { PolicyService } from "../src/core/policy/policy-service.ts";
-import { arenaConstraints, arenaVocabulary } from "../src/core/duel/contexts.ts";
+import { createWorkerPolicyService } from "../src/browser/policy-worker.ts";
 
-setWasmPaths(new URL("/tfjs-wasm/", self.location.origin).href);
-// The app is cross-origin isolated, so tfjs would pick its multi-threaded wasm build, whose pthread
-// workers are blob scripts that fail once bundled ("e is not defined"). One thread per policy
-// worker is what we want anyway: the two policies and the grader already run in parallel.
-env().set("WASM_HAS_MULTITHREAD_SUPPORT", false);
-expose(new PolicyService(arenaConstraints(arenaVocabulary())));
+expose(createWorkerPolicyService());

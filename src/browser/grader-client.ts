@@ -9,7 +9,7 @@
  */
 import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "../core/grader/supervisor.ts";
 import type { RunnerRole } from "../core/grader/runner.js";
-import type { RunnerInit, RunnerPortMessage, RunnerPortRequest } from "../../workers/grader.worker.ts";
+import type { RunnerInit, RunnerPortMessage, RunnerPortRequest } from "./grader-worker.ts";
 import type { AreniseTools } from "../core/arena/importers/arenise-sandbox.ts";
 import type { Mutant, Normalised } from "../core/arena/importers/arenise.ts";
 

@@ -13,7 +13,7 @@ import { configDiff, configFromQuery, configToQuery, presetConfig, type Config, 
 /** Query keys the app reads that are not config fields. */
 export const APP_FLAGS = ["safe", "debug_pyodide", "debug_watchdog_s"] as const;
 
-/** The debugging flags, for the trainer worker (workers/trainer.worker.ts TrainerWorkerOptions). */
+/** The debugging flags, for the trainer worker (src/browser/trainer-worker.ts TrainerWorkerOptions). */
 export interface DebugFlags {
   pyodidePath?: string;
   watchdogS?: number;

@@ -5,7 +5,7 @@
  */
 import * as Comlink from "comlink";
 import type { TrainerControl, TrainerEvent } from "../core/loop/events.ts";
-import type { TrainerWorkerApi, TrainerWorkerOptions } from "../../workers/trainer.worker.ts";
+import type { TrainerWorkerApi, TrainerWorkerOptions } from "../browser/trainer-worker.ts";
 
 /** A TrainerControl living in `worker` (workers/trainer.worker.ts exposes one), configured with `options` first. */
 export async function trainerFromWorker(worker: Worker, options: TrainerWorkerOptions = {}): Promise<TrainerControl> {

@@ -9,20 +9,24 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkDeps, edgesOf, importCycles, projectFiles } from "../../../scripts/check-deps.ts";
 
-/** A small tree that keeps the rule: ui -> browser -> core, a worker spawned by URL, a port typed by the UI. */
+/**
+ * A small tree that keeps the rule: ui -> browser -> core, a worker spawned by URL whose script only
+ * starts what the browser's wiring serves, a port typed by the UI.
+ */
 const GOOD: Record<string, string> = {
   "src/core/policy/model.ts": `export const model = 1;\n`,
   "src/core/policy/sampler.ts": `import { model } from "./model.ts";\nexport const sample = model;\n`,
   "src/storage/db.ts": `import type { model } from "../core/policy/model.ts";\nexport type Db = typeof model;\n`,
+  "src/browser/policy-worker.ts": `import { sample } from "../core/policy/sampler.ts";\nexport interface Msg { w: unknown }\nexport const serve = () => sample;\n`,
   "src/browser/policy-client.ts": [
     `import { sample } from "../core/policy/sampler.ts";`,
     `import type { Port } from "../ui/deps.ts";`,
-    `import type { Msg } from "../../workers/policy.worker.ts";`,
+    `import type { Msg } from "./policy-worker.ts";`,
     `export const start = (): Port & Msg => ({ w: new Worker(new URL("../../workers/policy.worker.ts", import.meta.url)), sample });`,
   ].join("\n"),
   "src/ui/deps.ts": `export interface Port { sample: number }\n`,
   "src/ui/main.ts": `import { start } from "../browser/policy-client.ts";\nimport("../storage/db.ts");\nstart();\n`,
-  "workers/policy.worker.ts": `import { sample } from "../src/core/policy/sampler.ts";\nexport interface Msg { w: unknown }\nvoid sample;\n`,
+  "workers/policy.worker.ts": `import { serve } from "../src/browser/policy-worker.ts";\nserve();\n`,
   "src/node/cli.ts": `import { readFileSync } from "node:fs";\nimport { sample } from "../core/policy/sampler.ts";\nreadFileSync(new URL("../core/policy/mutate.py", import.meta.url));\nvoid sample;\n`,
   "scripts/train.ts": `import "../src/node/cli.ts";\n`,
   "tests/unit/x.test.ts": `import "../../src/ui/main.ts";\nimport "../../scripts/train.ts";\n`,
@@ -66,11 +70,12 @@ describe("check-deps", () => {
     }
   });
 
-  it("refuses a worker importing the UI or storage, and core spawning a worker", () => {
+  it("refuses a worker importing the UI, storage or core, and core spawning a worker", () => {
     expect(roomMessages({ "workers/policy.worker.ts": `import "../src/ui/main.ts";\nexport interface Msg { w: unknown }\n` })).toEqual([
-      "room: workers/policy.worker.ts:1 (workers) imports src/ui/main.ts (ui): workers may import workers, browser, core",
+      "room: workers/policy.worker.ts:1 (workers) imports src/ui/main.ts (ui): workers may import workers, browser",
     ]);
     expect(roomMessages({ "workers/policy.worker.ts": `import "../src/storage/db.ts";\nexport interface Msg { w: unknown }\n` })[0]).toContain("(workers) imports src/storage/db.ts (storage)");
+    expect(roomMessages({ "workers/policy.worker.ts": `import { sample } from "../src/core/policy/sampler.ts";\nvoid sample;\n` })[0]).toContain("(workers) imports src/core/policy/sampler.ts (core): workers may import workers, browser");
     expect(roomMessages({ "src/core/policy/model.ts": `export const model = new URL("../../../workers/policy.worker.ts", import.meta.url);\n` })[0]).toContain("(core) references workers/policy.worker.ts (workers)");
   });
 

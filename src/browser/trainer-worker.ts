@@ -1,0 +1,46 @@
+/**
+ * What the training orchestrator's module worker (workers/trainer.worker.ts) serves, so a step never
+ * blocks the page: a TrainerService (src/core/duel/trainer-service.ts) over the browser host (policy workers,
+ * IndexedDB, the grader's sandbox workers), exposed with comlink as a TrainerControl, plus
+ * `configure` (debugging options from the page's URL), called before anything else.
+ */
+import { createBrowserGrader } from "./grader-client.ts";
+import { createBrowserTrainerHost } from "./trainer-host.ts";
+import { TrainerService } from "../core/duel/trainer-service.ts";
+import { DEFAULT_WATCHDOG, type WatchdogLimits } from "../core/duel/watchdog.ts";
+import type { TrainerControl } from "../core/loop/events.ts";
+
+export interface TrainerWorkerOptions {
+  /** The watchdog's limits (src/core/duel/watchdog.ts); the runners' start limit follows `startMs`. */
+  watchdog?: Partial<WatchdogLimits>;
+  /** Where the grader's runners load Pyodide (default /pyodide/): `?debug_pyodide=`. */
+  pyodidePath?: string;
+}
+
+export type TrainerWorkerApi = TrainerControl & { configure(options: TrainerWorkerOptions): Promise<void> };
+
+/** The worker's TrainerControl; the service behind it is created at the first call that needs it (after configure). */
+export function createTrainerWorkerApi(): TrainerWorkerApi {
+  let options: TrainerWorkerOptions = {};
+  let created: Promise<TrainerService> | null = null;
+  const service = (): Promise<TrainerService> =>
+    (created ??= (async () => {
+      const startMs = options.watchdog?.startMs ?? DEFAULT_WATCHDOG.startMs;
+      const grader = createBrowserGrader({ startTimeoutMs: startMs, pyodidePath: options.pyodidePath });
+      return new TrainerService(await createBrowserTrainerHost(grader), { watchdog: options.watchdog });
+    })());
+  return {
+    async configure(o) {
+      if (created) throw new Error("configure() must come before the trainer's first use");
+      options = o;
+    },
+    start: async (config) => (await service()).start(config),
+    resume: async (runId) => (await service()).resume(runId),
+    autoResume: async (runId) => (await service()).autoResume(runId),
+    pause: async () => (await service()).pause(),
+    stepOnce: async (runId) => (await service()).stepOnce(runId),
+    stop: async () => (await service()).stop(),
+    subscribe: async (listener) => (await service()).subscribe(listener),
+    unsubscribe: async (id) => (await service()).unsubscribe(id),
+  };
+}
