@@ -65,6 +65,15 @@ async function trainInPage({ timeoutMs, press }: { timeoutMs: number; press: str
     if (waited > 30_000) throw new Error(`no enabled ${press} button`);
     await sleep(200);
   }
+  // Resume: the app opens the imported run first (its head reads "paused"); a press while it is still
+  // opening it can be lost, and a second press would restart a starting run. Press once, settled.
+  if (press === "Resume") {
+    for (let waited = 0; !/paused/.test(document.querySelector(".run-head")?.textContent ?? ""); waited += 200) {
+      if (waited > 30_000) throw new Error("the imported run never opened as paused");
+      await sleep(200);
+    }
+    await sleep(3000);
+  }
   button()!.click();
   const open = () => new Promise<IDBDatabase>((resolve, reject) => {
     const req = indexedDB.open("code-a1-arena");
@@ -91,7 +100,9 @@ async function trainInPage({ timeoutMs, press }: { timeoutMs: number; press: str
         checkpoints.push({ step: c.step, policies, rest: JSON.stringify([c.mistake_book, c.rng_state, c.loop_state]) });
       }
       db.close();
-      return { step: run.step, status: run.status, metrics, checkpoints: checkpoints.sort((a, b) => a.step - b.step) };
+      // A failed run says why on the page: kept for the test's message.
+      const why = run.status === "failed" ? (document.querySelector(".notices")?.textContent ?? "") : undefined;
+      return { step: run.step, status: run.status, metrics, checkpoints: checkpoints.sort((a, b) => a.step - b.step), ...(why === undefined ? {} : { why }) };
     }
     db.close();
     if (Date.now() > deadline) throw new Error(`no run finished in ${timeoutMs / 1000} s: ${JSON.stringify(runs)}`);
@@ -200,7 +211,7 @@ describe("one seeded run, every engine (static host, wasm backend)", () => {
     } finally {
       await browser.close();
     }
-    expect(prints.replayed.status).toBe("done");
+    expect(prints.replayed.status, (prints.replayed as RunPrint & { why?: string }).why).toBe("done");
     expect(prints.chromium, "the Chromium run must have finished first").toBeDefined();
     // Step 1 came in the file; step 2 was trained in Firefox from the file's checkpoint. The file also
     // holds Node's step-0 checkpoint (the starting players), which the app keeps as it came.

@@ -18,5 +18,7 @@ export function findFirefox(): string {
 }
 
 export function launchFirefox(): Promise<Browser> {
-  return puppeteer.launch({ browser: "firefox", executablePath: findFirefox(), headless: true });
+  // Calls into the page may run as long as a test's own deadline (a training run): puppeteer's
+  // default of 180 s would cut them short with a protocol error instead of the test's message.
+  return puppeteer.launch({ browser: "firefox", executablePath: findFirefox(), headless: true, protocolTimeout: 600_000 });
 }
