@@ -1,47 +1,17 @@
 import { beforeAll, expect, it } from "vitest";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import { arenaConstraints, arenaVocabulary } from "../../../src/core/duel/contexts.ts";
-import type { RunCommit } from "../../../src/core/duel/run.ts";
-import { startPlayers, TrainerService, type RunRepository, type TrainerHost } from "../../../src/core/duel/trainer-service.ts";
-import { MODES, presetConfig, type Config } from "../../../src/core/config/index.ts";
+import { startPlayers, TrainerService, type TrainerHost } from "../../../src/core/duel/trainer-service.ts";
+import { MODES, presetConfig } from "../../../src/core/config/index.ts";
 import type { TrainerEvent } from "../../../src/core/loop/events.ts";
 import { PolicyService } from "../../../src/core/policy/policy-service.ts";
 import { useNodeBackend } from "../../../src/node/tf-backend.ts";
 import { sharedNodeGrader } from "../node-grader.ts";
-import { emptyMistakeBook } from "../../../src/core/loop/mistake-book.ts";
-import { Rng } from "../../../src/core/rng.ts";
+import { memoryRepo } from "./memory-repo.ts";
 
 const vocab = arenaVocabulary();
 const grader = sharedNodeGrader();
 beforeAll(() => useNodeBackend("wasm"));
-
-/** An in-memory repository: what IndexedDB does in the app, minus the disk. */
-function memoryRepo() {
-  const runs = new Map<string, { config: Config; commits: RunCommit[]; status: string }>();
-  const repo: RunRepository = {
-    async create(config) {
-      const id = `run-${runs.size + 1}`;
-      runs.set(id, { config, commits: [], status: "created" });
-      return id;
-    },
-    async commitStep(c) {
-      runs.get(c.runId)!.commits.push(c);
-    },
-    async resume(runId) {
-      const r = runs.get(runId)!;
-      const last = r.commits.at(-1);
-      return {
-        config: r.config,
-        state: last ? { step: last.step, book: last.checkpoint!.mistakeBook, rng: last.rngState } : { step: 0, book: emptyMistakeBook(), rng: new Rng(r.config.seed).state() },
-        policies: last?.checkpoint?.policies ?? null,
-      };
-    },
-    async setStatus(runId, status) {
-      runs.get(runId)!.status = status;
-    },
-  };
-  return { runs, repo };
-}
 
 it("starts from base checkpoints without a KL reference (freezing one), steps to the end and reports events", async () => {
   // A base checkpoint as pretraining ships it: weights, no reference.

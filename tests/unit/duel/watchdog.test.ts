@@ -10,21 +10,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { presetConfig, type Config } from "../../../src/core/config/index.ts";
+import { presetConfig } from "../../../src/core/config/index.ts";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
 import { arenaConstraints, arenaVocabulary } from "../../../src/core/duel/contexts.ts";
-import type { RunCommit } from "../../../src/core/duel/run.ts";
 import { TrainerService, type HostedPlayer, type RunRepository, type TrainerHost } from "../../../src/core/duel/trainer-service.ts";
 import { PhaseStuckError, StepAbandonedError, Watchdog } from "../../../src/core/duel/watchdog.ts";
 import { createSupervisedGrader, RunnerStartTimeoutError, type SpawnRunner } from "../../../src/core/grader/supervisor.ts";
 import type { Grader } from "../../../src/core/grader/types.ts";
-import type { RunFailure, TrainerEvent } from "../../../src/core/loop/events.ts";
-import { emptyMistakeBook } from "../../../src/core/loop/mistake-book.ts";
+import type { TrainerEvent } from "../../../src/core/loop/events.ts";
 import { PolicyService } from "../../../src/core/policy/policy-service.ts";
-import { Rng } from "../../../src/core/rng.ts";
 import { childProcessRunner } from "../../../src/node/grader.ts";
 import { useNodeBackend } from "../../../src/node/tf-backend.ts";
 import { sharedNodeGrader } from "../node-grader.ts";
+import { memoryRepo } from "./memory-repo.ts";
 
 const vocab = arenaVocabulary();
 beforeAll(() => useNodeBackend("wasm"));
@@ -110,47 +108,6 @@ describe("a grader whose runner never starts", () => {
     await grader.close();
   });
 });
-
-/** The app's repository, in memory: failures kept as IndexedDB keeps them (storage/runs.ts recordRunFailure). */
-function memoryRepo() {
-  const runs = new Map<string, { config: Config; commits: RunCommit[]; status: string; failure: RunFailure | null }>();
-  const repo: RunRepository = {
-    async create(config) {
-      const id = `run-${runs.size + 1}`;
-      runs.set(id, { config, commits: [], status: "created", failure: null });
-      return id;
-    },
-    async commitStep(c) {
-      const r = runs.get(c.runId)!;
-      r.commits.push(c);
-      r.failure = null;
-    },
-    async resume(runId) {
-      const r = runs.get(runId)!;
-      const last = r.commits.at(-1);
-      r.status = "paused";
-      return {
-        config: r.config,
-        state: last ? { step: last.step, book: last.checkpoint!.mistakeBook, rng: last.rngState } : { step: 0, book: emptyMistakeBook(), rng: new Rng(r.config.seed).state() },
-        policies: last?.checkpoint?.policies ?? null,
-      };
-    },
-    async setStatus(runId, status) {
-      runs.get(runId)!.status = status;
-    },
-    async recordFailure(runId, f) {
-      const r = runs.get(runId)!;
-      const same = r.failure && r.failure.signature === f.signature && r.failure.step === f.step;
-      r.failure = { ...f, count: same ? r.failure!.count + 1 : 1 };
-      return r.failure;
-    },
-    async trouble(runId) {
-      const r = runs.get(runId)!;
-      return { status: r.status, step: r.commits.at(-1)?.step ?? 0, failure: r.failure };
-    },
-  };
-  return { runs, repo };
-}
 
 async function realPlayer(init: Parameters<TrainerHost["player"]>[1], train: Parameters<TrainerHost["player"]>[2]): Promise<PolicyService> {
   const s = new PolicyService(arenaConstraints(vocab));
