@@ -4,6 +4,7 @@
  */
 const BENCHES: Record<string, () => Promise<{ main(args: string[]): Promise<void> }>> = {
   executor: () => import("./bench/executor.ts"),
+  gpu: () => import("./bench/gpu.ts"),
   "line-fuzz": () => import("./bench/line-fuzz.ts"),
   grammar: () => import("./bench/grammar.ts"),
   import: () => import("./bench/import.ts"),

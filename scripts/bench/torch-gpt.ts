@@ -127,12 +127,14 @@ export type TorchRequest =
       train: TrainConfig;
       workload: { samplePrompts: number[][]; updatePrompts: number[][]; newTokens: number; toy: { vocab: number; minLength: number; maxLength: number } };
       /** Timed runs, each from the initial weights: torch threads, timed repetitions and untimed ones before them (default 1). */
-      runs: { threads: number; reps: number; warmups?: number }[];
+      runs: { threads: number; reps: number; warmups?: number; device?: "cpu" | "cuda" }[];
       microBatchSize?: number;
     };
 
 export interface TorchBenchRun {
   threads: number;
+  /** The GPU's name, on a "cuda" run. */
+  device?: string;
   sampleTokPerS: number;
   sampleTokPerCpuS: number;
   updateMs: number;
@@ -266,8 +268,8 @@ export async function openTorchSide(size: ModelSize, vocab: number, python = tor
     const train = policy.train;
     return {
       logitsMaxAbsDiff: Math.max(diff.full, diff.cached),
-      run: async (threads: number, reps = 1, warmups = 1) => {
-        const { runs, ...info } = await runTorchGpt({ op: "bench", weights: path, train, workload, runs: [{ threads, reps, warmups }] }, python);
+      run: async (threads: number, reps = 1, warmups = 1, device: "cpu" | "cuda" = "cpu") => {
+        const { runs, ...info } = await runTorchGpt({ op: "bench", weights: path, train, workload, runs: [{ threads, reps, warmups, device }] }, python);
         return { info, run: runs[0] };
       },
       close,

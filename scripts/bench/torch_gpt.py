@@ -15,7 +15,7 @@ One JSON request on stdin, one JSON reply on stdout (or a list of requests, a li
    "seed": n, "out": PATH?} -> metrics of one GRPO update (policy.ts's update) on those samples;
                           with out, the updated weights written there (float32 LE, no header)
   {"op": "bench", "weights": HEADER, "train": TrainConfig, "workload": {...},
-   "runs": [{"threads": n, "reps": n, "warmups": n?}, ...]} -> per run, from the same initial weights:
+   "runs": [{"threads": n, "reps": n, "warmups": n?, "device": "cpu"|"cuda"?}, ...]} -> per run, from the same initial weights:
                           median sampled tok/s and ms per GRPO update, wall and CPU time, over
                           reps timed repetitions after warmups (default 1) untimed ones
 """
@@ -264,7 +264,7 @@ def sample(model, prompts, grammar, new_tokens, rng, temperature=1.0):
                     row_mask[0] = 1  # finished rows draw a dummy token, ignored
                 allowed_bytes += row_mask
                 u.append(0.0 if done[b] else rng.random())
-            allowed = torch.frombuffer(allowed_bytes, dtype=torch.uint8).reshape(B, V).bool()
+            allowed = torch.frombuffer(allowed_bytes, dtype=torch.uint8).reshape(B, V).bool().to(logits.device)
             logp = (logits[:, 0] / temperature).masked_fill(~allowed, -math.inf).log_softmax(-1)  # (B, V)
             cdf = logp.exp().cumsum(-1)
             token = torch.searchsorted(cdf, torch.tensor(u).reshape(B, 1) * cdf[:, -1:], right=True)
@@ -474,7 +474,18 @@ def set_threads(n):
         ctypes.CDLL(blas).openblas_set_num_threads(n)
 
 
-def bench_once(cfg, params, req, threads, reps, warmups=1):
+def bench_once(cfg, params, req, threads, reps, warmups=1, device="cpu"):
+    """device: "cpu", or "cuda" (torch >= 2.0: every new tensor made there, synchronised before each clock read)."""
+    if device == "cpu":
+        return bench_on(cfg, params, req, threads, reps, warmups, lambda: None)
+    torch.set_default_device(device)
+    try:
+        return {**bench_on(cfg, {k: v.to(device) for k, v in params.items()}, req, threads, reps, warmups, torch.cuda.synchronize), "device": torch.cuda.get_device_name()}
+    finally:
+        torch.set_default_device("cpu")
+
+
+def bench_on(cfg, params, req, threads, reps, warmups, sync):
     set_threads(threads)
     w = req["workload"]
     toy = w["toy"]
@@ -494,6 +505,7 @@ def bench_once(cfg, params, req, threads, reps, warmups=1):
                    for b, (p, c, lp) in enumerate(zip(w["updatePrompts"], long["completions"], long["logprobs"]))]
         t0, c0 = time.perf_counter(), time.process_time()
         learner.update(samples, rng, micro)
+        sync()
         ms, cpu_ms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
         if rep > 0:
             rates.append(count / seconds)
@@ -507,7 +519,7 @@ def bench_once(cfg, params, req, threads, reps, warmups=1):
 def bench_op(req):
     cfg, params = load_weights(req["weights"])
     default_threads = torch.get_num_threads()
-    runs = [bench_once(cfg, params, req, r["threads"], r["reps"], r.get("warmups", 1)) for r in req["runs"]]
+    runs = [bench_once(cfg, params, req, r["threads"], r["reps"], r.get("warmups", 1), r.get("device", "cpu")) for r in req["runs"]]
     return {"torch": torch.__version__, "blas": blas_library(), "defaultThreads": default_threads, "cores": len(os.sched_getaffinity(0)), "runs": runs}
 
 

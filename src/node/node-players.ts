@@ -1,6 +1,7 @@
 /**
  * How Node starts a player for the TrainerService's startPlayers (trainer-service.ts): an in-thread
- * PolicyService on the wasm backend (cpu if wasm fails), base checkpoints from public/checkpoints/.
+ * PolicyService on the wasm backend (cpu if wasm fails; webgpu only where the config asks for it and
+ * Dawn's binding is there, src/node/dawn.ts), base checkpoints from public/checkpoints/.
  * Training (node-host.ts) and evaluation (evaluate-run.ts) both start players this way.
  */
 import { readFileSync } from "node:fs";
@@ -14,10 +15,11 @@ import { useNodeBackend } from "./tf-backend.ts";
 
 /** A player as the Node host starts it: an in-thread PolicyService. */
 export function nodePlayer(vocab: Vocabulary): TrainerHost["player"] {
-  return async (role, init, train): Promise<HostedPlayer> => {
-    await useNodeBackend("wasm");
+  return async (role, init, train, backend): Promise<HostedPlayer> => {
+    // Node trains on wasm; `backend: webgpu` asks for Dawn's WebGPU (dawn.ts) and falls back to wasm, saying why.
+    const picked = await useNodeBackend(backend === "webgpu" ? "webgpu" : "wasm");
     const service = new PolicyService(arenaConstraints(vocab));
-    const choice = await service.init(["wasm", "cpu"]);
+    const choice = await service.init(picked.backend === "webgpu" ? ["webgpu"] : ["wasm", "cpu"]);
     try {
       if ("checkpoint" in init) {
         const info = await service.load(init.checkpoint, train);
@@ -31,7 +33,7 @@ export function nodePlayer(vocab: Vocabulary): TrainerHost["player"] {
       service.dispose();
       throw e;
     }
-    return Object.assign(service, { backend: { backend: choice.backend, reason: choice.reason } });
+    return Object.assign(service, { backend: { backend: choice.backend, reason: picked.reason } });
   };
 }
 

@@ -246,7 +246,7 @@ export const CONFIG_FIELDS = {
   },
   backend: {
     kind: "enum", values: BACKENDS, default: "auto", group: "models",
-    effect: "tfjs backend the browser's policies train on. `auto` never uses a software or fallback WebGPU adapter (SwiftShader, llvmpipe...): those train on wasm; another adapter is timed against wasm on a short probe and used only if faster. `webgpu`, `wasm`, `cpu` force one (falling back if it cannot start). The header says what was chosen and why. Node always uses wasm.",
+    effect: "tfjs backend the browser's policies train on. `auto` never uses a software or fallback WebGPU adapter (SwiftShader, llvmpipe...): those train on wasm; another adapter is timed against wasm on a short probe and used only if faster. `webgpu`, `wasm`, `cpu` force one (falling back if it cannot start). The header says what was chosen and why. Node uses wasm, except `webgpu` where ARENA_DAWN names Dawn's Node binding (src/node/dawn.ts).",
     when: "`webgpu` to test the WebGPU path on any adapter (`?backend=webgpu`); `wasm` for the same bytes as Node.",
   },
   // --- persistence ---
