@@ -32,15 +32,21 @@ import { HeldoutIndex } from "../src/core/arena/split-leaks.ts";
 /**
  * Default scale: the main table issue 12 asks for, 5 seeds x 60 steps (classroom: 5 epochs of its 48
  * train tasks, so every task recurs 5 times and the Mistake Book replays) of base, golden-tests,
- * self-play, CURE and code-a1, code-a1 without the Mistake Book and without TopVar, and the alpha sweep on 3 seeds. Measured on the shared 2-core
- * machine (2026-12-01, two reproduce processes side by side): a 60-step classroom run 1.5-2 min, one
- * evaluation (325 tasks x 16 samples with test-time scaling) 6-8 min; 29 jobs, about 2 hours on two
- * processes. Lower --steps, --seeds, --alpha-seeds or --eval-samples to fit a busier machine.
+ * self-play, CURE and code-a1; code-a1 without the Mistake Book and without TopVar, and the alpha
+ * sweep, on 3 seeds. Jobs run seed by seed (every mode of seed 1, then seed 2...), so a reproduce cut
+ * short holds complete pairs. Measured on the shared 2-core machine (2026-12-06): a 60-step classroom
+ * run 2.6 min, one evaluation of arena-v2 (336 tasks x 16 samples with test-time scaling) 7.6 min;
+ * `--eval-task-limit 48` (144 tasks) about 3.3 min. Two processes share the cores with `--shard 1/2`
+ * and `--shard 2/2` (each with its own --results), then one more run without --shard reads every
+ * cached job and writes the report. Lower --steps, --seeds, --alpha-seeds, --ablation-seeds or
+ * --eval-samples to fit a busier machine.
  */
 const DEFAULT_SEEDS = 5;
 const DEFAULT_STEPS = 60;
 // Code-A1 without the Mistake Book and without TopVar: the method's two parts, ablated in every reproduce.
 const DEFAULT_MODES = "base,golden-tests,self-play,cure,code-a1,code-a1+no-mistake-book,code-a1+no-topvar";
+/** Ablated modes (Mistake Book, TopVar) on 3 seeds, as the alpha sweep: paired against code-a1's same seeds. */
+const DEFAULT_ABLATION_SEEDS = 3;
 /** The alpha sweep on 3 seeds: one seed cannot say whether a peak is real. */
 const DEFAULT_ALPHA_SEEDS = 3;
 /** Samples per task in evaluation: at least 16 (issue 12), and n >= k for pass@5 / mut@5. */
@@ -51,6 +57,7 @@ const FLAGS: Record<string, FlagSpec> = {
   seeds: { kind: "int", min: 1, help: `seeds per mode, 1..N (default ${DEFAULT_SEEDS})` },
   steps: { kind: "int", min: 1, help: `training steps per run (default ${DEFAULT_STEPS}; the classroom preset's own is 36 = 3 epochs)` },
   modes: { kind: "string", help: `comma-separated modes, each optionally +ablation(s), e.g. self-play+no-mistake-book+no-topvar (default ${DEFAULT_MODES})` },
+  "ablation-seeds": { kind: "int", min: 0, help: `seeds of each ablated mode (an entry with +ablation, e.g. code-a1+no-topvar), 1..N (default ${DEFAULT_ABLATION_SEEDS})` },
   "alpha-seeds": { kind: "int", min: 0, help: `seeds of each alpha-ablation run (default ${DEFAULT_ALPHA_SEEDS}; 0 skips the ablation)` },
   alphas: { kind: "string", help: `comma-separated alpha values of the ablation (default ${ALPHA_SWEEP.filter((a) => a !== 0.5).join(",")}; 0.5 is code-a1's own row)` },
   "eval-samples": { kind: "int", min: 5, help: `programs and suites per task in evaluation, n >= k = 5 (default ${DEFAULT_EVAL_SAMPLES})` },
@@ -60,6 +67,7 @@ const FLAGS: Record<string, FlagSpec> = {
   tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1, arena-v2 (default: the preset's task_set)" },
   "out-dir": { kind: "string", help: "where runs and evaluations are cached (default runs/reproduce)" },
   results: { kind: "string", help: "the report to write (default docs/RESULTS.md)" },
+  shard: { kind: "string", help: "K/N: run only every N-th job from the K-th (1-based), so N processes share the cores; a last run without --shard reads every cached job and writes the whole report" },
 };
 const USAGE = usage("reproduce", "[flags]", FLAGS);
 
@@ -88,6 +96,7 @@ async function main(argv: string[]): Promise<void> {
     if (!(MODES as readonly string[]).includes(m)) throw new CliError(`--modes: unknown mode ${JSON.stringify(m)}; known: ${MODES.join(", ")}`);
     for (const a of ablations) if (!Object.hasOwn(ABLATIONS, a)) throw new CliError(`--modes: unknown ablation ${JSON.stringify(a)} in ${entry}; known: ${Object.keys(ABLATIONS).join(", ")}`);
   }
+  const ablationSeeds = (flags["ablation-seeds"] as number | undefined) ?? DEFAULT_ABLATION_SEEDS;
   const alphaSeeds = Array.from({ length: (flags["alpha-seeds"] as number | undefined) ?? DEFAULT_ALPHA_SEEDS }, (_, i) => i + 1);
   const outDir = (flags["out-dir"] as string | undefined) ?? "runs/reproduce";
   const resultsPath = (flags.results as string | undefined) ?? "docs/RESULTS.md";
@@ -109,12 +118,20 @@ async function main(argv: string[]): Promise<void> {
     const [mode, ...ablations] = entry.split("+");
     return ablations.reduce((c, a) => withAblation(c, a as AblationName), jobConfig(mode, seed));
   };
-  for (const entry of modes) for (const seed of seeds) jobs.push({ name: `${preset}-${entry}-s${seed}-n${steps}`, label: entry, config: variant(entry, seed), kind: "main" });
   const alphas = flags.alphas === undefined ? ALPHA_SWEEP.filter((a) => a !== 0.5) : (flags.alphas as string).split(",").map((a) => Number(a.trim()));
   for (const a of alphas) if (!Number.isFinite(a) || a < 0 || a > 1 || a === 0.5) throw new CliError(`--alphas: each value must be in [0, 1] and not 0.5 (code-a1's own row), got ${JSON.stringify(flags.alphas)}`);
-  for (const alpha of alphas) {
-    for (const seed of alphaSeeds) jobs.push({ name: `${preset}-code-a1-alpha${alpha}-s${seed}-n${steps}`, label: "code-a1", config: jobConfig("code-a1", seed, alpha), kind: "alpha" });
+  // Seed by seed: every mode (and alpha) of a seed before the next seed, so a reproduce cut short
+  // still holds complete pairs for the seeds it finished.
+  for (const seed of seeds) {
+    for (const entry of modes.filter((m) => !m.includes("+") || seed <= ablationSeeds)) jobs.push({ name: `${preset}-${entry}-s${seed}-n${steps}`, label: entry, config: variant(entry, seed), kind: "main" });
+    if (alphaSeeds.includes(seed)) {
+      for (const alpha of alphas) jobs.push({ name: `${preset}-code-a1-alpha${alpha}-s${seed}-n${steps}`, label: "code-a1", config: jobConfig("code-a1", seed, alpha), kind: "alpha" });
+    }
   }
+  for (const seed of alphaSeeds.filter((s) => !seeds.includes(s))) {
+    for (const alpha of alphas) jobs.push({ name: `${preset}-code-a1-alpha${alpha}-s${seed}-n${steps}`, label: "code-a1", config: jobConfig("code-a1", seed, alpha), kind: "alpha" });
+  }
+  const shard = parseShard(flags.shard as string | undefined);
   // Paired differences need base and every run measured on the same train tasks. "trained" is
   // the same set as "all" once every run has covered an epoch; shorter runs are evaluated on all.
   const covered = jobs.every((j) => j.config.mode === "base" || Math.min(...taskVisits(runTrainTasks(file, j.config), j.config).values()) >= 1);
@@ -137,17 +154,29 @@ async function main(argv: string[]): Promise<void> {
     }, new HeldoutIndex(file.tasks));
     const done: { job: Job; result: JobResult }[] = [];
     const t0 = Date.now();
-    for (const [i, job] of jobs.entries()) {
+    const mine = shard ? jobs.filter((_, i) => i % shard.n === shard.k - 1) : jobs;
+    if (shard) log(`shard ${shard.k}/${shard.n}: ${mine.length} of the ${jobs.length} jobs; report to ${resultsPath}`);
+    for (const [i, job] of mine.entries()) {
       const result = await runJob(job, file, grader, bench, evalOpts, outDir, log);
       done.push({ job, result });
-      const left = ((Date.now() - t0) / (i + 1)) * (jobs.length - i - 1);
-      log(`[${i + 1}/${jobs.length}] ${job.name}: plus held-out ${pct(result.metrics.plus_pass_heldout)}, bug detection held-out ${pct(result.metrics.bug_detection_heldout)}, Mul per suite ${result.metrics.mul_suite.toFixed(2)}; ETA ${formatDuration(left / 1000)}`);
+      const left = ((Date.now() - t0) / (i + 1)) * (mine.length - i - 1);
+      log(`[${i + 1}/${mine.length}] ${job.name}: plus held-out ${pct(result.metrics.plus_pass_heldout)}, bug detection held-out ${pct(result.metrics.bug_detection_heldout)}, Mul per suite ${result.metrics.mul_suite.toFixed(2)}; ETA ${formatDuration(left / 1000)}`);
       writeReport(done, { command, preset, steps, seeds, evalOpts, resultsPath, taskSet });
     }
     log(`wrote ${resultsPath}`);
   } finally {
     await grader.close();
   }
+}
+
+/** `--shard K/N` (1 <= K <= N), or null without the flag. */
+function parseShard(raw: string | undefined): { k: number; n: number } | null {
+  if (raw === undefined) return null;
+  const m = /^([0-9]+)\/([0-9]+)$/.exec(raw.trim());
+  const k = m ? Number(m[1]) : NaN;
+  const n = m ? Number(m[2]) : NaN;
+  if (!(n >= 1 && k >= 1 && k <= n)) throw new CliError(`--shard must be K/N with 1 <= K <= N, e.g. 1/2, got ${JSON.stringify(raw)}`);
+  return { k, n };
 }
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : "n/a");
