@@ -157,6 +157,8 @@ export class TrainerService implements TrainerControl {
   private graderBusy = 0;
   /** A prepared loop that pause() caught before it stepped: launch() does not drive it. */
   private held: RunLoop | null = null;
+  /** The run a resume() call is getting ready to launch (before `preparing` is set). */
+  private resuming: string | null = null;
   /** The run being prepared (players and sandbox starting), for pause(). */
   private preparing: { runId: string; step: number; steps: number } | null = null;
   private readonly limits: WatchdogLimits;
@@ -200,10 +202,18 @@ export class TrainerService implements TrainerControl {
   }
 
   async resume(runId: string): Promise<void> {
-    await this.halt();
-    const r = await this.host.repo.resume(runId);
-    await this.host.repo.setStatus(runId, "running");
-    void this.launch(runId, r.config.steps, () => this.prepare(runId, r.config, r.state, r.policies));
+    // A second Resume while this run is still starting (players, sandbox) asks for what is under
+    // way: it is not a restart (which would release the players the first start is handing over).
+    if (this.resuming === runId || this.preparing?.runId === runId) return;
+    this.resuming = runId;
+    try {
+      await this.halt();
+      const r = await this.host.repo.resume(runId);
+      await this.host.repo.setStatus(runId, "running");
+      void this.launch(runId, r.config.steps, () => this.prepare(runId, r.config, r.state, r.policies));
+    } finally {
+      if (this.resuming === runId) this.resuming = null;
+    }
   }
 
   async autoResume(runId: string): Promise<AutoResume> {
@@ -307,6 +317,10 @@ export class TrainerService implements TrainerControl {
 
   /** Stop stepping and release the players of the current run. */
   private async halt(): Promise<void> {
+    // A run still starting is left paused (as Pause leaves it): its start ends at its next guarded
+    // call or check (StepAbandonedError, no failure recorded) and never takes over the service's state.
+    const starting = this.preparing;
+    if (starting) await this.leave(starting.runId, starting.step, starting.steps, "another run was started");
     const loop = this.loop;
     this.loop = null;
     this.runId = null;
@@ -360,11 +374,15 @@ export class TrainerService implements TrainerControl {
   }
 
   private async prepare(runId: string, config: Config, state: DuelState, saved: Record<string, ArrayBuffer> | null): Promise<void> {
-    this.preparing = { runId, step: state.step, steps: config.steps };
+    const mine = (this.preparing = { runId, step: state.step, steps: config.steps });
     try {
       await this.prepareGuarded(runId, config, state, saved);
+    } catch (e) {
+      // Given up while starting (paused, or another run started): whatever ended the start is no failure of this run.
+      if (this.preparing !== mine && !(e instanceof StepAbandonedError)) throw new StepAbandonedError(`given up while starting (${(e as Error).message})`);
+      throw e;
     } finally {
-      this.preparing = null;
+      if (this.preparing === mine) this.preparing = null;
     }
   }
 
@@ -382,10 +400,13 @@ export class TrainerService implements TrainerControl {
     const players = await this.ticking("load", "starting the players", (tick) =>
       startPlayers({ vocab: host.vocab, baseCheckpoint: host.baseCheckpoint, player }, config, saved).then((p) => (tick(2, 2, "players ready"), p)),
     );
-    if (watchdog.isAbandoned) {
+    const given = () => {
+      if (!watchdog.isAbandoned) return;
+      if (this.players === players) this.players = null;
       players.dispose();
       throw new StepAbandonedError("paused while starting");
-    }
+    };
+    given();
     this.players = players;
     const { code, test } = players;
     const roles: [PlayerRole, HostedPlayer][] = code === test ? [["code", code]] : [["code", code], ["test", test]];
@@ -412,6 +433,7 @@ export class TrainerService implements TrainerControl {
     const store = { commitStep: (c: RunCommit) => watchdog.guard("save", "the browser's storage", () => host.repo.commitStep(c)) };
     if (!saved && host.repo.saveInitial) await host.repo.saveInitial(runId, await savePlayers(config, players), state);
     const train_tasks = runTrainTasks(await host.taskSet(config), config);
+    given(); // given up during the sandbox's start or the first save: the run that replaced it owns the service
     this.runId = runId;
     this.loop = new RunLoop(
       {

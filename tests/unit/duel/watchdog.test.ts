@@ -257,3 +257,67 @@ describe("a policy's worker that stops answering mid-run", () => {
     expect(runs.get(runId)!.failure).toMatchObject({ signature: "sample:PhaseStuckError", step: 1, count: 1 });
   }, 240_000);
 });
+
+describe("Resume and Start while a run is still starting", () => {
+  const grader = sharedNodeGrader();
+
+  /** Players whose start waits for `open()`; counts starts and releases. */
+  function gatedPlayers() {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const counts = { started: 0, disposed: 0 };
+    const player: TrainerHost["player"] = async (_role, init, train) => {
+      counts.started++;
+      await gate;
+      const s = await realPlayer(init, train);
+      const dispose = s.dispose.bind(s);
+      return Object.assign(s, { dispose: () => (counts.disposed++, dispose()) });
+    };
+    return { player, counts, open: () => open() };
+  }
+
+  it("a second Resume during the start is the same request: the run starts once and trains, no error", async () => {
+    const { player, counts, open } = gatedPlayers();
+    const { runs, repo } = memoryRepo();
+    const service = new TrainerService(hostWith(grader, repo, player), { watchdog: { startMs: 200_000, firstMs: 200_000 } });
+    const events: TrainerEvent[] = [];
+    await service.subscribe((e) => events.push(e));
+    const runId = await service.start(tiny(1));
+    await until(events, (e) => (e.type === "progress" && e.phase === "load" ? e : undefined));
+    await service.pause(); // paused while starting, as a reload leaves a run
+    expect(runs.get(runId)!.status).toBe("paused");
+    const before = counts.started;
+    // Two presses, the second while the first is still starting (one before its players are asked for, one after).
+    const first = service.resume(runId);
+    const second = service.resume(runId);
+    await Promise.all([first, second]);
+    await until(events, (e) => (e.type === "progress" && e.phase === "load" && counts.started > before ? e : undefined));
+    await service.resume(runId);
+    open();
+    await until(events, (e) => (e.type === "status" && e.status === "done" ? e : undefined), 200_000);
+    expect(counts.started - before).toBe(2); // one Code and one Test player: not a second start
+    expect(events.filter((e) => e.type === "error")).toEqual([]);
+    expect(runs.get(runId)!.status).toBe("done");
+    expect(runs.get(runId)!.commits.map((c) => c.step)).toEqual([1]);
+  }, 240_000);
+
+  it("Start during another run's start leaves that one paused (no failure, its players released) and runs the new one", async () => {
+    const { player, counts, open } = gatedPlayers();
+    const { runs, repo } = memoryRepo();
+    const service = new TrainerService(hostWith(grader, repo, player), { watchdog: { startMs: 200_000, firstMs: 200_000 } });
+    const events: TrainerEvent[] = [];
+    await service.subscribe((e) => events.push(e));
+    const a = await service.start(tiny(1));
+    await until(events, (e) => (e.type === "progress" && e.phase === "load" ? e : undefined));
+    const b = await service.start(tiny(1));
+    expect(runs.get(a)!.status).toBe("paused");
+    open(); // A's players arrive after it was left: released, never used
+    await until(events, (e) => (e.type === "status" && e.runId === b && e.status === "done" ? e : undefined), 200_000);
+    expect(events.filter((e) => e.type === "error")).toEqual([]);
+    expect(runs.get(a)!.status).toBe("paused");
+    expect(runs.get(a)!.failure).toBeNull();
+    expect(runs.get(a)!.commits).toEqual([]);
+    expect(runs.get(b)!.commits.map((c) => c.step)).toEqual([1]);
+    await expect.poll(() => counts.disposed, { timeout: 10_000 }).toBeGreaterThanOrEqual(2); // A's two players
+  }, 240_000);
+});
