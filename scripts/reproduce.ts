@@ -67,6 +67,7 @@ const FLAGS: Record<string, FlagSpec> = {
   tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1, arena-v2 (default: the preset's task_set)" },
   "out-dir": { kind: "string", help: "where runs and evaluations are cached (default runs/reproduce)" },
   results: { kind: "string", help: "the report to write (default docs/RESULTS.md)" },
+  "base-dir": { kind: "string", help: "folder of the base checkpoints every run starts from and base is (default public/checkpoints; a lever's base: npm run pretrain-base -- --out DIR)" },
   shard: { kind: "string", help: "K/N: run only every N-th job from the K-th (1-based), so N processes share the cores; a last run without --shard reads every cached job and writes the whole report" },
 };
 const USAGE = usage("reproduce", "[flags]", FLAGS);
@@ -99,6 +100,7 @@ async function main(argv: string[]): Promise<void> {
   const ablationSeeds = (flags["ablation-seeds"] as number | undefined) ?? DEFAULT_ABLATION_SEEDS;
   const alphaSeeds = Array.from({ length: (flags["alpha-seeds"] as number | undefined) ?? DEFAULT_ALPHA_SEEDS }, (_, i) => i + 1);
   const outDir = (flags["out-dir"] as string | undefined) ?? "runs/reproduce";
+  const baseDir = flags["base-dir"] as string | undefined;
   const resultsPath = (flags.results as string | undefined) ?? "docs/RESULTS.md";
   const { file, config: presetBase } = runTaskFile(flags.tasks as string | undefined, cliConfig(preset, {}));
   const evalOpts: NodeEvalOptions = {
@@ -109,6 +111,7 @@ async function main(argv: string[]): Promise<void> {
     tts: 1,
     trainTasks: trainTasksFlag(flags["eval-train-tasks"]),
     taskLimit: flags["eval-task-limit"] as number | undefined,
+    ...(baseDir !== undefined ? { baseDir } : {}),
   };
   // Every run: the preset with this mode and seed, evaluation only at the end (below).
   const jobConfig = (mode: string, seed: number, alpha?: number) => ({ ...cliConfig(preset, { mode, seed, steps, evalEvery: 0, alpha }), task_set: presetBase.task_set });
@@ -145,7 +148,7 @@ async function main(argv: string[]): Promise<void> {
   const log = (s: string) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${s}\n`);
   log(`reproduce: ${jobs.length} jobs (${jobs.filter((j) => j.config.mode !== "base").length} to train, ${steps} steps each), cache ${outDir}`);
   mkdirSync(outDir, { recursive: true });
-  checkCacheBase(outDir, presetBase);
+  checkCacheBase(outDir, presetBase, baseDir);
 
   const grader = await createNodeGrader();
   try {
@@ -190,11 +193,11 @@ const BASE_MARKER = "base.sha256";
  * and test players' checkpoint files); a cache made from another base, or holding runs and no
  * record, is refused before anything runs.
  */
-function checkCacheBase(outDir: string, config: Config): void {
+function checkCacheBase(outDir: string, config: Config, baseDir?: string): void {
   const hash = createHash("sha256");
   for (const size of new Set([config.code_model, config.test_model])) {
-    const path = baseCheckpointPath(size);
-    if (!path) throw new CliError(`no shipped base checkpoint for size ${size}: build it with npm run pretrain-base -- --size ${size}`);
+    const path = baseCheckpointPath(size, baseDir);
+    if (!path) throw new CliError(`no base checkpoint for size ${size}${baseDir !== undefined ? ` in ${baseDir}` : ""}: build it with npm run pretrain-base -- --size ${size}${baseDir !== undefined ? ` --out ${baseDir}` : ""}`);
     hash.update(readFileSync(path));
   }
   const sha = hash.digest("hex");
@@ -217,7 +220,7 @@ async function runJob(job: Job, file: TaskFile, grader: Grader, bench: Bench, ev
   const c = job.config;
   // The evaluation seed does not follow the run seed: every run is measured on the same draws, and
   // base players (the shipped checkpoints, whatever the seed) are evaluated once and reused.
-  const sharedBase = c.mode === "base" && baseCheckpointPath(c.code_model) !== null && baseCheckpointPath(c.test_model) !== null;
+  const sharedBase = c.mode === "base" && baseCheckpointPath(c.code_model, evalOpts.baseDir) !== null && baseCheckpointPath(c.test_model, evalOpts.baseDir) !== null;
   const evalPath = join(outDir, sharedBase ? `${c.mode}-${c.code_model}-${c.test_model}.eval.json` : `${job.name}.eval.json`);
   const opts = evalOpts;
   // The figures' version and the mutants measured against: a cache from before a change is measured again.
@@ -237,6 +240,7 @@ async function runJob(job: Job, file: TaskFile, grader: Grader, bench: Bench, ev
         out: bundlePath,
         runId: job.name,
         evaluation: null,
+        ...(evalOpts.baseDir !== undefined ? { baseDir: evalOpts.baseDir } : {}),
         emit: (e) => {
           if (e.type === "step") log(`  ${job.name} step ${e.metrics.step}/${c.steps}: R_C ${e.metrics.code_reward.toFixed(3)} R_T ${e.metrics.test_reward.toFixed(3)} valid ${pct(e.metrics.test_validity)}`);
         },

@@ -89,6 +89,8 @@ export interface NodeHostOptions {
   runId: string;
   /** Evaluation every config.eval_every steps and at the end; null: none. */
   evaluation: { bench: Bench; options: NodeEvalOptions } | null;
+  /** Folder of the base checkpoints the players start from (default public/checkpoints). */
+  baseDir?: string;
 }
 
 /** The Node TrainerHost and the repository it writes the run to. */
@@ -101,7 +103,7 @@ export function createNodeTrainerHost(o: NodeHostOptions): TrainerHost & { repo:
     grader: o.grader,
     repo: new FileRunRepository(o),
     player: nodePlayer(vocab),
-    baseCheckpoint: nodeBaseCheckpoint,
+    baseCheckpoint: o.baseDir === undefined ? nodeBaseCheckpoint : (size) => nodeBaseCheckpoint(size, o.baseDir),
     evaluate: evaluation
       ? async (players, config, step) => evalStepMetrics((await evaluateNodePlayers(config, players, o.file, o.grader, evaluation.bench, evaluation.options, step)).metrics)
       : undefined,

@@ -25,6 +25,8 @@ export interface TrainRunOptions {
   /** Evaluation every config.eval_every steps and at the end; null: none. */
   evaluation: { bench: Bench; options: NodeEvalOptions } | null;
   emit?: (e: TrainerEvent) => void;
+  /** Folder of the base checkpoints (default public/checkpoints). */
+  baseDir?: string;
 }
 
 export interface TrainRunResult {
