@@ -623,10 +623,12 @@ def plan(request_json):
                 if len(body) > cap:
                     lines.append('["invalid",' + _dumps("literals too large (%d characters of values, at most %d)" % (len(body), cap)) + ",null,null,null,null]")
                     continue
-                if args in seen:
-                    validity, reason = "invalid", "repeats the call of line %d" % (seen[args] + 1)
+                # A call is its arguments as the runners rebuild them (argv): two set displays with one
+                # iteration order may still differ in table layout, so differ in what a call sees.
+                if argv in seen:
+                    validity, reason = "invalid", "repeats the call of line %d" % (seen[argv] + 1)
                 else:
-                    seen[args] = n
+                    seen[argv] = n
                     validity, reason = "valid", ""
                 lines.append("[" + _dumps(validity) + "," + _dumps(reason) + body)
             groups.append("[" + ",".join(lines) + "]")

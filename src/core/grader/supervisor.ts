@@ -541,13 +541,13 @@ const PLAN_REQUEST_CHARS = 4 * 2 ** 20 - 2 ** 16;
 
 /**
  * A suite's repeats, as the harness marks them within one request: a line repeating the call of an
- * earlier line of the suite (same arguments, written the same way) is invalid.
+ * earlier line of the suite (same arguments, rebuilt the same way: argv) is invalid.
  */
 function markRepeats(lines: PlanLine[]): void {
   const seen = new Map<string, number>();
   lines.forEach((line, n) => {
     if (!line[2]) return;
-    const key = JSON.stringify(line[2]);
+    const key = JSON.stringify(line[5] ?? line[2]); // the call as the runners rebuild it (verdicts.ts callKey)
     const first = seen.get(key);
     if (first === undefined) {
       seen.set(key, n);

@@ -86,9 +86,17 @@ export type UnitSteps = StepResult[];
 /** The key of an argument tuple: its canonical text. */
 export const argsKey = (args: Canonical): string => JSON.stringify(args);
 
+/**
+ * The identity of a line's call: its arguments as the runners rebuild them (PlanLine argv: the
+ * canonical args, or for arguments holding a set display the display as written). Not the values:
+ * two set displays of one set and one iteration order can build tables of different sizes, and a
+ * call that adds to its set then sees different orders, so they are two calls, each run as written.
+ */
+const callKey = (line: PlanLine): string => JSON.stringify(line[5] ?? line[2]);
+
 type Limits = Required<GradeLimits>;
 
-/** One distinct call: its identity (argsKey of its args) and the arguments to pass (PlanLine argv). */
+/** One distinct call: its identity (callKey) and the arguments to pass (PlanLine argv). */
 export interface Call {
   key: string;
   argv: ArgsDisplay;
@@ -96,7 +104,7 @@ export interface Call {
 
 /** Adds a line's call to `calls` unless an equal call is there; returns its key. */
 function addCall(calls: Map<string, Call>, line: PlanLine): string {
-  const key = argsKey(line[2]!);
+  const key = callKey(line);
   if (!calls.has(key)) calls.set(key, { key, argv: line[5]! });
   return key;
 }
@@ -122,7 +130,7 @@ function judgeLine(line: PlanLine, outputs: ReferenceOutputs | undefined, loadSt
   const [validity, reason, args, answer, callSrc] = line;
   if (validity === "invalid" || !args || !answer) return { invalid: reason };
   if (loadStep && loadStep[0] !== "ok") return { invalid: `reference failed to load: ${loadStep[1]}` };
-  const out = outputs?.get(argsKey(args));
+  const out = outputs?.get(callKey(line));
   if (!out) return { invalid: "reference not run: an earlier line of its suite made the reference exceed its limit" };
   if (out[0] === "timeout") return { invalid: `reference timed out: ${out[1]} (a reference call gets half of test_ms, so that a program as fast as the reference has twice its time)` };
   if (out[0] !== "ok" || out[1] === "") return { invalid: `reference ${out[1]}` };
