@@ -159,6 +159,7 @@ export function metricsTable(m: EvalMetrics): string {
     ["old: bug detection, per suite, every task", pct(m.bug_detection)],
     ["plus-pass@1, plain sampling", pct(m.plain_plus_pass)],
     ["plus-pass@1, ranked by own tests", pct(m.tts_plus_pass)],
+    ["plus-pass@1, ranked by dual agreement", pct(m.tts_dual_plus_pass)],
   ];
   return rows.map(([k, v]) => `${k.padEnd(48)}${v.padStart(8)}`).join("\n");
 }

@@ -239,6 +239,11 @@ export function expectations(main: JobResult[], alpha: JobResult[] = []): string
   const codeA1 = byMode(main, "code-a1");
   p = judged(pairedDifference(within(codeA1, "tts_plus_pass", "plain_plus_pass"), zero(codeA1), "plus_pass_heldout"));
   out.push(`- Test-time scaling helps the trained pair (ranked above plain sampling): ${p.v}: ${pct(m("code-a1", "tts_plus_pass"))} vs ${pct(m("code-a1", "plain_plus_pass"))}, ${p.text}; base pair ${pct(m("base", "tts_plus_pass"))} vs ${pct(m("base", "plain_plus_pass"))}.`);
+  if (codeA1.some((j) => Number.isFinite(j.metrics.tts_dual_plus_pass))) {
+    // CodeT's dual execution agreement on the same suites and executions (rank.ts).
+    p = judged(pairedDifference(within(codeA1, "tts_dual_plus_pass", "plain_plus_pass"), zero(codeA1), "plus_pass_heldout"));
+    out.push(`- Test-time scaling by dual execution agreement (CodeT) helps the trained pair: ${p.v}: ${pct(m("code-a1", "tts_dual_plus_pass"))} vs ${pct(m("code-a1", "plain_plus_pass"))}, ${p.text}; base pair ${pct(m("base", "tts_dual_plus_pass"))}.`);
+  }
   // The same gap against Code-A1's: weak golden tests let through buggy programs that a trained
   // Test policy's suites catch (the paper's motivation for generating tests).
   if (byMode(main, "code-a1").length > 0 && byMode(main, "golden-tests").length > 0) {

@@ -64,6 +64,12 @@ export type EvalMetrics = { [K in EvalMetricKey]: number } & {
   /** Test-time scaling: plus-pass@1 of the top-ranked program, and of plain sampling (same programs). */
   tts_plus_pass: number;
   plain_plus_pass: number;
+  /**
+   * plus-pass@1 of the program CodeT's dual execution agreement keeps (rank.ts), on the same suites and
+   * executions as tts_plus_pass. Added after version 2 without a bump, so caches of version 2 keep their
+   * other figures: there it reads NaN ("n/a", not measured) until measured again.
+   */
+  tts_dual_plus_pass: number;
 };
 
 export interface PlayerEvaluation {
@@ -170,6 +176,7 @@ export async function evaluatePlayers(
     bug_k: suites ? frac(suites.bugK.all) : NaN,
     bug_k_heldout: suites ? frac(suites.bugK.heldout) : NaN,
     tts_plus_pass: tts ? tts.ranked.all : NaN,
+    tts_dual_plus_pass: tts ? tts.dual.all : NaN,
     plain_plus_pass: tts ? tts.plain.all : frac(codes.plusPass1.all),
   };
   return { metrics, codes, suites, tts, programs: sampled.texts, testSuites };

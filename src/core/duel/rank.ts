@@ -12,6 +12,15 @@
  *
  * Pooling the suites (as CodeT does) rather than judging each program only by the suites written
  * for it keeps a program from being ranked by tests tailored to itself.
+ *
+ * Beside it, CodeT's dual execution agreement (Chen et al., 2022) on the same executions: programs
+ * that pass exactly the same lines form a consensus set, scored |set| x (lines the set passes); the
+ * kept program is the first of the best set. Pass rate alone keeps the program that agrees most with
+ * the suites' answers, right or wrong; a wrong answer the suites share is outvoted only when
+ * programs disagree with it, which is what the consensus size counts.
+ *
+ *   dual(i)      = |{ j : passed(j) = passed(i) }| x |passed(i)|
+ *   dualRanked   = mean over tasks of plus_pass(argmax_i dual(i), ties to the lowest index)
  */
 import type { BySplit } from "../arena/metrics.ts";
 import { meanBySplit } from "../arena/metrics.ts";
@@ -30,6 +39,9 @@ export interface RankedTask {
   choice: number;
   /** Whether the kept program passes every plus test. */
   chosenPlusPass: boolean;
+  /** Index kept by dual execution agreement, and whether it passes every plus test. */
+  dualChoice: number;
+  dualPlusPass: boolean;
   /** Share of the n programs that pass every plus test (plain sampling's plus-pass@1 on this task). */
   plainPlusPass: number;
 }
@@ -39,6 +51,8 @@ export interface TestTimeScaling {
   perTask: RankedTask[];
   /** plus-pass@1 of the ranked choice, fractions by split. */
   ranked: BySplit;
+  /** plus-pass@1 of the dual-agreement choice, fractions by split. */
+  dual: BySplit;
   /** plus-pass@1 of plain sampling (the same programs), fractions by split. */
   plain: BySplit;
 }
@@ -48,6 +62,18 @@ export function argmaxFirst(xs: readonly number[]): number {
   let best = -1;
   for (let i = 0; i < xs.length; i++) if (best < 0 || xs[i] > xs[best]) best = i;
   return best;
+}
+
+/**
+ * CodeT's dual execution agreement over one task's executions: `passed[i]` is program i's verdict on
+ * each pooled line (a program that did not load passes none). Returns each program's score
+ * |consensus set| x |lines passed|; the choice is argmaxFirst of it.
+ */
+export function dualAgreementScores(passed: readonly (readonly boolean[])[]): number[] {
+  const key = (p: readonly boolean[]) => p.map((b) => (b ? "1" : "0")).join("");
+  const sizes = new Map<string, number>();
+  for (const p of passed) sizes.set(key(p), (sizes.get(key(p)) ?? 0) + 1);
+  return passed.map((p) => sizes.get(key(p))! * p.filter(Boolean).length);
 }
 
 /**
@@ -78,20 +104,23 @@ export async function rankByGeneratedTests(
   });
   let i = 0;
   const perTask = tasks.map((t): RankedTask => {
-    const passRates = programs.texts[t.id].map(() => {
+    const passed = programs.texts[t.id].map(() => {
       const r = results[i++];
       const lines = r.golden.flat();
-      if (r.code.status !== "ok" || lines.length === 0) return 0;
-      return lines.filter((l) => l.verdict === "pass").length / lines.length;
+      return lines.map((l) => r.code.status === "ok" && l.verdict === "pass");
     });
+    const passRates = passed.map((p) => (p.length === 0 ? 0 : p.filter(Boolean).length / p.length));
     const plus = plusOf.get(t.id)!;
     const choice = argmaxFirst(passRates);
+    const dualChoice = argmaxFirst(dualAgreementScores(passed));
     return {
       task: t.id,
       split: t.split,
       passRates,
       choice,
       chosenPlusPass: plus[choice] ?? false,
+      dualChoice,
+      dualPlusPass: plus[dualChoice] ?? false,
       plainPlusPass: plus.length ? plus.filter(Boolean).length / plus.length : NaN,
     };
   });
@@ -99,6 +128,7 @@ export async function rankByGeneratedTests(
     suitesPerCode: o.suitesPerCode,
     perTask,
     ranked: meanBySplit(perTask.map((p) => ({ split: p.split, value: p.chosenPlusPass ? 1 : 0 }))),
+    dual: meanBySplit(perTask.map((p) => ({ split: p.split, value: p.dualPlusPass ? 1 : 0 }))),
     plain: meanBySplit(perTask.map((p) => ({ split: p.split, value: p.plainPlusPass }))),
   };
 }

@@ -139,8 +139,12 @@ describe("evaluatePlayers", () => {
       expect(p.passRates[1]).toBe(1);
       expect(p.choice).toBe(argmaxFirst(p.passRates));
       expect(p.chosenPlusPass).toBe(true);
+      // Dual agreement: two programs, two different pass vectors (sets of one): the one passing more lines.
+      expect(p.dualChoice).toBe(1);
+      expect(p.dualPlusPass).toBe(true);
     }
     expect(ev.metrics.tts_plus_pass).toBe(1);
+    expect(ev.metrics.tts_dual_plus_pass).toBe(1);
     // Plain sampling: the reference half always passes plus, the buggy half passes only if no plus test catches it.
     expect(ev.metrics.plain_plus_pass).toBeLessThan(1);
     // Partial credit: the buggy half still passes part of the plus tests, so the share of plus tests
