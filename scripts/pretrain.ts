@@ -39,6 +39,7 @@ import { createNodeRunPython, mutateSource } from "../src/node/python-runner.ts"
 import { useNodeBackend } from "../src/node/tf-backend.ts";
 import { CliError, parseArgs, usage, type FlagSpec } from "../src/node/cli.ts";
 import { loadTaskFile } from "../src/node/run-files.ts";
+import { lossCurveSvg } from "../src/node/loss-curve.ts";
 
 const FLAGS: Record<string, FlagSpec> = {
   size: { kind: "string", help: "model size: tiny | small (default tiny)" },
@@ -162,6 +163,12 @@ async function main(): Promise<void> {
       seconds: Math.round((performance.now() - t0) / 1000),
     };
     console.log(`base model: ${result.info.numParams} parameters, ${entry.seconds} s, final loss ${result.losses[result.losses.length - 1].toFixed(3)}, wrote ${path} (${result.checkpoint.byteLength} bytes)`);
+    // The loss curve: docs/base-models/ for the shipped base, beside the checkpoint otherwise.
+    const curveDir = opts.out === "public/checkpoints" ? "docs/base-models" : opts.out;
+    mkdirSync(curveDir, { recursive: true });
+    const curve = join(curveDir, `loss-${opts.size}.svg`);
+    writeFileSync(curve, lossCurveSvg(result.losses, options.progressEvery, `${opts.size} base: pretraining loss (${options.steps} steps, lr ${options.lr})`));
+    console.log(`wrote ${curve}`);
   } else if (existsSync(path)) {
     const buf = readFileSync(path);
     await service.load(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
