@@ -24,6 +24,7 @@ Canonicalisation never calls candidate methods: exact type() checks only.
 import ast as _A
 import builtins as _builtins_module
 import json as _json
+import math as _math
 import re as _re
 import sys as _sys
 
@@ -424,11 +425,33 @@ _LITERAL_TYPES = (int, float, str, bool, type(None))
 _SET_FOLD = (3, 30 if _sys.version_info >= (3, 14) else 1 << 62)
 
 
+# A code object's constants are merged: an equal folded display later in the same line is built from
+# the FIRST one's frozenset (`_PyCode_ConstantKey`: equal keys, where 1, 1.0 and True and the two zeros
+# differ), so it iterates as that one does. Keyed per line (a parse) and per call (a runner's rebuild of
+# its arguments), in the order CPython compiles them: left to right.
+_folded = {}
+
+
+def _const_key(v):
+    """CPython's constant key of a literal value (codeobject.c `_PyCode_ConstantKey`)."""
+    t = type(v)
+    if t is bool:
+        return (bool, v)
+    if t is float:
+        return (float, v, None) if v == 0.0 and _math.copysign(1.0, v) < 0 else (float, v)
+    if t is tuple:
+        return (tuple([_const_key(x) for x in v]), v)
+    if t is frozenset:
+        return (frozenset([_const_key(x) for x in v]), v)
+    return v
+
+
 def _build_set(items):
     """The set a display of `items` (in written order) builds, iteration order included."""
     s = set()
     if _SET_FOLD[0] <= len(items) <= _SET_FOLD[1]:
-        s.update(frozenset(items))
+        folded = frozenset(items)
+        s.update(_folded.setdefault(_const_key(folded), folded))
     else:
         for x in items:
             s.add(x)
@@ -537,6 +560,7 @@ def _parse_line(text, entry_point, stmt=None):
     sign of zero, as the line wrote them: that is the call (two lines are the same call only when
     they pass the same arguments the same way). stmt: the line's statement when _parse_suite
     already parsed it."""
+    _folded.clear()
     if len(text) > MAX_LINE_CHARS:
         raise ValueError("line too long (%d characters, at most %d)" % (len(text), MAX_LINE_CHARS))
     if _too_deep(text):
@@ -681,7 +705,10 @@ def call(args_text, literal):
     corrected line), also the value's Python literal (`_lit`: it parses back to the same value)."""
     try:
         argv = _json.loads(args_text)
-        value = _state["fn"](*(_args_source(argv) if type(argv) is str else _from_canon(argv)))
+        _folded.clear()
+        args = _args_source(argv) if type(argv) is str else _from_canon(argv)
+        _folded.clear()
+        value = _state["fn"](*args)
         text = canonical(value)
     except _NotBuiltin as e:
         return _dumps(["fail", "returned a non-builtin value: " + str(e.args[0])])

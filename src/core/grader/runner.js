@@ -7,9 +7,10 @@
  *
  * Two roles, one file:
  *  - judge: parses test lines and runs the references (trusted code only);
- *  - sandbox: runs candidates, one UNIT (a load, then its calls) each. The interpreter's memory is
- *    snapshotted after setup and restored before every unit, so each candidate starts from the
- *    same pristine interpreter whatever the one before it did, down to raw memory.
+ *  - sandbox: runs candidates, one UNIT (a load, then its calls) each.
+ * In both the interpreter's memory is snapshotted after setup and restored before every unit, so each
+ * candidate, and each reference, starts from the same pristine interpreter whatever ran before it
+ * (a parse of test lines, another task's reference, another candidate), down to raw memory.
  * Neither decides a verdict: every step's result leaves as text, and the supervisor compares.
  *
  * Time: the runner interrupts a step past its limit from this same thread. Pyodide polls its
@@ -168,7 +169,8 @@ export function startRunner(pyodide, harnessSource, role) {
   /** @type {Map<unknown, unknown>} */
   const proxies = M.pyproxy_alloc_map;
   const destroyProxy = M.pyproxy_destroy;
-  if (role === "sandbox") M.finalizationRegistry = Object.freeze({ register() {}, unregister() {} });
+  // Both roles restore their memory before a unit (below), so nothing may be released late.
+  M.finalizationRegistry = Object.freeze({ register() {}, unregister() {} });
   /** Destroy every PyProxy made since the last sweep (a fatal error out of Pyodide ends the runner). */
   const sweep = () => {
     if (apply(mapSize, proxies, []) === 0) return;
@@ -177,7 +179,12 @@ export function startRunner(pyodide, harnessSource, role) {
     for (const proxy of made) destroyProxy(proxy, "released by the grader", true);
   };
   const intrinsics = intrinsicsFingerprint();
-  const snapshot = role === "sandbox" ? apply(bytesSlice, M.HEAPU8, []) : null;
+  // Every unit starts from this snapshot, in both roles: a candidate's, and a reference's too (the
+  // judge parses test lines between units, and a parse interns each identifier it reads for good;
+  // CPython rebuilds a folded set of strings in another iteration order when an equal string was
+  // interned before, so a reference run after a batch's lines iterated its own sets otherwise than
+  // a candidate in a restored sandbox did).
+  const snapshot = apply(bytesSlice, M.HEAPU8, []);
   // JavaScript-side state that Python changes through system calls, outside the wasm memory: the
   // file system's stream table and each stream object (os.close(1) closes fd 1's object in place,
   // os.dup2 replaces it, os.lseek moves it; none raises an audit event) are put back field by
@@ -190,18 +197,16 @@ export function startRunner(pyodide, harnessSource, role) {
 
   // The snapshot as runs of pages: all-zero runs are put back with a fill (no read of the snapshot),
   // the others copied; a third of a fresh interpreter's pages are zero.
-  const runs = snapshot ? pageRuns(snapshot) : [];
+  const runs = pageRuns(snapshot);
   /** Whether the interpreter is as the snapshot left it (put back right after each unit, off the next one's clock). */
   let pristine = false;
   const restore = () => {
-    if (snapshot) {
-      const heap = M.HEAPU8;
-      for (const [from, to, zero] of runs) {
-        if (zero) apply(bytesFill, heap, [0, from, to]);
-        else apply(bytesSet, heap, [apply(subarray, snapshot, [from, to]), from]);
-      }
-      if (heap.length > snapshot.length) apply(bytesFill, heap, [0, snapshot.length]);
+    const heap = M.HEAPU8;
+    for (const [from, to, zero] of runs) {
+      if (zero) apply(bytesFill, heap, [0, from, to]);
+      else apply(bytesSet, heap, [apply(subarray, snapshot, [from, to]), from]);
     }
+    if (heap.length > snapshot.length) apply(bytesFill, heap, [0, snapshot.length]);
     restoreStreams(M.FS, streams);
     pristine = true;
   };
@@ -211,7 +216,7 @@ export function startRunner(pyodide, harnessSource, role) {
     if (fsFingerprint(M.FS) !== fsBaseline) return "the file system changed";
     if (libraries() !== baseline.libraries) return "a library was loaded";
     if ((M.wasmTable?.length ?? 0) !== baseline.table) return "the function table grew";
-    if (M.HEAPU8.length > (snapshot ? Math.min(MAX_HEAP_BYTES, snapshot.length + MAX_HEAP_GROWTH_BYTES) : MAX_HEAP_BYTES)) return `the heap grew to ${Math.round(M.HEAPU8.length / 2 ** 20)} MiB`;
+    if (M.HEAPU8.length > Math.min(MAX_HEAP_BYTES, snapshot.length + MAX_HEAP_GROWTH_BYTES)) return `the heap grew to ${Math.round(M.HEAPU8.length / 2 ** 20)} MiB`;
     return "";
   };
   /** Run one step within `limitMs`; a step interrupted or past its limit is a timeout. */

@@ -1,0 +1,93 @@
+/**
+ * Round 5 of issue 27 (a stranger's attack, 2026-12-06). Truth is a clean Pyodide (the grader's
+ * CPython 3.14, hash seed 0 as the runners), never the grader.
+ *   - Interning in the judge: parsing a line interns its identifiers for good, and CPython rebuilds a
+ *     folded set of strings in another order when an equal string was interned before; the judge
+ *     was never restored, so one suite's line (even an invalid one), or another task's reference,
+ *     changed the order a reference's own set iterated in, in that batch and every later one. Now the
+ *     judge restores its memory before every reference unit, as the sandbox does (runner.js).
+ *   - Equal folded set displays in one line: CPython merges equal constants of a code object, so a
+ *     later equal display is built from the first one's frozenset and iterates as it does; the grader
+ *     built each from its own written order (harness.py `_folded`, `_const_key`).
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadPyodide, type PyodideInterface } from "pyodide";
+import { sharedNodeGrader } from "../node-grader.ts";
+import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
+import type { GradeRequest } from "../../../src/core/grader/types.ts";
+
+const grader = sharedNodeGrader();
+let py: PyodideInterface;
+beforeAll(async () => {
+  py = await loadPyodide({ env: { ...RUNNER_ENV } });
+}, 120_000);
+
+/**
+ * The line `assert f(ARGS) == <what a clean interpreter returns>` for `code`. `interpreter`: a fresh
+ * one where what was compiled before matters (strings interned by an earlier run change set orders).
+ */
+function trueLine(code: string, args: string, interpreter = py): string {
+  const py = interpreter;
+  // One compile of the program; the line then runs against that same function, as CPython runs it.
+  py.runPython(`_ns = {}\nexec(${JSON.stringify(code)}, _ns)`);
+  const answer = py.runPython(`repr(eval(${JSON.stringify(`f(${args})`)}, _ns))`) as string;
+  const line = `assert f(${args}) == ${answer}`;
+  expect(py.runPython(`exec(${JSON.stringify(line)}, _ns)\nTrue`)).toBe(true);
+  return line;
+}
+
+const valid = (r: Awaited<ReturnType<typeof grader.grade>>) => [...r.suites.flat(), ...r.golden.flat()].map((l) => `${l.validity}/${l.verdict}`);
+
+describe("interning in the judge", () => {
+  const ZOO = "def f(k):\n    return list({'zebra', 'quokka', 'platypus'})[:k]";
+
+  it("a line's identifiers (an invalid line of another suite) do not change a reference's set order, this batch or later", async () => {
+    const truth = trueLine(ZOO, "3", await loadPyodide({ env: { ...RUNNER_ENV } }));
+    const batch = (poison: boolean): GradeRequest => ({
+      tasks: [{ id: "zoo", entry_point: "f", reference: ZOO }],
+      codes: [{ task: "zoo", code: ZOO }, { task: "zoo", code: ZOO }],
+      suites: [{ code: 0, text: poison ? "assert f(zebra, quokka, platypus) == 0" : "assert f(0) == []" }, { code: 1, text: truth }],
+      golden: [{ code: 1, text: truth }],
+      limits: { test_ms: 1000 },
+    });
+    for (const poison of [false, true, false]) {
+      const r = await grader.grade(batch(poison));
+      expect(r.suites[1][0], JSON.stringify(r.suites[1])).toMatchObject({ validity: "valid", verdict: "pass", corrected: truth });
+      expect(r.golden[0][0].verdict).toBe("pass");
+    }
+  }, 300_000);
+
+  it("another task's reference (its names interned first) does not change this task's reference either", async () => {
+    const names = "def f(x):\n    zebra = quokka = platypus = x\n    return zebra + quokka + platypus";
+    const truth = trueLine(ZOO, "3", await loadPyodide({ env: { ...RUNNER_ENV } }));
+    const r = await grader.grade({
+      tasks: [{ id: "names", entry_point: "f", reference: names }, { id: "zoo", entry_point: "f", reference: ZOO }],
+      codes: [{ task: "names", code: names }, { task: "zoo", code: ZOO }],
+      suites: [{ code: 0, text: "assert f(1) == 3" }, { code: 1, text: truth }],
+      limits: { test_ms: 1000 },
+    });
+    expect(valid(r)).toEqual(["valid/pass", "valid/pass"]);
+  }, 300_000);
+});
+
+describe("equal folded set displays in one line", () => {
+  const LIST_B = "def f(a, b):\n    b = b[0] if type(b) is list else b\n    return list(b)";
+  it("a later equal display iterates as the first (CPython merges the constants); unequal keys (1, 1.0, True) do not merge", async () => {
+    const lines = [
+      trueLine(LIST_B, "{1, 9, 17}, {17, 9, 1}"),
+      trueLine(LIST_B, "[{1, 9, 17}], [{17, 9, 1}]"),
+      trueLine(LIST_B, "{1, 9, 17}, {17.0, 9, 1}"),
+      trueLine(LIST_B, "{True, 9, 17}, {17, 9, 1}"),
+    ];
+    const codes = lines.map(() => ({ task: "b", code: LIST_B }));
+    const r = await grader.grade({
+      tasks: [{ id: "b", entry_point: "f", reference: LIST_B }],
+      codes,
+      suites: lines.map((text, code) => ({ code, text })),
+      golden: lines.map((text, code) => ({ code, text })),
+      limits: { test_ms: 1000 },
+    });
+    expect(valid(r), JSON.stringify(r.suites)).toEqual(Array(8).fill("valid/pass"));
+    r.suites.forEach((s, i) => expect(s[0].corrected).toBe(lines[i]));
+  }, 300_000);
+});
