@@ -14,7 +14,7 @@
  * itself costs the step in flight an `error`, the same way. At most one kill per candidate.
  */
 import { checkRequest } from "./request.ts";
-import { candidateLines, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, type Call, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
+import { candidateLines, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, referenceKey, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
 import type { RunnerEvent, RunnerRequest, RunnerRole, RunnerUnit } from "./runner.js";
 import type { Grader, GradeLimits, GradeProgress, GradeRequest, GradeResult, StartProgress } from "./types.ts";
 
@@ -358,35 +358,24 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
         await planTask(req, taskId, plan);
         const outputs: ReferenceOutputs = new Map();
         let load: StepResult | undefined;
-        // Each distinct call once, suite after suite, in as few units as the calls allow (one in the
-        // common case). A reference is trusted but the arguments are not: after an interrupted call
-        // the unit ends and the calls after it run in a new unit; after a kill (or a crash) the rest
-        // of the killed call's suite is not run (later suites are, in a new unit), so one suite costs
-        // at most one kill, and only its own lines.
-        const suites = referenceCalls(req, plan, taskId);
-        const counted = new Set<string>();
-        for (let from = 0; from < suites.length && (load === undefined || load[0] === "ok");) {
-          const pending: { call: Call; suite: number }[] = [];
-          const queued = new Set<string>();
-          for (let s = from; s < suites.length; s++) {
-            for (const call of suites[s]) {
-              if (outputs.has(call.key) || queued.has(call.key)) continue;
-              queued.add(call.key);
-              pending.push({ call, suite: s });
-              if (!counted.has(call.key)) total += 1;
-              counted.add(call.key);
-            }
+        // Each suite's distinct calls in a unit of their own (a reference that keeps state between
+        // calls answers a suite as it would alone: no suite changes another's), suite after suite. A
+        // reference is trusted but the arguments are not: after an interrupted call the unit ends and
+        // the suite's calls after it run in a new unit; after a kill (or a crash) the rest of that
+        // suite is not run, so one suite costs at most one kill, and only its own lines.
+        for (const { suite, calls } of referenceCalls(req, plan, taskId)) {
+          for (let at = 0; at < calls.length && (load === undefined || load[0] === "ok");) {
+            const pending = calls.slice(at);
+            total += pending.length + 1; // its calls and the unit's load
+            const { steps, stopped } = await judge.unit(
+              { code: task.reference, entry: task.entry_point, calls: pending.map((call) => JSON.stringify(call.argv)), loadMs: limits.load_ms, testMs: referenceMs(limits.test_ms), literal: true },
+              killGrace, step);
+            load = steps[0];
+            for (let i = 1; i < steps.length; i++) outputs.set(referenceKey(suite, pending[i - 1].key), steps[i]);
+            const ran = steps.length - 1;
+            if (stopped || ran === 0) break;
+            at += ran;
           }
-          if (!pending.length) break;
-          total += 1; // the unit's load
-          const { steps, stopped } = await judge.unit(
-            { code: task.reference, entry: task.entry_point, calls: pending.map((p) => JSON.stringify(p.call.argv)), loadMs: limits.load_ms, testMs: referenceMs(limits.test_ms), literal: true },
-            killGrace, step);
-          load = steps[0];
-          for (let i = 1; i < steps.length; i++) outputs.set(pending[i - 1].call.key, steps[i]);
-          const last = pending[steps.length - 2]; // the last call with a result (a timeout, if the unit stopped early)
-          if (!last) continue; // nothing ran past the load: the loop ends unless the load was ok
-          from = stopped ? last.suite + 1 : last.suite;
         }
         references.set(taskId, { load, outputs });
       });

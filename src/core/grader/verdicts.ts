@@ -109,28 +109,36 @@ function addCall(calls: Map<string, Call>, line: PlanLine): string {
   return key;
 }
 
-/** The calls of each generated suite of one task's codes: per suite, its distinct valid calls. */
-export function referenceCalls(request: GradeRequest, plan: Plan, task: string): Call[][] {
-  const suites: Call[][] = [];
+/**
+ * The calls of each generated suite of one task's codes: per suite (its index in the request), its
+ * distinct valid calls in line order. The reference runs each suite's calls on its own, from a
+ * pristine interpreter: a reference that keeps state between calls (a memo: `lru_cache` takes
+ * `-0.0` for `0.0`, a dict `1.0` for `1`) would otherwise answer one suite's call from another's.
+ */
+export function referenceCalls(request: GradeRequest, plan: Plan, task: string): { suite: number; calls: Call[] }[] {
+  const suites: { suite: number; calls: Call[] }[] = [];
   (request.suites ?? []).forEach((suite, i) => {
     if (request.codes[suite.code].task !== task) return;
     const calls = new Map<string, Call>();
     for (const line of plan.s[i]) if (line[0] === "valid" && line[2]) addCall(calls, line);
-    suites.push([...calls.values()]);
+    suites.push({ suite: i, calls: [...calls.values()] });
   });
   return suites;
 }
 
-/** A reference's outputs by argument key. */
+/** A reference's outputs, by suite and call (`referenceKey`). */
 export type ReferenceOutputs = Map<string, StepResult>;
 
+/** The key of a reference output: the suite that made the call, and the call (callKey). */
+export const referenceKey = (suite: number, callKey: string): string => `${suite}\u0000${callKey}`;
+
 /** What the reference says of one parsed generated line: its expected value or why it is invalid. */
-function judgeLine(line: PlanLine, outputs: ReferenceOutputs | undefined, loadStep: StepResult | undefined):
+function judgeLine(line: PlanLine, suite: number, outputs: ReferenceOutputs | undefined, loadStep: StepResult | undefined):
   { expected: Canonical; validity: "valid" | "wrong-answer"; reason: string; corrected?: string } | { invalid: string } {
   const [validity, reason, args, answer, callSrc] = line;
   if (validity === "invalid" || !args || !answer) return { invalid: reason };
   if (loadStep && loadStep[0] !== "ok") return { invalid: `reference failed to load: ${loadStep[1]}` };
-  const out = outputs?.get(callKey(line));
+  const out = outputs?.get(referenceKey(suite, callKey(line)));
   if (!out) return { invalid: "reference not run: an earlier line of its suite made the reference exceed its limit" };
   if (out[0] === "timeout") return { invalid: `reference timed out: ${out[1]} (a reference call gets half of test_ms, so that a program as fast as the reference has twice its time)` };
   if (out[0] !== "ok" || out[1] === "") return { invalid: `reference ${out[1]}` };
@@ -162,7 +170,7 @@ export function candidateLines(
     if (suite.code !== c) return;
     const ref = references.get(request.codes[c].task);
     const lines = plan.s[index].map((line): JudgedLine => {
-      const judged = judgeLine(line, ref?.outputs, ref?.load);
+      const judged = judgeLine(line, index, ref?.outputs, ref?.load);
       if ("invalid" in judged) return { validity: "invalid", reason: judged.invalid };
       return { ...judged, key: addCall(calls, line) };
     });

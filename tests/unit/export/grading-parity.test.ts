@@ -11,7 +11,7 @@ import { loadPyodide, type PyodideInterface } from "pyodide";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Canonical } from "../../../src/core/grader/canonical.ts";
 import type { GradeRequest, GradeResult, LineResult } from "../../../src/core/grader/types.ts";
-import { argsKey, candidateLines, emptyResult, judgeCandidate, type Plan, type PlanLine, type StepResult } from "../../../src/core/grader/verdicts.ts";
+import { argsKey, candidateLines, emptyResult, judgeCandidate, referenceKey, type Plan, type PlanLine, type StepResult } from "../../../src/core/grader/verdicts.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import { nearValue, randomValue } from "./values.ts";
 
@@ -78,10 +78,11 @@ function tsGrade(c: Case, literal: (v: Canonical) => string | null): LineResult[
     return ["valid", "", args, l.answer, l.call, args];
   });
   const plan: Plan = { s: [planLines], g: [] };
+  // The one suite's outputs (suite 0), by call.
   const outputs = new Map<string, StepResult>(Object.entries(c.reference).map(([k, o]): [string, StepResult] => {
-    if (o[0] !== "ok") return [k, o];
+    if (o[0] !== "ok") return [referenceKey(0, k), o];
     const lit = literal(o[1]);
-    return [k, lit === null ? ["error", "no literal form"] : ["ok", o[1], lit]];
+    return [referenceKey(0, k), lit === null ? ["error", "no literal form"] : ["ok", o[1], lit]];
   }));
   const lines = candidateLines(request, plan, 0, new Map([["t", { load: ["ok", ""], outputs }]]));
   const steps: StepResult[] = [c.candidate === null ? ["load", "NameError: f"] : ["ok", ""]];

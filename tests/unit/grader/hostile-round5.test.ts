@@ -9,6 +9,9 @@
  *   - Equal folded set displays in one line: CPython merges equal constants of a code object, so a
  *     later equal display is built from the first one's frozenset and iterates as it does; the grader
  *     built each from its own written order (harness.py `_folded`, `_const_key`).
+ * Round 6 (the same day): a reference that keeps state between calls (a memo) answered one suite's
+ * call from another suite's cache (`lru_cache` takes -0.0 for 0.0, a dict 1.0 for 1), since one unit
+ * ran every suite's calls. Now each suite's calls run in a reference unit of their own.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadPyodide, type PyodideInterface } from "pyodide";
@@ -89,5 +92,32 @@ describe("equal folded set displays in one line", () => {
     });
     expect(valid(r), JSON.stringify(r.suites)).toEqual(Array(8).fill("valid/pass"));
     r.suites.forEach((s, i) => expect(s[0].corrected).toBe(lines[i]));
+  }, 300_000);
+});
+
+describe("a reference that keeps state between calls (round 6)", () => {
+  const SIGN = "import math\nfrom functools import lru_cache\n\n@lru_cache(maxsize=None)\ndef g(x):\n    return math.copysign(1.0, x)";
+  const FIB = "memo = {}\n\ndef f(n):\n    if n not in memo:\n        memo[n] = n if n < 2 else f(n - 1) + f(n - 2)\n    return memo[n]";
+
+  it("judges each suite as it would be judged alone, whatever other suites share the batch", async () => {
+    const tasks = [{ id: "fib", entry_point: "f", reference: FIB }, { id: "sign", entry_point: "g", reference: SIGN }];
+    const codes = [{ task: "fib", code: "def f(n):\n    return 0" }, { task: "fib", code: FIB }, { task: "sign", code: "def g(x):\n    return 0.0" }, { task: "sign", code: "import math\n\ndef g(x):\n    return math.copysign(1.0, x)" }];
+    // Suites 0 and 2 fill the references' caches with calls equal in Python to suites 1's and 3's.
+    const suites = [
+      { code: 0, text: "assert f(5) == 5" },
+      { code: 1, text: "assert f(5.0) == 5.0" },
+      { code: 2, text: "assert g(0.0) == 1.0" },
+      { code: 3, text: "assert g(-0.0) == -1.0\nassert g(2.0) == 1.0" },
+    ];
+    const together = await grader.grade({ tasks, codes, suites, limits: { test_ms: 1000 } });
+    for (const i of [1, 3]) {
+      const alone = await grader.grade({ tasks, codes, suites: [suites[i]], limits: { test_ms: 1000 } });
+      expect(together.suites[i], `suite ${i}`).toEqual(alone.suites[0]);
+    }
+    expect(together.suites[1][0]).toMatchObject({ validity: "valid", verdict: "pass", corrected: "assert f(5.0) == 5.0" });
+    expect(together.suites[3].map((l) => `${l.validity}/${l.verdict}`)).toEqual(["valid/pass", "valid/pass"]);
+    // The corrected line is true in a clean interpreter (the reference alone, then the line).
+    const fresh = await loadPyodide({ env: { ...RUNNER_ENV } });
+    expect(fresh.runPython(`_ns = {}\nexec(${JSON.stringify(SIGN)}, _ns)\nexec(${JSON.stringify(together.suites[3][0].corrected)}, _ns)\nTrue`)).toBe(true);
   }, 300_000);
 });
