@@ -271,6 +271,12 @@ def suite_counts(lines, n=DEFAULT_TESTS_PER_SUITE):
     return {"lines": len(lines), "unique_executable": unique, "invalid": invalid, "passed": passed, "failed": failed, "failed_first_n": failed_first_n}
 
 
+def book_counts(lines):
+    """Pass counts of the replayed Mistake Book tests, leaving out those the grader refused on replay
+    (invalid: two spellings of one call, a corrected line past the line limits); rewards.ts bookCounts."""
+    return pass_counts([l for l in lines if l["validity"] != "invalid"])
+
+
 def pass_counts(lines):
     return {"total": len(lines), "passed": sum(1 for l in lines if l["verdict"] == "pass")}
 
@@ -312,7 +318,7 @@ def score_pair(suite, mistake_book, code_status, alpha, n=DEFAULT_TESTS_PER_SUIT
     counts = suite_counts(suite, n)
     runs = code_status == "ok"
     rv = r_val(counts, n)
-    ra = r_adv(counts, pass_counts(mistake_book), n) if runs else 0
+    ra = r_adv(counts, book_counts(mistake_book), n) if runs else 0
     return {"r_val": rv, "r_adv": ra, "reward": test_reward(alpha, rv, ra, runs), "counts": counts}
 
 
@@ -385,8 +391,11 @@ def top_mistakes(book, task, k):
 def mistake_book_outcome(book_tests, candidates):
     """candidates: [{code, loaded, suites: [[line...]...], book_lines: [line...]}]. Failed executable
     new lines of loaded codes (by corrected text, one per failure), and stored tests they passed."""
-    failed, passed = [], []
+    failed, passed, refused = [], [], []
     for c in candidates:
+        for i, line in enumerate(c["book_lines"]):
+            if line["validity"] == "invalid" and i < len(book_tests) and book_tests[i] not in refused:
+                refused.append(book_tests[i])
         if not c["loaded"]:
             continue
         for suite in c["suites"]:
@@ -399,7 +408,7 @@ def mistake_book_outcome(book_tests, candidates):
         for i, line in enumerate(c["book_lines"]):
             if line["verdict"] == "pass":
                 passed.append(book_tests[i])
-    return {"failed": failed, "passed": passed}
+    return {"failed": failed, "passed": passed, "refused": refused}
 
 
 def update_mistake_book(book, task, step, outcome):
@@ -407,6 +416,8 @@ def update_mistake_book(book, task, step, outcome):
     Returns (new book, delta {task, step, added, removed, changed}); `book` is not modified."""
     before = book.get(task, [])
     entries = {e["test"]: dict(e) for e in before}
+    for test in outcome.get("refused", []):
+        entries.pop(test, None)
     for test in outcome["passed"]:
         e = entries.get(test)
         if e is None:
@@ -444,7 +455,7 @@ def score_task(record, alpha, n, topvar_k):
     rewards = []
     for c in record["codes"]:
         pairs = [score_pair(s["lines"], c["mistake_book_lines"], c["status"], alpha, n) for s in c["suites"]]
-        rc = code_reward(c["status"], [p["counts"] for p in pairs], pass_counts(c["mistake_book_lines"]))
+        rc = code_reward(c["status"], [p["counts"] for p in pairs], book_counts(c["mistake_book_lines"]))
         codes.append({"reward": rc, "suites": [{"r_val": p["r_val"], "r_adv": p["r_adv"], "reward": p["reward"]} for p in pairs]})
         rewards.append([p["reward"] for p in pairs])
     tv = top_var(rewards, topvar_k) if topvar_k > 0 else {"std": [population_std(r) for r in rewards], "selected": []}

@@ -45,6 +45,8 @@ export interface MistakeBookOutcome {
   failed: { test: string; code: string }[];
   /** Stored tests a candidate passed; one item per pass. */
   passed: string[];
+  /** Stored tests the grader refused on replay (`invalid`): no test, dropped from the book. */
+  refused?: string[];
 }
 
 /** One candidate of a task as graded this step (input of mistakeBookOutcome). */
@@ -68,7 +70,12 @@ export interface GradedCandidate {
 export function mistakeBookOutcome(bookTests: readonly string[], candidates: readonly GradedCandidate[]): MistakeBookOutcome {
   const failed: MistakeBookOutcome["failed"] = [];
   const passed: string[] = [];
+  const refused = new Set<string>();
   for (const c of candidates) {
+    // Refusal is the line's, not the candidate's (the judge's reading of it): any candidate tells.
+    c.bookLines.forEach((line, i) => {
+      if (line.validity === "invalid" && i < bookTests.length) refused.add(bookTests[i]);
+    });
     if (!c.loaded) continue;
     for (const line of c.suites.flat()) {
       if (line.validity === "invalid" || line.verdict === "pass") continue;
@@ -82,7 +89,7 @@ export function mistakeBookOutcome(bookTests: readonly string[], candidates: rea
       if (line.verdict === "pass") passed.push(bookTests[i]);
     });
   }
-  return { failed, passed };
+  return { failed, passed, refused: [...refused] };
 }
 
 export function emptyMistakeBook(): MistakeBook {
@@ -140,6 +147,7 @@ export function updateMistakeBook(
   if (!Number.isInteger(step) || step < 0) throw new RangeError(`step must be a non-negative integer, got ${step}`);
   const before = taskEntries(book, task);
   const entries = new Map(before.map((e) => [e.test, { ...e }]));
+  for (const test of outcome.refused ?? []) entries.delete(test);
   for (const test of outcome.passed) {
     const e = entries.get(test);
     if (!e) continue; // a pass of a test that was already deleted this step

@@ -67,6 +67,15 @@ export function passCounts(lines: readonly LineResult[]): PassCounts {
 }
 
 /**
+ * Pass counts of the Mistake Book's replayed tests: a stored test the grader refuses on replay
+ * (`invalid`: two spellings of one call, a corrected line past the line limits) is no test and does
+ * not count (it leaves the book at this replay: mistake-book.ts `refused`).
+ */
+export function bookCounts(lines: readonly LineResult[]): PassCounts {
+  return passCounts(lines.filter((l) => l.validity !== "invalid"));
+}
+
+/**
  * Validity reward. R_val = clip(min(unique_executable / N, 1 - invalid / N), 0, 1).
  *
  * Example (N = 8): 8 lines, 5 valid, 2 wrong answers, 1 duplicate -> unique_executable 7,
@@ -149,7 +158,7 @@ export function scorePair(args: {
   const codeRuns = args.codeStatus === "ok";
   const r_val = rVal(counts, n);
   // Against code that never ran there is nothing to expose: R_adv is reported as 0, like R_T.
-  const r_adv = codeRuns ? rAdv(counts, passCounts(args.mistakeBook), n) : 0;
+  const r_adv = codeRuns ? rAdv(counts, bookCounts(args.mistakeBook), n) : 0;
   return { r_val, r_adv, reward: testReward({ alpha: args.alpha, rVal: r_val, rAdv: r_adv, codeRuns }), counts };
 }
 

@@ -7,7 +7,7 @@
 import type { CodeStatus, LineResult } from "../grader/types.ts";
 import { cureOutcomes, cureSuiteReward } from "./cure.ts";
 import { mistakeBookOutcome, type MistakeBookDelta, type MistakeBookOutcome } from "./mistake-book.ts";
-import { codeReward, genFail, goldenReward, passCounts, scorePair, suiteCounts, type PairScores } from "./rewards.ts";
+import { codeReward, genFail, goldenReward, bookCounts, passCounts, scorePair, suiteCounts, type PairScores } from "./rewards.ts";
 import { populationStd, topVar, type TopVarChoice } from "./topvar.ts";
 import type { DuelRecord, StepMetricKey } from "./types.ts";
 
@@ -91,7 +91,7 @@ export function scoreTask(g: TaskGrading, o: ScoreOptions): TaskScores {
   const codeRewards = g.codes.map((c, i) =>
     programScore === "golden"
       ? goldenReward(c.status, passCounts(golden![i]))
-      : codeReward({ codeStatus: c.status, suites: pairs[i].map((p) => p.counts), mistakeBook: passCounts(g.bookLines[i]) }),
+      : codeReward({ codeStatus: c.status, suites: pairs[i].map((p) => p.counts), mistakeBook: bookCounts(g.bookLines[i]) }),
   );
   const testRewards = pairs.map((row) => row.map((p) => p.reward));
   const outcome = mistakeBookOutcome(

@@ -12,12 +12,18 @@
  * Round 6 (the same day): a reference that keeps state between calls (a memo) answered one suite's
  * call from another suite's cache (`lru_cache` takes -0.0 for 0.0, a dict 1.0 for 1), since one unit
  * ran every suite's calls. Now each suite's calls run in a reference unit of their own.
+ * Round 7: corrected lines that are true in CPython but that the grader refuses when the Mistake
+ * Book replays them (two spellings of one call; an output so long the corrected line passes the line
+ * limit) stayed in the book for good and lowered every correct program's R_C. Now a stored test
+ * refused on replay does not count and leaves the book.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadPyodide, type PyodideInterface } from "pyodide";
 import { sharedNodeGrader } from "../node-grader.ts";
 import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
 import type { GradeRequest } from "../../../src/core/grader/types.ts";
+import { mistakeBookOutcome, updateMistakeBook } from "../../../src/core/loop/mistake-book.ts";
+import { bookCounts } from "../../../src/core/loop/rewards.ts";
 
 const grader = sharedNodeGrader();
 let py: PyodideInterface;
@@ -120,4 +126,23 @@ describe("a reference that keeps state between calls (round 6)", () => {
     const fresh = await loadPyodide({ env: { ...RUNNER_ENV } });
     expect(fresh.runPython(`_ns = {}\nexec(${JSON.stringify(SIGN)}, _ns)\nexec(${JSON.stringify(together.suites[3][0].corrected)}, _ns)\nTrue`)).toBe(true);
   }, 300_000);
+});
+
+describe("Mistake Book tests the grader refuses on replay (round 7)", () => {
+  it("do not count against a correct program, and leave the book", async () => {
+    const RANGE = "def f(n):\n    return list(range(n)) if type(n) is int else len(n)";
+    const book = [
+      "assert f('ab') == 2",
+      'assert f("ab") == 2', // the same call, spelled otherwise: "repeats the call of line 1"
+      `assert f(600) == [${Array.from({ length: 600 }, (_, i) => i).join(", ")}]`, // over the line limit
+    ];
+    const r = await grader.grade({ tasks: [{ id: "r", entry_point: "f", reference: RANGE }], codes: [{ task: "r", code: RANGE }], golden: [{ code: 0, text: book.join("\n") }], limits: { test_ms: 1000 } });
+    const lines = r.golden[0];
+    expect(lines.map((l) => l.validity)).toEqual(["valid", "invalid", "invalid"]);
+    expect(bookCounts(lines)).toEqual({ total: 1, passed: 1 }); // the reference passes every test that counts
+    const outcome = mistakeBookOutcome(book, [{ code: RANGE, loaded: true, suites: [], bookLines: lines }]);
+    expect(outcome.refused).toEqual([book[1], book[2]]);
+    const stored = updateMistakeBook({ tasks: {} }, "r", 1, { failed: book.map((test) => ({ test, code: "x" })), passed: [] }).book;
+    expect(updateMistakeBook(stored, "r", 2, outcome).book.tasks.r).toBeUndefined(); // one pass, two refusals: none left
+  }, 120_000);
 });

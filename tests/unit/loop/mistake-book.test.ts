@@ -10,6 +10,7 @@ import {
   validateMistakeBook,
   type MistakeBook,
 } from "../../../src/core/loop/mistake-book.ts";
+import { bookCounts } from "../../../src/core/loop/rewards.ts";
 
 const T = (i: number) => `assert f(${i}) == ${i * 2}`;
 
@@ -114,9 +115,25 @@ describe("Mistake Book updates", () => {
     expect(outcome).toEqual({
       failed: [{ test: T(1), code: "c1" }, { test: T(2), code: "c1" }, { test: T(1), code: "c1" }],
       passed: [T(7), T(7), T(8)],
+      refused: [],
     });
     expect(() => mistakeBookOutcome([], [{ code: "c", loaded: true, suites: [[l("valid", "fail")]], bookLines: [] }])).toThrow(/corrected/);
     expect(() => mistakeBookOutcome([T(1)], [{ code: "c", loaded: true, suites: [], bookLines: [] }])).toThrow(/0 Mistake Book verdicts for 1/);
+  });
+
+  it("a stored test the grader refuses on replay leaves the book and does not count", () => {
+    const l = (validity: LineResult["validity"], verdict: LineResult["verdict"]): LineResult => ({ validity, verdict, reason: "" });
+    const book = updateMistakeBook(emptyMistakeBook(), "t", 1, { failed: [{ test: T(1), code: "c" }, { test: "assert f('ab') == 2", code: "c" }, { test: 'assert f("ab") == 2', code: "c" }], passed: [] }).book;
+    const tests = topMistakes(book, "t", 3).map((e) => e.test);
+    // The second spelling of one call is refused on replay ("repeats the call of line ..."), by every candidate.
+    const refusedAt = tests.indexOf('assert f("ab") == 2');
+    const lines = tests.map((_, i) => (i === refusedAt ? l("invalid", "skipped") : l("valid", "pass")));
+    const outcome = mistakeBookOutcome(tests, [{ code: "c", loaded: true, suites: [], bookLines: lines }, { code: "d", loaded: false, suites: [], bookLines: lines.map(() => l("valid", "skipped")) }]);
+    expect(outcome.refused).toEqual(['assert f("ab") == 2']);
+    expect(bookCounts(lines)).toEqual({ total: 2, passed: 2 });
+    const next = updateMistakeBook(book, "t", 2, outcome).book;
+    expect(next.tasks.t).toBeUndefined(); // the two passes removed the others, the refusal its own: the task has none left
+    expect(updateMistakeBook(book, "t", 2, { failed: [], passed: [], refused: [T(1)] }).book.tasks.t?.map((e) => e.test).sort()).toEqual(['assert f("ab") == 2', "assert f('ab') == 2"].sort());
   });
 
   it("validation names the bad field", () => {

@@ -55,6 +55,7 @@ describe("scoreTask", () => {
     expect(s.outcome).toEqual({
       failed: ["assert f(3) == 3", "assert f(4) == 4", "assert f(9) == 9"].map((test) => ({ test, code: "A" })),
       passed: ["assert f(0) == 0"],
+      refused: [],
     });
   });
   it("duel record and rollout metrics", () => {
