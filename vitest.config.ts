@@ -8,6 +8,9 @@ export default defineConfig({
           name: "unit",
           include: ["tests/unit/**/*.test.ts"],
           environment: "node",
+          // Vitest's default is one worker fewer than the cores: on CI's two cores, one file at a time.
+          // Most unit files wait on Pyodide runner processes, so two at a time fill the cores.
+          maxWorkers: 2,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
