@@ -21,7 +21,7 @@
  */
 import { availableParallelism } from "node:os";
 import * as tf from "@tensorflow/tfjs";
-import { benchRow, type PolicyBenchResult, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
+import { benchRow, median, type PolicyBenchResult, runPolicyBench } from "../../src/core/policy/bench-workload.ts";
 import { tfjsAdapterOptions } from "../../src/core/policy/backend.ts";
 import type { ModelSize } from "../../src/core/policy/config.ts";
 import { PolicyService } from "../../src/core/policy/policy-service.ts";
@@ -44,10 +44,6 @@ const FLAGS: Record<string, FlagSpec> = {
   "no-run": { kind: "bool", help: "skip the classroom run" },
 };
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
-};
 const round = (x: number, digits = 0) => (Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : null);
 
 export async function main(argv: string[]): Promise<void> {
