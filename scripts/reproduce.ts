@@ -27,6 +27,7 @@ import type { Grader } from "../src/core/grader/types.ts";
 import type { Bench } from "../src/core/arena/metrics-evaluate.ts";
 import type { Split, TaskFile } from "../src/core/arena/task.ts";
 import { tasksOfSplit } from "../src/core/arena/task-suite.ts";
+import { MODEL_SIZES, type ModelSize } from "../src/core/policy/config.ts";
 import { HeldoutIndex } from "../src/core/arena/split-leaks.ts";
 
 /**
@@ -67,6 +68,7 @@ const FLAGS: Record<string, FlagSpec> = {
   tasks: { kind: "string", help: "task-suite JSON, or a built-in set: arena-v1, arena-v2 (default: the preset's task_set)" },
   "out-dir": { kind: "string", help: "where runs and evaluations are cached (default runs/reproduce)" },
   results: { kind: "string", help: "the report to write (default docs/RESULTS.md)" },
+  size: { kind: "string", help: "model size of both policies, tiny | small (default: the preset's); its base comes from --base-dir (npm run pretrain-base -- --size small --out DIR)" },
   "base-dir": { kind: "string", help: "folder of the base checkpoints every run starts from and base is (default public/checkpoints; a lever's base: npm run pretrain-base -- --out DIR)" },
   shard: { kind: "string", help: "K/N: run only every N-th job from the K-th (1-based), so N processes share the cores; a last run without --shard reads every cached job and writes the whole report" },
 };
@@ -102,7 +104,10 @@ async function main(argv: string[]): Promise<void> {
   const outDir = (flags["out-dir"] as string | undefined) ?? "runs/reproduce";
   const baseDir = flags["base-dir"] as string | undefined;
   const resultsPath = (flags.results as string | undefined) ?? "docs/RESULTS.md";
-  const { file, config: presetBase } = runTaskFile(flags.tasks as string | undefined, cliConfig(preset, {}));
+  const size = flags.size as string | undefined;
+  if (size !== undefined && !Object.hasOwn(MODEL_SIZES, size)) throw new CliError(`--size must be one of ${Object.keys(MODEL_SIZES).join(", ")}, got ${JSON.stringify(size)}`);
+  const sized: Partial<Config> = size !== undefined ? { code_model: size as ModelSize, test_model: size as ModelSize } : {};
+  const { file, config: presetBase } = runTaskFile(flags.tasks as string | undefined, cliConfig(preset, {}, sized));
   const evalOpts: NodeEvalOptions = {
     samples: (flags["eval-samples"] as number | undefined) ?? DEFAULT_EVAL_SAMPLES,
     seed: (flags["eval-seed"] as number | undefined) ?? 0,
@@ -114,7 +119,7 @@ async function main(argv: string[]): Promise<void> {
     ...(baseDir !== undefined ? { baseDir } : {}),
   };
   // Every run: the preset with this mode and seed, evaluation only at the end (below).
-  const jobConfig = (mode: string, seed: number, alpha?: number) => ({ ...cliConfig(preset, { mode, seed, steps, evalEvery: 0, alpha }), task_set: presetBase.task_set });
+  const jobConfig = (mode: string, seed: number, alpha?: number) => ({ ...cliConfig(preset, { mode, seed, steps, evalEvery: 0, alpha }, sized), task_set: presetBase.task_set });
   const jobs: Job[] = [];
   // "mode+ablation+...": the mode with ablation overlays (e.g. the plain self-play baseline); its label names the row.
   const variant = (entry: string, seed: number) => {
