@@ -48,6 +48,8 @@ interface VisitTimes {
   run_s: number;
   step_s: number | null;
   steps: number;
+  /** Each progress phase's first appearance, seconds from opening (the first step's split). */
+  phases: [string, number][];
 }
 
 /** One visit: open, wait for Start, press it, poll the stored run until done. */
@@ -63,6 +65,18 @@ async function visit(context: BrowserContext, url: string): Promise<VisitTimes> 
   while (await start.isDisabled()) await page.waitForTimeout(50);
   const ready = since();
   const before = new Set((await storedRuns(page)).map((r) => r.id));
+  // Where the first step's time goes: when each progress phase of the run first shows, from opening.
+  await page.evaluate((opened) => {
+    type Progress = { phase: string; text: string } | null;
+    const w = window as unknown as { arena: { store: { subscribe(l: (s: { run: { progress: Progress } }) => void): () => void } }; __phases?: [string, number][] };
+    const seen = (w.__phases = [] as [string, number][]);
+    const t0 = performance.timeOrigin + performance.now() - opened;
+    w.arena.store.subscribe((s) => {
+      const p = s.run.progress;
+      const label = p ? `${p.phase}: ${p.text.replace(/ \(.*$|\d+\/\d+.*$/, "").trim()}` : "";
+      if (p && (seen.length === 0 || seen[seen.length - 1][0] !== label) && !seen.some(([l]) => l === label)) seen.push([label, (performance.timeOrigin + performance.now() - t0) / 1000]);
+    });
+  }, since() * 1000);
   await start.click();
   const stepAt: number[] = [];
   const deadline = performance.now() + RUN_TIMEOUT_MS;
@@ -79,9 +93,10 @@ async function visit(context: BrowserContext, url: string): Promise<VisitTimes> 
     if (performance.now() > deadline) throw new Error(`no run finished in ${RUN_TIMEOUT_MS / 1000} s: ${JSON.stringify(runs)}`);
     await page.waitForTimeout(100);
   }
+  const phases = await page.evaluate(() => (window as unknown as { __phases: [string, number][] }).__phases);
   await page.close();
   const gaps = stepAt.slice(1).map((t, i) => t - stepAt[i]);
-  return { ready_s: ready, first_step_s: stepAt[0], run_s: stepAt[stepAt.length - 1], step_s: gaps.length ? median(gaps) : null, steps: stepAt.length };
+  return { ready_s: ready, first_step_s: stepAt[0], run_s: stepAt[stepAt.length - 1], step_s: gaps.length ? median(gaps) : null, steps: stepAt.length, phases };
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -116,6 +131,7 @@ export async function main(argv: string[]): Promise<void> {
           const times = await visit(context, url);
           (v === 0 ? cold : warm).push(times);
           log(`${v === 0 ? "first visit" : "second visit"} ${rep + 1}/${reps}: Start enabled ${times.ready_s.toFixed(1)} s, first step committed ${times.first_step_s.toFixed(1)} s, ${times.steps} steps done ${times.run_s.toFixed(1)} s after opening; ${times.step_s?.toFixed(2) ?? "-"} s per later step`);
+          log(`  phases: ${times.phases.filter(([, t]) => t <= times.first_step_s + 1).map(([l, t]) => `${t.toFixed(1)} ${l}`).join(" | ")}`);
         }
       } finally {
         await context.close();

@@ -37,6 +37,7 @@ export function createTrainerWorkerApi(): TrainerWorkerApi {
     start: async (config) => (await service()).start(config),
     resume: async (runId) => (await service()).resume(runId),
     autoResume: async (runId) => (await service()).autoResume(runId),
+    warm: async (config) => (await service()).warm(config),
     pause: async () => (await service()).pause(),
     stepOnce: async (runId) => (await service()).stepOnce(runId),
     stop: async () => (await service()).stop(),

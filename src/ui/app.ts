@@ -197,6 +197,8 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
       trainer = await deps.trainer();
       await trainer.subscribe(onEvent);
       store.update({ trainerReady: true, trainerMissing: null });
+      // The Python sandbox and the task set get ready while the user reads (safe mode starts nothing more).
+      if (!store.get().safe) void trainer.warm(store.get().config).catch(() => undefined);
     } catch (e) {
       store.update({ trainerReady: false, trainerMissing: `The training engine failed to start: ${(e as Error).message}` });
     }

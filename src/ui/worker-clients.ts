@@ -15,6 +15,7 @@ export async function trainerFromWorker(worker: Worker, options: TrainerWorkerOp
     start: (config) => remote.start(config),
     resume: (runId) => remote.resume(runId),
     autoResume: (runId) => remote.autoResume(runId),
+    warm: (config) => remote.warm(config),
     pause: () => remote.pause(),
     stepOnce: (runId) => remote.stepOnce(runId),
     stop: () => remote.stop(),

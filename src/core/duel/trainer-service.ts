@@ -170,6 +170,11 @@ export class TrainerService implements TrainerControl {
     this.watchdog = new Watchdog(this.limits);
   }
 
+  async warm(config: Config): Promise<void> {
+    const { grader } = this.host;
+    await Promise.allSettled([grader.warm?.call(grader), this.host.taskSet(config)]);
+  }
+
   async start(config: Config): Promise<string> {
     await this.halt();
     const runId = await this.host.repo.create(config, await taskSetHash((await this.host.taskSet(config)).tasks));
@@ -397,6 +402,19 @@ export class TrainerService implements TrainerControl {
         throw e;
       });
     };
+    // The Python sandbox's cold start (a first start's longest part: Pyodide twice) runs beside the
+    // players' start; its progress is shown as its own phase once the players are ready.
+    const { warm } = host.grader;
+    let sandboxNote = { done: 0, total: 2, text: "starting the Python sandbox" };
+    let sandboxTick: ((done: number, total: number, text: string) => void) | null = null;
+    const sandbox = warm
+      ? this.graderCall(() => watchdog.guard("sandbox", "the Python sandbox", (beat) => warm.call(host.grader, (p) => {
+          beat();
+          sandboxNote = { done: p.done, total: p.total, text: p.text };
+          sandboxTick?.(p.done, p.total, p.text);
+        })))
+      : null;
+    sandbox?.catch(() => undefined); // awaited below; a players' start that fails first leaves it unawaited
     const players = await this.ticking("load", "starting the players", (tick) =>
       startPlayers({ vocab: host.vocab, baseCheckpoint: host.baseCheckpoint, player }, config, saved).then((p) => (tick(2, 2, "players ready"), p)),
     );
@@ -414,10 +432,12 @@ export class TrainerService implements TrainerControl {
       if (p.backend) this.emit({ type: "backend", policy, backend: p.backend.backend, adapter: p.backend.adapter ?? null, reason: p.backend.reason });
     }
     // The Python sandbox's cold start, as its own phase (not inside the first step's grading).
-    const { warm } = host.grader;
-    if (warm) {
-      await this.ticking("sandbox", "starting the Python sandbox", (tick) =>
-        this.graderCall(() => watchdog.guard("sandbox", "the Python sandbox", (beat) => warm.call(host.grader, (p) => (beat(), tick(p.done, p.total, p.text))))));
+    if (sandbox) {
+      await this.ticking("sandbox", sandboxNote.text, (tick) => {
+        sandboxTick = tick;
+        tick(sandboxNote.done, sandboxNote.total, sandboxNote.text);
+        return sandbox;
+      });
     }
     const guarded = {
       code: guardPlayer(code, watchdog, usesSharedPolicy(config.mode) ? "the policy's worker" : "the Code policy's worker"),

@@ -60,6 +60,12 @@ export interface TrainerControl {
   stepOnce(runId: string): Promise<void>;
   /** Stop after the current step; the run stays stored and resumable. */
   stop(): Promise<void>;
+  /**
+   * Get ready for a Start of `config` while the user reads: the Python sandbox's cold start and the
+   * task set (a first step's longest waits). Never fails: whatever goes wrong here, a Start meets
+   * again and reports.
+   */
+  warm(config: Config): Promise<void>;
   /** Receive every event; returns an id for unsubscribe. */
   subscribe(listener: (e: TrainerEvent) => void): Promise<number>;
   unsubscribe(id: number): Promise<void>;
