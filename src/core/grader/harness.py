@@ -342,25 +342,29 @@ def canonical(v, ordered=False):
 
 
 def _from_canon(c):
-    """A new value from parsed canonical text: every call gets arguments nobody has mutated."""
+    """A new value from parsed canonical text: every call gets arguments nobody has mutated. Its
+    constants are the line's as CPython compiles them (`_const`): equal ones are one object, and a
+    str of ASCII name characters is the interned one (`is` sees what it sees in CPython)."""
     tag = c[0]
     if tag == "s":
-        return c[1]
+        return _const(c[1])
     if tag == "u":
-        return "".join([chr(cp) for cp in c[1]])
+        return _const("".join([chr(cp) for cp in c[1]]))
     if tag == "i":
-        return int(c[1], 16)
+        return _const(int(c[1], 16))
     if tag == "b":
         return c[1]
     if tag == "n":
         return None
     if tag == "f":
-        return float(c[1])
+        return _const(float(c[1]))
     items = [_from_canon(x) for x in c[1]] if tag != "d" else None
     if tag == "l":
         return items
     if tag == "t":
-        return tuple(items)
+        t = tuple(items)
+        # A tuple display of constants is a constant itself (folded); one holding a list is built at run time.
+        return _const(t) if _is_const(t) else t
     if tag == "S":
         return set(items)
     if tag == "F":
@@ -430,6 +434,28 @@ _SET_FOLD = (3, 30 if _sys.version_info >= (3, 14) else 1 << 62)
 # differ), so it iterates as that one does. Keyed per line (a parse) and per call (a runner's rebuild of
 # its arguments), in the order CPython compiles them: left to right.
 _folded = {}
+
+
+_SCALAR_CONSTS = (int, float, str, bool, type(None))
+
+
+def _is_const(v):
+    """Whether v can be a code object's constant: a scalar, or a tuple or frozenset of constants."""
+    t = type(v)
+    return t in _SCALAR_CONSTS or (t in (tuple, frozenset) and all([_is_const(x) for x in v]))
+
+_intern = _sys.intern
+_NAME_CHARS = _re.compile(r"[A-Za-z0-9_]*").fullmatch
+
+
+def _const(v):
+    """The line's one object for the constant v, as CPython's compiler leaves it: a str of ASCII name
+    characters interned (`intern_constants`), then equal constants merged into the first
+    (`_PyCode_ConstantKey`; tuples and frozensets item by item, which `_from_canon` builds first).
+    `f('add', 1000, 1000)`: `'add'` is the program's own `'add'`, and the two 1000 are one object."""
+    if type(v) is str and _NAME_CHARS(v) is not None:
+        v = _intern(v)
+    return _folded.setdefault(_const_key(v), v)
 
 
 def _const_key(v):

@@ -11,7 +11,7 @@
  *   4. each candidate runs once per distinct argument tuple of its executable lines, and each line's
  *      verdict compares the expected value with the candidate's.
  */
-import { checkCanonical, sameValue, showValue, type ArgsDisplay, type Canonical } from "./canonical.ts";
+import { checkCanonical, pythonEqualKey, sameValue, showValue, type ArgsDisplay, type Canonical } from "./canonical.ts";
 import type { CodeResult, GradeLimits, GradeRequest, GradeResult, LineResult } from "./types.ts";
 
 /**
@@ -110,20 +110,39 @@ function addCall(calls: Map<string, Call>, line: PlanLine): string {
 }
 
 /**
- * The calls of each generated suite of one task's codes: per suite (its index in the request), its
- * distinct valid calls in line order. The reference runs each suite's calls on its own, from a
- * pristine interpreter: a reference that keeps state between calls (a memo: `lru_cache` takes
- * `-0.0` for `0.0`, a dict `1.0` for `1`) would otherwise answer one suite's call from another's.
+ * The reference units of one task's generated suites: per suite (its index in the request), its
+ * distinct valid calls in line order, each unit run from a pristine interpreter. A line's answer is
+ * what the reference alone says of its call, and a reference may keep a memo between calls
+ * (`lru_cache` takes `-0.0` for `0.0`, a dict `1.0` for `1`): so every suite has units of its own
+ * (no suite answers another's call), and a call Python's `==` equates with an earlier one of the
+ * unit, under another spelling, starts a new unit (`pythonEqualKey`; a suite of distinct values
+ * stays one unit).
  */
 export function referenceCalls(request: GradeRequest, plan: Plan, task: string): { suite: number; calls: Call[] }[] {
-  const suites: { suite: number; calls: Call[] }[] = [];
+  const units: { suite: number; calls: Call[] }[] = [];
   (request.suites ?? []).forEach((suite, i) => {
     if (request.codes[suite.code].task !== task) return;
     const calls = new Map<string, Call>();
-    for (const line of plan.s[i]) if (line[0] === "valid" && line[2]) addCall(calls, line);
-    suites.push({ suite: i, calls: [...calls.values()] });
+    const equal = new Map<string, string>(); // pythonEqualKey -> call key, of the calls in the current unit
+    let unit: Call[] = [];
+    for (const line of plan.s[i]) {
+      if (line[0] !== "valid" || !line[2]) continue;
+      const key = callKey(line);
+      if (calls.has(key)) continue;
+      const eq = pythonEqualKey(line[2]);
+      if (equal.has(eq)) {
+        units.push({ suite: i, calls: unit });
+        unit = [];
+        equal.clear();
+      }
+      equal.set(eq, key);
+      const call: Call = { key, argv: line[5]! };
+      calls.set(key, call);
+      unit.push(call);
+    }
+    units.push({ suite: i, calls: unit });
   });
-  return suites;
+  return units;
 }
 
 /** A reference's outputs, by suite and call (`referenceKey`). */
