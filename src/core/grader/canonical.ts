@@ -67,45 +67,6 @@ function exactlyEqual(a: Canonical, b: Canonical): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-let nanKeys = 0;
-
-/**
- * A key equal for two values exactly when Python's `==` calls them equal, and so a hash table (a
- * memo: `functools.lru_cache`, a dict) takes one for the other: `1`, `1.0` and `True`; `0.0` and
- * `-0.0`; a set and a frozenset of the same elements. Only NaN is unlike itself (each gets a key of
- * its own). Used to keep such calls out of one reference unit (verdicts.ts `referenceCalls`).
- *
- *   pythonEqualKey(["t", [["f", "-0.0"]]]) === pythonEqualKey(["t", [["i", "0x0"]]])
- */
-export function pythonEqualKey(c: Canonical): string {
-  switch (c[0]) {
-    case "n":
-      return "n";
-    case "b":
-      return c[1] ? "#1" : "#0";
-    case "i":
-      return `#${intOf(c[1]).toString()}`;
-    case "f": {
-      const x = floatOf(c[1]);
-      if (Number.isNaN(x)) return `nan${nanKeys++}`;
-      // An integral float equals the int of its exact value; any other float only itself.
-      return Number.isFinite(x) && Number.isInteger(x) ? `#${BigInt(x).toString()}` : `#${c[1]}`;
-    }
-    case "s":
-      return `s${JSON.stringify(c[1])}`;
-    case "u":
-      return `u${JSON.stringify(c[1])}`;
-    case "l":
-    case "t":
-      return `${c[0]}[${c[1].map((x) => pythonEqualKey(x)).join(",")}]`;
-    case "S":
-    case "F":
-      return `S[${c[1].map((x) => pythonEqualKey(x)).sort().join(",")}]`;
-    case "d":
-      return `d[${c[1].map(([k, v]) => `${pythonEqualKey(k)}:${pythonEqualKey(v)}`).sort().join(",")}]`;
-  }
-}
-
 const PY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /** Python-like repr of a str, for reasons only. */

@@ -23,7 +23,10 @@
 /**
  * One candidate (or reference) to run: load `code`, then call `entry` on each of `calls`
  * (canonical argument texts), each step within its limit.
- * @typedef {{ code: string, entry: string, calls: string[], loadMs: number, testMs: number, literal: boolean }} RunnerUnit
+ * A unit: load `code`, then make `calls` in order. `fresh` (ascending call indices): before each of
+ * these calls the program is loaded again (a fresh module: its globals, functions and memos new),
+ * under `loadMs`, as a step of that call; a reload that is not ok is that call's result.
+ * @typedef {{ code: string, entry: string, calls: string[], loadMs: number, testMs: number, literal: boolean, fresh?: number[] }} RunnerUnit
  */
 /**
  * Host -> runner.
@@ -268,8 +271,16 @@ export function startRunner(pyodide, harnessSource, role) {
         const loaded = timed(unit.loadMs, () => harness.load(unit.code, unit.entry));
         emit({ type: "step", id, step: 0, result: loaded });
         if (begins(loaded, '["ok"')) {
+          const fresh = unit.fresh ?? [];
+          let nextFresh = 0;
           for (let i = 0; i < unit.calls.length; i++) {
-            const result = timed(unit.testMs, () => harness.call(unit.calls[i], unit.literal));
+            let result = "";
+            if (nextFresh < fresh.length && fresh[nextFresh] === i) {
+              nextFresh++;
+              const again = timed(unit.loadMs, () => harness.load(unit.code, unit.entry));
+              if (!begins(again, '["ok"')) result = again;
+            }
+            if (result === "") result = timed(unit.testMs, () => harness.call(unit.calls[i], unit.literal));
             emit({ type: "step", id, step: i + 1, result });
             if (begins(result, '["timeout"')) break; // the rest of this unit is not run
           }

@@ -14,7 +14,7 @@
  * itself costs the step in flight an `error`, the same way. At most one kill per candidate.
  */
 import { checkRequest } from "./request.ts";
-import { candidateLines, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, referenceKey, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
+import { candidateLines, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, referenceKey, type CandidateRun, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
 import type { RunnerEvent, RunnerRequest, RunnerRole, RunnerUnit } from "./runner.js";
 import type { Grader, GradeLimits, GradeProgress, GradeRequest, GradeResult, StartProgress } from "./types.ts";
 
@@ -275,7 +275,9 @@ class RunnerSlot {
     const steps: UnitSteps = [];
     return new Promise((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const limitOf = (step: number) => (step === 0 ? unit.loadMs : unit.testMs);
+      // A call after a reload (`fresh`) has the reload's time too.
+      const fresh = new Set(unit.fresh ?? []);
+      const limitOf = (step: number) => (step === 0 ? unit.loadMs : unit.testMs + (fresh.has(step - 1) ? unit.loadMs : 0));
       const arm = () => {
         clearTimeout(timer);
         const limit = limitOf(steps.length);
@@ -358,17 +360,18 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
         await planTask(req, taskId, plan);
         const outputs: ReferenceOutputs = new Map();
         let load: StepResult | undefined;
-        // Each suite's distinct calls in a unit of their own (a reference that keeps state between
-        // calls answers a suite as it would alone: no suite changes another's), suite after suite. A
-        // reference is trusted but the arguments are not: after an interrupted call the unit ends and
-        // the suite's calls after it run in a new unit; after a kill (or a crash) the rest of that
-        // suite is not run, so one suite costs at most one kill, and only its own lines.
+        // Each suite's distinct calls in a unit of their own, each call on a freshly loaded reference
+        // (`fresh`: a reference that keeps state between calls, a memo, answers every line as it
+        // would alone), suite after suite. A reference is trusted but the arguments are not: after
+        // an interrupted call the unit ends and the suite's calls after it run in a new unit; after a
+        // kill (or a crash) the rest of that suite is not run, so one suite costs at most one kill,
+        // and only its own lines.
         for (const { suite, calls } of referenceCalls(req, plan, taskId)) {
           for (let at = 0; at < calls.length && (load === undefined || load[0] === "ok");) {
             const pending = calls.slice(at);
             total += pending.length + 1; // its calls and the unit's load
             const { steps, stopped } = await judge.unit(
-              { code: task.reference, entry: task.entry_point, calls: pending.map((call) => JSON.stringify(call.argv)), loadMs: limits.load_ms, testMs: referenceMs(limits.test_ms), literal: true },
+              { code: task.reference, entry: task.entry_point, calls: pending.map((call) => JSON.stringify(call.argv)), fresh: pending.map((_, i) => i).slice(1), loadMs: limits.load_ms, testMs: referenceMs(limits.test_ms), literal: true },
               killGrace, step);
             load = steps[0];
             for (let i = 1; i < steps.length; i++) outputs.set(referenceKey(suite, pending[i - 1].key), steps[i]);
@@ -382,18 +385,40 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
       prepared.set(taskId, chain);
     }
 
-    // 3. Candidates on the sandbox, each from a pristine interpreter.
+    // 3. Candidates on the sandbox, each from a pristine interpreter, each of its suites on the
+    // program freshly loaded (`fresh`), as CPython runs a suite after the program: a memo never
+    // carries one suite's call into another's line. A timeout that was interrupted ends its own
+    // suite only (the next suites run in a new unit); a kill ends the candidate (at most one kill each).
     for (let c = 0; c < req.codes.length; c++) {
       const code = req.codes[c];
       await prepared.get(code.task);
       const lines = candidateLines(req, plan, c, references);
       total += lines.calls.length;
-      const steps: UnitSteps = code.code.length > MAX_CODE_CHARS
-        ? [["syntax", `code too long (${code.code.length} characters, at most ${MAX_CODE_CHARS})`]]
-        : (await sandbox.unit(
-            { code: code.code, entry: tasks.get(code.task)!.entry_point, calls: lines.calls.map((call) => JSON.stringify(call.argv)), loadMs: limits.load_ms, testMs: limits.test_ms, literal: false },
-            killGrace, step)).steps;
-      judgeCandidate(result, c, lines, steps, limits);
+      const run: CandidateRun = { load: undefined, got: new Map(), timedOut: new Set(), ended: null };
+      if (code.code.length > MAX_CODE_CHARS) run.load = ["syntax", `code too long (${code.code.length} characters, at most ${MAX_CODE_CHARS})`];
+      const { calls } = lines;
+      for (let at = 0; run.load === undefined || (run.load[0] === "ok" && at < calls.length);) {
+        const pending = calls.slice(at);
+        const { steps, stopped } = await sandbox.unit({
+          code: code.code, entry: tasks.get(code.task)!.entry_point, calls: pending.map((call) => JSON.stringify(call.argv)),
+          fresh: pending.flatMap((call, i) => (i > 0 && call.group !== pending[i - 1].group ? [i] : [])),
+          loadMs: limits.load_ms, testMs: limits.test_ms, literal: false,
+        }, killGrace, step);
+        if (run.load === undefined || steps[0]?.[0] !== "ok") run.load = steps[0] ?? ["error", "not run"];
+        for (let i = 1; i < steps.length; i++) run.got.set(pending[i - 1].key, steps[i]);
+        const ran = steps.length - 1;
+        if (stopped || steps[0]?.[0] !== "ok") {
+          if (stopped) run.ended = steps[steps.length - 1] ?? null;
+          break;
+        }
+        if (ran >= pending.length || ran === 0) break;
+        // The last step was an interrupted timeout: the rest of its suite is not run; the next suite is.
+        const group = pending[ran - 1].group;
+        run.timedOut.add(group);
+        at += ran;
+        while (at < calls.length && calls[at].group === group) at++;
+      }
+      judgeCandidate(result, c, lines, run, limits);
     }
     await chain;
     onProgress?.({ phase: "grade", done: total, total, text: "graded" });

@@ -11,7 +11,7 @@
  *   4. each candidate runs once per distinct argument tuple of its executable lines, and each line's
  *      verdict compares the expected value with the candidate's.
  */
-import { checkCanonical, pythonEqualKey, sameValue, showValue, type ArgsDisplay, type Canonical } from "./canonical.ts";
+import { checkCanonical, sameValue, showValue, type ArgsDisplay, type Canonical } from "./canonical.ts";
 import type { CodeResult, GradeLimits, GradeRequest, GradeResult, LineResult } from "./types.ts";
 
 /**
@@ -110,39 +110,21 @@ function addCall(calls: Map<string, Call>, line: PlanLine): string {
 }
 
 /**
- * The reference units of one task's generated suites: per suite (its index in the request), its
- * distinct valid calls in line order, each unit run from a pristine interpreter. A line's answer is
- * what the reference alone says of its call, and a reference may keep a memo between calls
- * (`lru_cache` takes `-0.0` for `0.0`, a dict `1.0` for `1`): so every suite has units of its own
- * (no suite answers another's call), and a call Python's `==` equates with an earlier one of the
- * unit, under another spelling, starts a new unit (`pythonEqualKey`; a suite of distinct values
- * stays one unit).
+ * The calls of each generated suite of one task's codes: per suite (its index in the request), its
+ * distinct valid calls in line order. The reference runs each suite's calls in a unit of its own,
+ * each call on a freshly loaded reference (supervisor `fresh`): a reference that keeps state between
+ * calls (a memo, keyed by `==` as `lru_cache`, or by a conversion as `_memo[tuple(xs)]`) answers
+ * each line as it would alone, and no suite changes another's.
  */
 export function referenceCalls(request: GradeRequest, plan: Plan, task: string): { suite: number; calls: Call[] }[] {
-  const units: { suite: number; calls: Call[] }[] = [];
+  const suites: { suite: number; calls: Call[] }[] = [];
   (request.suites ?? []).forEach((suite, i) => {
     if (request.codes[suite.code].task !== task) return;
     const calls = new Map<string, Call>();
-    const equal = new Map<string, string>(); // pythonEqualKey -> call key, of the calls in the current unit
-    let unit: Call[] = [];
-    for (const line of plan.s[i]) {
-      if (line[0] !== "valid" || !line[2]) continue;
-      const key = callKey(line);
-      if (calls.has(key)) continue;
-      const eq = pythonEqualKey(line[2]);
-      if (equal.has(eq)) {
-        units.push({ suite: i, calls: unit });
-        unit = [];
-        equal.clear();
-      }
-      equal.set(eq, key);
-      const call: Call = { key, argv: line[5]! };
-      calls.set(key, call);
-      unit.push(call);
-    }
-    units.push({ suite: i, calls: unit });
+    for (const line of plan.s[i]) if (line[0] === "valid" && line[2]) addCall(calls, line);
+    suites.push({ suite: i, calls: [...calls.values()] });
   });
-  return units;
+  return suites;
 }
 
 /** A reference's outputs, by suite and call (`referenceKey`). */
@@ -169,55 +151,83 @@ function judgeLine(line: PlanLine, suite: number, outputs: ReferenceOutputs | un
 
 /** One candidate's executable lines: per suite line, its expected value, or null when it is not run. */
 export interface CandidateLines {
-  /** Distinct calls to make, in first-seen order. */
-  calls: Call[];
+  /** The calls to make, suite after suite (`group`), each suite's distinct calls in first-seen order. */
+  calls: (Call & { group: string })[];
   /** [kind, suite index, per line: judged line]. */
   suites: { kind: "s" | "g"; index: number; lines: JudgedLine[] }[];
 }
-type JudgedLine = { validity: LineResult["validity"]; reason: string; expected?: Canonical; key?: string; corrected?: string };
+type JudgedLine = { validity: LineResult["validity"]; reason: string; expected?: Canonical; key?: string; group?: string; corrected?: string };
 
-/** The lines of code `c`, judged against the references; which calls the candidate must make. */
+/**
+ * The lines of code `c`, judged against the references; which calls the candidate must make. Each
+ * suite (generated or golden) is its own group of calls, run on the program freshly loaded: a call
+ * two suites share is made in each (a program that keeps state answers each suite as CPython would).
+ */
 export function candidateLines(
   request: GradeRequest,
   plan: Plan,
   c: number,
   references: Map<string, { load: StepResult | undefined; outputs: ReferenceOutputs }>,
 ): CandidateLines {
-  const calls = new Map<string, Call>();
+  const calls: CandidateLines["calls"] = [];
   const suites: CandidateLines["suites"] = [];
+  const add = (group: string, seen: Set<string>, line: PlanLine): string => {
+    const key = `${group}\u0000${callKey(line)}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      calls.push({ key, argv: line[5]!, group });
+    }
+    return key;
+  };
   (request.suites ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
     const ref = references.get(request.codes[c].task);
+    const group = `s${index}`;
+    const seen = new Set<string>();
     const lines = plan.s[index].map((line): JudgedLine => {
       const judged = judgeLine(line, index, ref?.outputs, ref?.load);
       if ("invalid" in judged) return { validity: "invalid", reason: judged.invalid };
-      return { ...judged, key: addCall(calls, line) };
+      return { ...judged, key: add(group, seen, line), group };
     });
     suites.push({ kind: "s", index, lines });
   });
   (request.golden ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
+    const group = `g${index}`;
+    const seen = new Set<string>();
     const lines = plan.g[index].map((line): JudgedLine => {
       const [validity, reason, args, answer] = line;
-      return validity === "invalid" || !args || !answer ? { validity: "invalid", reason } : { validity: "valid", reason: "", expected: answer, key: addCall(calls, line) };
+      return validity === "invalid" || !args || !answer ? { validity: "invalid", reason } : { validity: "valid", reason: "", expected: answer, key: add(group, seen, line), group };
     });
     suites.push({ kind: "g", index, lines });
   });
-  return { calls: [...calls.values()], suites };
+  return { calls, suites };
+}
+
+/**
+ * What a candidate's units gave: its load, each call's step (by call key), the suites an interrupted
+ * timeout ended, and the step in flight when a unit was ended for good (a kill, a crash, a broken
+ * protocol: no later call of the candidate runs).
+ */
+export interface CandidateRun {
+  load: StepResult | undefined;
+  got: Map<string, StepResult>;
+  timedOut: Set<string>;
+  ended: StepResult | null;
 }
 
 const STATUS: Record<string, CodeResult["status"]> = { ok: "ok", syntax: "syntax-error", timeout: "timeout" };
 
-/** Verdicts of one candidate's lines from its unit's steps; writes them into `result`. */
-export function judgeCandidate(result: GradeResult, c: number, lines: CandidateLines, steps: UnitSteps, limits: Limits): void {
-  const load = steps[0] ?? (["error", "not run"] as StepResult);
+/** Verdicts of one candidate's lines from its units' steps; writes them into `result`. */
+export function judgeCandidate(result: GradeResult, c: number, lines: CandidateLines, run: CandidateRun, limits: Limits): void {
+  const load = run.load ?? (["error", "not run"] as StepResult);
   const status = STATUS[load[0]] ?? "load-error";
   result.codes[c] = { status, reason: status === "ok" ? "" : String(load[1]) };
-  const got = new Map(lines.calls.map((call, i) => [call.key, steps[i + 1]]));
-  const stopped = steps.slice(1).find((s) => s?.[0] === "timeout");
   for (const { kind, index, lines: judged } of lines.suites) {
     (kind === "s" ? result.suites : result.golden)[index] = judged.map((line) => {
-      const verdict = lineVerdict(line, status === "ok" ? got.get(line.key ?? "") : undefined, status === "ok", stopped, limits);
+      // A call not run: an earlier call of its suite timed out, or of the candidate was killed (at most one kill each).
+      const stopped = run.ended?.[0] === "timeout" || (line.group !== undefined && run.timedOut.has(line.group));
+      const verdict = lineVerdict(line, status === "ok" ? run.got.get(line.key ?? "") : undefined, status === "ok", stopped, limits);
       const out: LineResult = { validity: line.validity, reason: join(line.reason, verdict.why), verdict: verdict.verdict };
       if (kind === "s" && line.corrected) out.corrected = line.corrected;
       return out;
@@ -225,13 +235,10 @@ export function judgeCandidate(result: GradeResult, c: number, lines: CandidateL
   }
 }
 
-function lineVerdict(line: JudgedLine, step: StepResult | undefined, loaded: boolean, stopped: StepResult | undefined, limits: Limits):
+function lineVerdict(line: JudgedLine, step: StepResult | undefined, loaded: boolean, stopped: boolean, limits: Limits):
   { verdict: LineResult["verdict"]; why: string } {
   if (line.validity === "invalid" || !loaded || !line.expected) return { verdict: "skipped", why: "" };
-  if (!step) {
-    // Not run: an earlier call of this candidate timed out (at most one kill per candidate).
-    return stopped ? { verdict: "timeout", why: `not run: an earlier call exceeded ${limits.test_ms} ms` } : { verdict: "error", why: "not run" };
-  }
+  if (!step) return stopped ? { verdict: "timeout", why: `not run: an earlier call exceeded ${limits.test_ms} ms` } : { verdict: "error", why: "not run" };
   if (step[0] === "ok") {
     const value = step[1] as Canonical;
     return sameValue(line.expected, value) ? { verdict: "pass", why: "" } : { verdict: "fail", why: `expected ${showValue(line.expected)}, got ${showValue(value)}` };

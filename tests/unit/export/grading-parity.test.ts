@@ -11,7 +11,7 @@ import { loadPyodide, type PyodideInterface } from "pyodide";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Canonical } from "../../../src/core/grader/canonical.ts";
 import type { GradeRequest, GradeResult, LineResult } from "../../../src/core/grader/types.ts";
-import { argsKey, candidateLines, emptyResult, judgeCandidate, referenceKey, type Plan, type PlanLine, type StepResult } from "../../../src/core/grader/verdicts.ts";
+import { argsKey, candidateLines, emptyResult, judgeCandidate, referenceKey, type CandidateRun, type Plan, type PlanLine, type StepResult } from "../../../src/core/grader/verdicts.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import { nearValue, randomValue } from "./values.ts";
 
@@ -85,16 +85,19 @@ function tsGrade(c: Case, literal: (v: Canonical) => string | null): LineResult[
     return [referenceKey(0, k), lit === null ? ["error", "no literal form"] : ["ok", o[1], lit]];
   }));
   const lines = candidateLines(request, plan, 0, new Map([["t", { load: ["ok", ""], outputs }]]));
-  const steps: StepResult[] = [c.candidate === null ? ["load", "NameError: f"] : ["ok", ""]];
+  const run: CandidateRun = { load: c.candidate === null ? ["load", "NameError: f"] : ["ok", ""], got: new Map(), timedOut: new Set(), ended: null };
   if (c.candidate !== null) {
     for (const call of lines.calls) {
-      const o = c.candidate[call.key];
-      steps.push(o);
-      if (o[0] === "timeout") break; // the supervisor kills the candidate: no later call runs
+      const o = c.candidate[call.key.slice(call.key.indexOf("\u0000") + 1)]; // the key within its suite (group)
+      run.got.set(call.key, o);
+      if (o[0] === "timeout") {
+        run.timedOut.add(call.group); // no later call of its suite runs
+        break;
+      }
     }
   }
   const result: GradeResult = emptyResult(request);
-  judgeCandidate(result, 0, lines, steps, LIMITS);
+  judgeCandidate(result, 0, lines, run, LIMITS);
   return result.suites[0];
 }
 

@@ -170,9 +170,10 @@ const SNIPPETS: Snippet[] = [
     status: "ok", verdicts: ["pass"],
   },
   {
+    // A test line calls what the name is bound to now, as in CPython: the second line gets the lambda's 0.
     name: "replace the entry point",
     code: body("    global f\n    f = lambda ys: 0\n    return max(xs)"),
-    status: "ok", verdicts: ["pass", "pass"], suite: TWO,
+    status: "ok", verdicts: ["pass", "fail"], suite: TWO,
   },
   { name: "print fake result markers", code: body("    print('[\"ok\",\"\",[]]')\n    print('pass')\n    return 0"), status: "ok", verdicts: ["fail"] },
   { name: "write to the real stdout", code: body(`${SYS}    sys.__stdout__.write('PASS\\n')\n    return 0`), status: "ok", verdicts: ["fail"] },
