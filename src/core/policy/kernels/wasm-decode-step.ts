@@ -108,10 +108,10 @@ export class DirectDecoder {
       const [K, N] = model.params.get(`${name}.w`)!.shape;
       return { w: param(`${name}.w`).id, b: param(`${name}.b`).id, K, N };
     };
-    const norm = (name: string): Norm => ({ g: param(`${name}.g`).memoryOffset, b: param(`${name}.b`).memoryOffset });
+    const norm = (name: string): Norm => ({ g: param(`${name}.g`).memoryOffset >>> 0, b: param(`${name}.b`).memoryOffset >>> 0 });
     this.w = {
-      wte: param("wte").memoryOffset,
-      wpe: param("wpe").memoryOffset,
+      wte: param("wte").memoryOffset >>> 0,
+      wpe: param("wpe").memoryOffset >>> 0,
       head: info(this.head).id,
       lnf: norm("lnf"),
       blocks: Array.from({ length: model.config.layers }, (_, l) => ({
@@ -125,7 +125,7 @@ export class DirectDecoder {
     };
     const floats = { e1: C, e2: C, x: C, x2: C, h: C, qkv: 3 * C, att: heads * keys, probs: heads * keys, y: C, t: C, f: 4 * C, inner: 4 * C, sig: 4 * C, g: 4 * C, bias: keys, logits: V };
     this.buf = Object.fromEntries(Object.entries(floats).map(([name, n]) => [name, this.alloc(rows * n)])) as DirectDecoder["buf"];
-    this.shapes = this.cpp._malloc(16 * 8);
+    this.shapes = this.cpp._malloc(16 * 8) >>> 0; // an address past 2 GiB comes back negative
     this.logits = new Float32Array(rows * V);
   }
 
@@ -145,13 +145,13 @@ export class DirectDecoder {
     directDecodeCounts.steps++;
     const { cpp, buf, w } = this;
     const heap = new Float32Array(this.memory.buffer);
-    const at = (t: tf.Tensor) => this.backend.dataIdMap.get(t.dataId)!.memoryOffset;
+    const at = (t: tf.Tensor) => this.backend.dataIdMap.get(t.dataId)!.memoryOffset >>> 0;
     // tf.gather's rows of wte and wpe (a copy), then tfjs's Add: x = wte[token] + wpe[position].
     for (let b = 0; b < B; b++) {
-      heap.copyWithin((buf.e1.at >> 2) + b * C, (w.wte >> 2) + tokens[b] * C, (w.wte >> 2) + (tokens[b] + 1) * C);
-      heap.copyWithin((buf.e2.at >> 2) + b * C, (w.wpe >> 2) + positions[b] * C, (w.wpe >> 2) + (positions[b] + 1) * C);
+      heap.copyWithin((buf.e1.at >>> 2) + b * C, (w.wte >>> 2) + tokens[b] * C, (w.wte >>> 2) + (tokens[b] + 1) * C);
+      heap.copyWithin((buf.e2.at >>> 2) + b * C, (w.wpe >>> 2) + positions[b] * C, (w.wpe >>> 2) + (positions[b] + 1) * C);
     }
-    writeAttentionBias(heap.subarray(buf.bias.at >> 2), pad, 1, S);
+    writeAttentionBias(heap.subarray(buf.bias.at >>> 2), pad, 1, S);
     const rowsC = this.shape(0, B, C);
     cpp._Add(buf.e1.id, rowsC, 2, buf.e2.id, rowsC, 2, FLOAT32, buf.x.id);
     // tf.fused.matMul((B, K), (K, N), bias): its kernel on (1, B, K) and (1, K, N).
@@ -194,7 +194,7 @@ export class DirectDecoder {
   private alloc(floats: number): Buffer {
     const { dataId } = this.backend.makeOutput([floats], "float32");
     const { id, memoryOffset } = this.backend.dataIdMap.get(dataId)!;
-    const b = { dataId, id, at: memoryOffset };
+    const b = { dataId, id, at: memoryOffset >>> 0 }; // unsigned: an address past 2 GiB
     this.buffers.push(b);
     return b;
   }
