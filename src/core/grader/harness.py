@@ -741,6 +741,12 @@ def call(args_text, literal):
     try:
         argv = _json.loads(args_text)
         _folded.clear()
+        kept = None
+        if type(argv) is list and len(argv) == 3 and argv[0] == "I":
+            # The line's answer: its strs of name characters are interned as CPython compiles the
+            # line, before the call (kept alive for it, as the line's code object keeps them).
+            kept = [_intern(s) for s in argv[1] if type(s) is str and _NAME_CHARS(s) is not None]
+            argv = argv[2]
         args = _args_source(argv) if type(argv) is str else _from_canon(argv)
         _folded.clear()
         ns, entry = _state["ns"], _state["entry"]

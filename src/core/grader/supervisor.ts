@@ -14,7 +14,7 @@
  * itself costs the step in flight an `error`, the same way. At most one kill per candidate.
  */
 import { checkRequest } from "./request.ts";
-import { candidateLines, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, referenceKey, type CandidateRun, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
+import { callText, candidateLines, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, referenceKey, type CandidateRun, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
 import type { RunnerEvent, RunnerRequest, RunnerRole, RunnerUnit } from "./runner.js";
 import type { Grader, GradeLimits, GradeProgress, GradeRequest, GradeResult, StartProgress } from "./types.ts";
 
@@ -269,7 +269,12 @@ class RunnerSlot {
    * Run one unit; resolve with its steps (never rejects for the candidate's doing: a kill or a
    * crash becomes the step's `timeout` or `error`). `onStep` sees each step as it ends.
    */
-  async unit(unit: RunnerUnit, killGrace: (limit: number) => number, onStep: () => void): Promise<{ steps: UnitSteps; stopped: boolean }> {
+  /**
+   * Run one unit. `stopped`: ended with a step in flight (a kill, a crash, a broken protocol);
+   * `retired`: its runner is gone either way (also a unit that ended unfit, a grown heap): the next
+   * unit pays a runner start, so a caller makes no more units of that candidate or suite.
+   */
+  async unit(unit: RunnerUnit, killGrace: (limit: number) => number, onStep: () => void): Promise<{ steps: UnitSteps; stopped: boolean; retired: boolean }> {
     const { live, host } = await this.ready();
     const id = this.nextId++;
     const steps: UnitSteps = [];
@@ -288,7 +293,7 @@ class RunnerSlot {
         live.pending = live.exited = null;
         if (inFlight && steps.length <= unit.calls.length) steps.push(inFlight);
         if (kill) void this.retire();
-        resolve({ steps, stopped: inFlight !== null });
+        resolve({ steps, stopped: inFlight !== null, retired: kill });
       };
       live.exited = (why) => end(["error", `the sandbox crashed: ${why}`], true);
       // Anything off protocol (a runner that ran untrusted code may send anything) ends the unit,
@@ -373,13 +378,14 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
           for (let at = 0; at < calls.length && (load === undefined || load[0] === "ok");) {
             const pending = calls.slice(at);
             total += pending.length + 1; // its calls and the unit's load
-            const { steps, stopped } = await judge.unit(
-              { code: task.reference, entry: task.entry_point, calls: pending.map((call) => JSON.stringify(call.argv)), fresh: pending.map((_, i) => i).slice(1), hold: true, continues: load !== undefined, loadMs: limits.load_ms, testMs: referenceMs(limits.test_ms), literal: true },
+            const { steps, stopped, retired } = await judge.unit(
+              { code: task.reference, entry: task.entry_point, calls: pending.map(callText), fresh: pending.map((_, i) => i).slice(1), hold: true, continues: load !== undefined, loadMs: limits.load_ms, testMs: referenceMs(limits.test_ms), literal: true },
               killGrace, step);
             load = steps[0];
             for (let i = 1; i < steps.length; i++) outputs.set(referenceKey(suite, pending[i - 1].key), steps[i]);
             const ran = steps.length - 1;
-            if (stopped || ran === 0) break;
+            // After a kill, or a unit that cost the judge (its heap grew): the rest of this suite is not run.
+            if (stopped || retired || ran === 0) break;
             at += ran;
           }
         }
@@ -402,8 +408,8 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
       const { calls } = lines;
       for (let at = 0; run.load === undefined || (run.load[0] === "ok" && at < calls.length);) {
         const pending = calls.slice(at);
-        const { steps, stopped } = await sandbox.unit({
-          code: code.code, entry: tasks.get(code.task)!.entry_point, calls: pending.map((call) => JSON.stringify(call.argv)),
+        const { steps, stopped, retired } = await sandbox.unit({
+          code: code.code, entry: tasks.get(code.task)!.entry_point, calls: pending.map(callText),
           fresh: pending.flatMap((call, i) => (i > 0 && call.group !== pending[i - 1].group ? [i] : [])),
           loadMs: limits.load_ms, testMs: limits.test_ms, literal: false,
         }, killGrace, step);
@@ -415,6 +421,12 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
           break;
         }
         if (ran >= pending.length || ran === 0) break;
+        if (retired) {
+          // An interrupted timeout in a unit that cost the sandbox (its heap grew): as a kill, the
+          // candidate's rest is not run (one runner start per candidate at most).
+          run.ended = steps[steps.length - 1];
+          break;
+        }
         // The last step was an interrupted timeout: the rest of its suite is not run; the next suite is.
         const group = pending[ran - 1].group;
         run.timedOut.add(group);

@@ -96,16 +96,34 @@ const callKey = (line: PlanLine): string => JSON.stringify(line[5] ?? line[2]);
 
 type Limits = Required<GradeLimits>;
 
-/** One distinct call: its identity (callKey) and the arguments to pass (PlanLine argv). */
+/**
+ * One distinct call: its identity (callKey), the arguments to pass (PlanLine argv), and the strs of
+ * ASCII name characters in its line's answer, which CPython interns as it compiles the line, before
+ * the call runs (a program that compiles at run time, `eval` of a set display, sees them).
+ */
 export interface Call {
   key: string;
   argv: ArgsDisplay;
+  intern: string[];
 }
+
+/** The strs of ASCII name characters in a canonical value (harness `_const` interns the same ones). */
+function nameStrings(c: Canonical | null, out: string[] = []): string[] {
+  if (!c) return out;
+  if (c[0] === "s") {
+    if (/^[A-Za-z0-9_]*$/.test(c[1])) out.push(c[1]);
+  } else if (c[0] === "d") for (const [k, v] of c[1]) nameStrings(v, nameStrings(k, out));
+  else if (c[0] === "l" || c[0] === "t" || c[0] === "S" || c[0] === "F") for (const x of c[1]) nameStrings(x, out);
+  return out;
+}
+
+/** A line's call as its runner is sent it: the arguments, behind the answer's strs to intern first. */
+export const callText = (call: Call): string => JSON.stringify(call.intern.length ? ["I", call.intern, call.argv] : call.argv);
 
 /** Adds a line's call to `calls` unless an equal call is there; returns its key. */
 function addCall(calls: Map<string, Call>, line: PlanLine): string {
   const key = callKey(line);
-  if (!calls.has(key)) calls.set(key, { key, argv: line[5]! });
+  if (!calls.has(key)) calls.set(key, { key, argv: line[5]!, intern: nameStrings(line[3]) });
   return key;
 }
 
@@ -175,7 +193,7 @@ export function candidateLines(
     const key = `${group}\u0000${callKey(line)}`;
     if (!seen.has(key)) {
       seen.add(key);
-      calls.push({ key, argv: line[5]!, group });
+      calls.push({ key, argv: line[5]!, intern: nameStrings(line[3]), group });
     }
     return key;
   };
