@@ -689,6 +689,20 @@ def plan(request_json):
 # ---------------------------------------------------------------------------------------------
 # Running code: one load, then calls; the runner times each and interrupts it past its limit.
 
+_RUN_TIME_COMPILERS = frozenset(["eval", "exec", "compile", "__import__", "breakpoint"])
+
+
+def _compiles_at_run_time(source):
+    """The first of eval, exec, compile, __import__, breakpoint a reference names (as a name or an
+    attribute), or "": the judge runs references on test lines' arguments, and a reference that
+    compiles one would run the line's text in the judge (a trusted process for the whole batch)."""
+    for node in _A.walk(_A.parse(source)):
+        name = node.id if type(node) is _A.Name else node.attr if type(node) is _A.Attribute else None
+        if name in _RUN_TIME_COMPILERS:
+            return name
+    return ""
+
+
 def load(source, entry_point):
     """Run a module body in a fresh namespace and keep the namespace and the entry point's name (a
     call looks the name up, as a test line does: a program may rebind it).
@@ -706,6 +720,10 @@ def load(source, entry_point):
             return _dumps(["syntax", "syntax error: " + (e.msg if type(e.msg) is str else "?")])
         except BaseException as e:  # null bytes, a recursion in the compiler, an interrupt
             return _dumps(["syntax", "cannot compile: " + _exc_reason(e)])
+        if _state.get("role") == "judge":
+            compiles = _compiles_at_run_time(source)
+            if compiles:
+                return _dumps(["load", "the reference calls %s: it would run a test line's text in the judge (tasks' references may not compile code at run time; ast.literal_eval reads a literal)" % compiles])
         _state["source"], _state["code"] = source, code
     try:
         ns = _fresh_namespace()

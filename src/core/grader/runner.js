@@ -260,6 +260,8 @@ export function startRunner(pyodide, harnessSource, role) {
       const { id } = request;
       try {
         if (request.type === "plan") {
+          // A plan starts from the snapshot too: nothing a held reference unit left reaches the parse.
+          if (!pristine) restore();
           pristine = false;
           held = false; // a parse interns the lines' identifiers: the next unit starts from the snapshot
           let plan;

@@ -6,27 +6,20 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { presetConfig } from "../../../src/core/config/index.ts";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
-import { arenaConstraints, arenaVocabulary } from "../../../src/core/duel/contexts.ts";
+import { arenaVocabulary } from "../../../src/core/duel/contexts.ts";
 import { TrainerService, type TrainerHost } from "../../../src/core/duel/trainer-service.ts";
 import { createSupervisedGrader, type SupervisedGrader } from "../../../src/core/grader/supervisor.ts";
 import type { TrainerEvent } from "../../../src/core/loop/events.ts";
-import { PolicyService } from "../../../src/core/policy/policy-service.ts";
 import { createNodeGrader, spawnNodeRunner } from "../../../src/node/grader.ts";
 import { useNodeBackend } from "../../../src/node/tf-backend.ts";
 import { memoryRepo } from "./memory-repo.ts";
+import { realPlayer, until } from "./service-helpers.ts";
 
 const vocab = arenaVocabulary();
 beforeAll(() => useNodeBackend("wasm"));
 
 const tiny = presetConfig("classroom", { steps: 1, tasks_per_step: 1, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0, beta: 0 });
 
-async function realPlayer(init: Parameters<TrainerHost["player"]>[1], train: Parameters<TrainerHost["player"]>[2]): Promise<PolicyService> {
-  const s = new PolicyService(arenaConstraints(vocab));
-  await s.init(["wasm"]);
-  if ("checkpoint" in init) await s.load(init.checkpoint, train);
-  else await s.create({ ...init.fresh, train });
-  return s;
-}
 
 /** The host, counting what it is asked for: each warm() of the grader and each task-set read. */
 function countingHost(grader: SupervisedGrader, player: TrainerHost["player"]) {
@@ -44,32 +37,16 @@ function countingHost(grader: SupervisedGrader, player: TrainerHost["player"]) {
   return { host, counts, firstWarm };
 }
 
-function until<T>(events: TrainerEvent[], pick: (e: TrainerEvent) => T | undefined, ms = 120_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  return new Promise((resolve, reject) => {
-    const look = () => {
-      for (const e of events) {
-        const hit = pick(e);
-        if (hit !== undefined) return resolve(hit);
-      }
-      if (Date.now() > deadline) return reject(new Error(`no such event in ${ms} ms: ${JSON.stringify(events.map((e) => e.type))}`));
-      setTimeout(look, 20);
-    };
-    look();
-  });
-}
 
 describe("starting a run", () => {
   it("starts the Python sandbox beside the players, not after them", async () => {
     const grader = await createNodeGrader();
     try {
       // Players that arrive only once the sandbox's start has begun: a start that waits for the players first never gets there.
-      let ctx!: ReturnType<typeof countingHost>;
-      const player: TrainerHost["player"] = async (_role, init, train) => {
+      const ctx: ReturnType<typeof countingHost> = countingHost(grader, async (_role, init, train) => {
         await ctx.firstWarm;
         return realPlayer(init, train);
-      };
-      ctx = countingHost(grader, player);
+      });
       const service = new TrainerService(ctx.host, { watchdog: { startMs: 30_000, firstMs: 120_000 } });
       const events: TrainerEvent[] = [];
       await service.subscribe((e) => events.push(e));

@@ -12,7 +12,7 @@ import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { presetConfig } from "../../../src/core/config/index.ts";
 import { arenaV1 } from "../../../src/core/arena/task-suite.ts";
-import { arenaConstraints, arenaVocabulary } from "../../../src/core/duel/contexts.ts";
+import { arenaVocabulary } from "../../../src/core/duel/contexts.ts";
 import { TrainerService, type HostedPlayer, type RunRepository, type TrainerHost } from "../../../src/core/duel/trainer-service.ts";
 import { PhaseStuckError, StepAbandonedError, Watchdog } from "../../../src/core/duel/watchdog.ts";
 import { createSupervisedGrader, RunnerStartTimeoutError, type SpawnRunner } from "../../../src/core/grader/supervisor.ts";
@@ -23,6 +23,7 @@ import { childProcessRunner } from "../../../src/node/grader.ts";
 import { useNodeBackend } from "../../../src/node/tf-backend.ts";
 import { sharedNodeGrader } from "../node-grader.ts";
 import { memoryRepo } from "./memory-repo.ts";
+import { realPlayer, until } from "./service-helpers.ts";
 
 const vocab = arenaVocabulary();
 beforeAll(() => useNodeBackend("wasm"));
@@ -109,13 +110,6 @@ describe("a grader whose runner never starts", () => {
   });
 });
 
-async function realPlayer(init: Parameters<TrainerHost["player"]>[1], train: Parameters<TrainerHost["player"]>[2]): Promise<PolicyService> {
-  const s = new PolicyService(arenaConstraints(vocab));
-  await s.init(["wasm"]);
-  if ("checkpoint" in init) await s.load(init.checkpoint, train);
-  else await s.create({ ...init.fresh, train });
-  return s;
-}
 
 const tiny = (steps: number) => presetConfig("classroom", { steps, tasks_per_step: 1, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0, beta: 0 });
 
@@ -130,20 +124,6 @@ function hostWith(grader: Grader, repo: RunRepository, player?: TrainerHost["pla
   };
 }
 
-function until<T>(events: TrainerEvent[], pick: (e: TrainerEvent) => T | undefined, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  return new Promise((resolve, reject) => {
-    const look = () => {
-      for (const e of events) {
-        const hit = pick(e);
-        if (hit !== undefined) return resolve(hit);
-      }
-      if (Date.now() > deadline) return reject(new Error(`no such event in ${ms} ms: ${JSON.stringify(events.map((e) => e.type))}`));
-      setTimeout(look, 20);
-    };
-    look();
-  });
-}
 
 describe("a run whose Python sandbox never starts", () => {
   it("fails with what failed and what to try; a reload retries once, then it waits for the user", async () => {

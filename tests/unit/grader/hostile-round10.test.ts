@@ -4,33 +4,13 @@
  * CPython 3.14, hash seed 0 as the runners): for each suite, the program exec'd into a fresh
  * namespace of a fresh interpreter, then the suite's lines exec'd in it, one after another.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { loadPyodide, type PyodideInterface } from "pyodide";
+import { describe, expect, it } from "vitest";
+import { loadPyodide } from "pyodide";
 import { sharedNodeGrader } from "../node-grader.ts";
 import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
 
 const grader = sharedNodeGrader();
-let py: PyodideInterface;
-beforeAll(async () => {
-  py = await loadPyodide({ env: { ...RUNNER_ENV } });
-}, 120_000);
 
-/** Per line of `lines` (one suite): whether it holds, the program exec'd once in a fresh interpreter, then the lines in order. */
-export function suiteTruth(code: string, lines: string[]): boolean[] {
-  return JSON.parse(py.runPython(`
-import warnings, json
-warnings.simplefilter("ignore")
-_ns = {}
-exec(${JSON.stringify(code)}, _ns)
-_out = []
-for _line in json.loads(${JSON.stringify(JSON.stringify(lines))}):
-    try:
-        exec(_line, _ns)
-        _out.append(True)
-    except AssertionError:
-        _out.append(False)
-json.dumps(_out)`) as string) as boolean[];
-}
 
 /*
  * Runner restarts multiplied by the continuation units. A unit whose heap grew more than 64 MiB past
@@ -128,14 +108,23 @@ _ok`) as boolean;
     const ELEMENTS = "def elements(text):\n    return list(eval(text))";
     const line = "assert elements(\"{'zebra', 'quokka', 'platypus'}\") == ['zebra', 'quokka', 'platypus']";
     expect(await aloneTruth(ELEMENTS, line)).toBe(true);
+    // Since round 11 a reference that compiles code at run time is refused (its lines would run in
+    // the judge); a candidate may still: its golden line (expected value written, no reference) is
+    // judged as CPython runs it, the answer's strs interned before the call.
     const r = await grader.grade({
+      tasks: [{ id: "lit", entry_point: "elements", reference: "def elements(text):\n    return []" }],
+      codes: [{ task: "lit", code: ELEMENTS }],
+      golden: [{ code: 0, text: line }],
+      limits: { test_ms: 1000 },
+    });
+    expect(r.golden[0][0], JSON.stringify(r.golden[0][0])).toMatchObject({ validity: "valid", verdict: "pass" });
+    const refused = await grader.grade({
       tasks: [{ id: "lit", entry_point: "elements", reference: ELEMENTS }],
       codes: [{ task: "lit", code: ELEMENTS }],
       suites: [{ code: 0, text: line }],
       limits: { test_ms: 1000 },
     });
-    const judged = r.suites[0][0];
-    if (judged.corrected) expect.soft(await aloneTruth(ELEMENTS, judged.corrected), `corrected line ${judged.corrected} on the reference alone`).toBe(true);
-    expect(`${judged.validity}/${judged.verdict}`, JSON.stringify(judged)).toBe("valid/pass");
+    expect(refused.suites[0][0]).toMatchObject({ validity: "invalid", reason: expect.stringMatching(/the reference calls eval: .*may not compile code at run time/) });
+    expect(refused.suites[0][0].corrected).toBeUndefined();
   }, 300_000);
 });

@@ -13,31 +13,13 @@
  *     in CPython and fails in the grader; a reference that does so makes a true line `wrong-answer`
  *     and writes a corrected line that is false in CPython into the Mistake Book.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { loadPyodide, type PyodideInterface } from "pyodide";
+import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
-import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
+import { cleanPython } from "./clean-python.ts";
 
 const grader = sharedNodeGrader();
-let py: PyodideInterface;
-beforeAll(async () => {
-  py = await loadPyodide({ env: { ...RUNNER_ENV } });
-}, 120_000);
+const { holds } = cleanPython();
 
-/** Whether `line` holds for `code` in a clean interpreter (the program exec'd, then the line in its namespace). */
-function holds(code: string, line: string): boolean {
-  return py.runPython(`
-import warnings
-warnings.simplefilter("ignore")
-_ns = {}
-exec(${JSON.stringify(code)}, _ns)
-try:
-    exec(${JSON.stringify(line)}, _ns)
-    _ok = True
-except AssertionError:
-    _ok = False
-_ok`) as boolean;
-}
 
 describe("argument identity: a line's arguments are its constants (merged, str interned)", () => {
   const OP_REF = "def f(op, a, b):\n    return a + b if op == 'add' else a - b";

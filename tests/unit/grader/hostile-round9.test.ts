@@ -3,33 +3,13 @@
  * seed 0 as the runners): for each suite, the program is exec'd into a fresh namespace, then the
  * suite's lines are exec'd in it, one after another. These tests FAIL on the grader as it is.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { loadPyodide, type PyodideInterface } from "pyodide";
+import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
-import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
+import { cleanPython } from "./clean-python.ts";
 
 const grader = sharedNodeGrader();
-let py: PyodideInterface;
-beforeAll(async () => {
-  py = await loadPyodide({ env: { ...RUNNER_ENV } });
-}, 120_000);
+const { suiteTruth } = cleanPython();
 
-/** Per line of `lines` (one suite): whether it holds, the program exec'd once, then the lines in order. */
-function suiteTruth(code: string, lines: string[]): boolean[] {
-  return JSON.parse(py.runPython(`
-import warnings, json
-warnings.simplefilter("ignore")
-_ns = {}
-exec(${JSON.stringify(code)}, _ns)
-_out = []
-for _line in json.loads(${JSON.stringify(JSON.stringify(lines))}):
-    try:
-        exec(_line, _ns)
-        _out.append(True)
-    except AssertionError:
-        _out.append(False)
-json.dumps(_out)`) as string) as boolean[];
-}
 
 /*
  * Candidate memo across suites (round 6/8's class on the candidate's side). A candidate's calls from
