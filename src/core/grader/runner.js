@@ -26,10 +26,7 @@
  * A unit: load `code`, then make `calls` in order. `fresh` (ascending call indices): before each of
  * these calls the program is loaded again (a fresh module: its globals, functions and memos new),
  * under `loadMs`, as a step of that call; a reload that is not ok is that call's result.
- * `continues`: the unit runs on the interpreter the runner's previous unit left, if that one was
- * `hold` (no restore in between): the judge's reference units of one task, whose calls each run on a
- * freshly loaded reference anyway. Any other unit starts from the snapshot.
- * @typedef {{ code: string, entry: string, calls: string[], loadMs: number, testMs: number, literal: boolean, fresh?: number[], hold?: boolean, continues?: boolean }} RunnerUnit
+ * @typedef {{ code: string, entry: string, calls: string[], loadMs: number, testMs: number, literal: boolean, fresh?: number[] }} RunnerUnit
  */
 /**
  * Host -> runner.
@@ -206,8 +203,6 @@ export function startRunner(pyodide, harnessSource, role) {
   const runs = pageRuns(snapshot);
   /** Whether the interpreter is as the snapshot left it (put back right after each unit, off the next one's clock). */
   let pristine = false;
-  /** Whether the last unit asked to be continued (`hold`), so a `continues` unit skips the restore. */
-  let held = false;
   const restore = () => {
     const heap = M.HEAPU8;
     for (const [from, to, zero] of runs) {
@@ -260,10 +255,7 @@ export function startRunner(pyodide, harnessSource, role) {
       const { id } = request;
       try {
         if (request.type === "plan") {
-          // A plan starts from the snapshot too: nothing a held reference unit left reaches the parse.
-          if (!pristine) restore();
           pristine = false;
-          held = false; // a parse interns the lines' identifiers: the next unit starts from the snapshot
           let plan;
           try {
             plan = harness.plan(request.request);
@@ -274,9 +266,8 @@ export function startRunner(pyodide, harnessSource, role) {
           return;
         }
         const unit = request.unit;
-        if (!pristine && !(unit.continues === true && held)) restore();
+        if (!pristine) restore();
         pristine = false;
-        held = false;
         const loaded = timed(unit.loadMs, () => harness.load(unit.code, unit.entry));
         emit({ type: "step", id, step: 0, result: loaded });
         if (begins(loaded, '["ok"')) {
@@ -296,8 +287,7 @@ export function startRunner(pyodide, harnessSource, role) {
         }
         const why = fitness();
         emit({ type: "done", id, fit: why === "", why });
-        if (why === "" && unit.hold === true) held = true;
-        else if (why === "") restore(); // while the host reads the results and sends the next unit
+        if (why === "") restore(); // while the host reads the results and sends the next unit
       } catch (e) {
         // A JavaScript error out of Pyodide: a fatal interpreter error (it is unusable now).
         emit({ type: "failed", id, error: String(/** @type {Error} */ (e)?.message ?? e).slice(0, 300) });

@@ -367,10 +367,10 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
         let load: StepResult | undefined;
         // Each suite's distinct calls in a unit of their own, each call on a freshly loaded reference
         // (`fresh`: a reference that keeps state between calls, a memo, answers every line as it
-        // would alone), suite after suite. The task's first unit starts from the judge's snapshot
-        // (after this task's parse), the others continue from it (`hold`, `continues`): they re-run
-        // the code object that first unit compiled, so no memory restore is needed between them. A
-        // reference is trusted but the arguments are not: after
+        // would alone), suite after suite, each unit from the judge's snapshot: a reference run on
+        // hostile arguments (`getattr` with a line's names) can reach the interpreter's state, so
+        // nothing of one suite's units may reach another's. A reference is trusted but the arguments
+        // are not: after
         // an interrupted call the unit ends and the suite's calls after it run in a new unit; after a
         // kill (or a crash) the rest of that suite is not run, so one suite costs at most one kill,
         // and only its own lines.
@@ -379,7 +379,7 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
             const pending = calls.slice(at);
             total += pending.length + 1; // its calls and the unit's load
             const { steps, stopped, retired } = await judge.unit(
-              { code: task.reference, entry: task.entry_point, calls: pending.map(callText), fresh: pending.map((_, i) => i).slice(1), hold: true, continues: load !== undefined, loadMs: limits.load_ms, testMs: referenceMs(limits.test_ms), literal: true },
+              { code: task.reference, entry: task.entry_point, calls: pending.map(callText), fresh: pending.map((_, i) => i).slice(1), loadMs: limits.load_ms, testMs: referenceMs(limits.test_ms), literal: true },
               killGrace, step);
             load = steps[0];
             for (let i = 1; i < steps.length; i++) outputs.set(referenceKey(suite, pending[i - 1].key), steps[i]);
