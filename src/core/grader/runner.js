@@ -255,6 +255,8 @@ export function startRunner(pyodide, harnessSource, role) {
       const { id } = request;
       try {
         if (request.type === "plan") {
+          // A plan starts from the snapshot too (round 11): nothing a unit left reaches a parse.
+          if (!pristine) restore();
           pristine = false;
           let plan;
           try {
