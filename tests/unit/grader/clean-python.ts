@@ -1,20 +1,15 @@
 /**
  * The truth the hostile tests compare the grader with: a clean Pyodide (the grader's CPython 3.14,
- * hash seed 0 as the runners), loaded once for a test file in beforeAll.
+ * hash seed 0 as the runners). `cleanPython()` loads one for a test file in beforeAll; `freshTruth`
+ * loads a new one per question, for truths the interpreter's history would change (its intern table).
  */
 import { beforeAll } from "vitest";
 import { loadPyodide, type PyodideInterface } from "pyodide";
 import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
 
-export function cleanPython() {
-  let py: PyodideInterface | undefined;
-  beforeAll(async () => {
-    py = await loadPyodide({ env: { ...RUNNER_ENV } });
-  }, 120_000);
-  /** Per line of `lines` (one suite): whether it holds, the program exec'd once into a namespace, then the lines in it in order. */
-  const suiteTruth = (code: string, lines: string[]): boolean[] => {
-    if (!py) throw new Error("the clean interpreter exists once its test file's beforeAll ran");
-    return JSON.parse(py.runPython(`
+/** Per line of `lines` (one suite) on `py`: whether it holds, the program exec'd once into a namespace, then the lines in it in order. */
+function suiteOn(py: PyodideInterface, code: string, lines: string[]): boolean[] {
+  return JSON.parse(py.runPython(`
 import warnings, json
 warnings.simplefilter("ignore")
 _ns = {}
@@ -27,8 +22,23 @@ for _line in json.loads(${JSON.stringify(JSON.stringify(lines))}):
     except AssertionError:
         _out.append(False)
 json.dumps(_out)`) as string) as boolean[];
+}
+
+export function cleanPython() {
+  let py: PyodideInterface | undefined;
+  beforeAll(async () => {
+    py = await loadPyodide({ env: { ...RUNNER_ENV } });
+  }, 120_000);
+  const suiteTruth = (code: string, lines: string[]): boolean[] => {
+    if (!py) throw new Error("the clean interpreter exists once its test file's beforeAll ran");
+    return suiteOn(py, code, lines);
   };
   /** Whether `line` holds for `code` (the program exec'd, then the line in its namespace). */
   const holds = (code: string, line: string): boolean => suiteTruth(code, [line])[0];
   return { suiteTruth, holds };
+}
+
+/** As `suiteTruth`, in an interpreter of its own that nothing ran in before. */
+export async function freshTruth(code: string, lines: string[]): Promise<boolean[]> {
+  return suiteOn(await loadPyodide({ env: { ...RUNNER_ENV } }), code, lines);
 }

@@ -5,9 +5,8 @@
  * namespace of a fresh interpreter, then the suite's lines exec'd in it, one after another.
  */
 import { describe, expect, it } from "vitest";
-import { loadPyodide } from "pyodide";
 import { sharedNodeGrader } from "../node-grader.ts";
-import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
+import { freshTruth } from "./clean-python.ts";
 
 const grader = sharedNodeGrader();
 
@@ -91,19 +90,7 @@ describe("test lines that make the reference grow the heap and time out, line af
  * a Mistake Book test no correct program can pass.
  */
 describe("strs of name characters in a line's answer", () => {
-  /** Whether `line` holds on `code` alone, in an interpreter of its own (the intern table matters here). */
-  const aloneTruth = async (code: string, line: string): Promise<boolean> => {
-    const fresh = await loadPyodide({ env: { ...RUNNER_ENV } });
-    return fresh.runPython(`
-_ns = {}
-exec(${JSON.stringify(code)}, _ns)
-try:
-    exec(${JSON.stringify(line)}, _ns)
-    _ok = True
-except AssertionError:
-    _ok = False
-_ok`) as boolean;
-  };
+  const aloneTruth = async (code: string, line: string): Promise<boolean> => (await freshTruth(code, [line]))[0];
   it("are interned before the call, as CPython compiles the line", async () => {
     const ELEMENTS = "def elements(text):\n    return list(eval(text))";
     const line = "assert elements(\"{'zebra', 'quokka', 'platypus'}\") == ['zebra', 'quokka', 'platypus']";

@@ -6,28 +6,11 @@
  * after the program in a fresh interpreter.
  */
 import { describe, expect, it } from "vitest";
-import { loadPyodide } from "pyodide";
 import { sharedNodeGrader } from "../node-grader.ts";
-import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
+import { freshTruth } from "./clean-python.ts";
 
 const grader = sharedNodeGrader();
 
-/** Whether each of `lines` holds when run, in order, after `code`, in an interpreter of its own. */
-async function freshTruth(code: string, lines: string[]): Promise<boolean[]> {
-  const fresh = await loadPyodide({ env: { ...RUNNER_ENV } });
-  return JSON.parse(fresh.runPython(`
-import json
-_ns = {}
-exec(${JSON.stringify(code)}, _ns)
-_out = []
-for _line in json.loads(${JSON.stringify(JSON.stringify(lines))}):
-    try:
-        exec(_line, _ns)
-        _out.append(True)
-    except AssertionError:
-        _out.append(False)
-json.dumps(_out)`) as string) as boolean[];
-}
 
 // A reference that reads a Python literal (round 10's own: a trusted reference, untrusted arguments).
 const ELEMENTS = "def elements(text):\n    return list(eval(text))";
