@@ -692,11 +692,11 @@ def plan(request_json):
 _RUN_TIME_COMPILERS = frozenset(["eval", "exec", "compile", "__import__", "breakpoint"])
 
 
-def _compiles_at_run_time(source):
-    """The first of eval, exec, compile, __import__, breakpoint a reference names (as a name or an
+def _compiles_at_run_time(tree):
+    """The first of eval, exec, compile, __import__, breakpoint a reference's tree names (as a name or an
     attribute), or "": the judge runs references on test lines' arguments, and a reference that
     compiles one would run the line's text in the judge (a trusted process for the whole batch)."""
-    for node in _A.walk(_A.parse(source)):
+    for node in _A.walk(tree):
         name = node.id if type(node) is _A.Name else node.attr if type(node) is _A.Attribute else None
         if name in _RUN_TIME_COMPILERS:
             return name
@@ -714,16 +714,18 @@ def load(source, entry_point):
     # The memory restore between units clears this.
     code = _state.get("code") if _state.get("source") == source else None
     if code is None:
+        judge = _state.get("role") == "judge"
         try:
-            code = compile(source, "<candidate>", "exec")
+            # A reference is parsed once: its tree is scanned (below), then compiled.
+            tree = _A.parse(source) if judge else source
+            code = compile(tree, "<candidate>", "exec")
         except SyntaxError as e:
             return _dumps(["syntax", "syntax error: " + (e.msg if type(e.msg) is str else "?")])
         except BaseException as e:  # null bytes, a recursion in the compiler, an interrupt
             return _dumps(["syntax", "cannot compile: " + _exc_reason(e)])
-        if _state.get("role") == "judge":
-            compiles = _compiles_at_run_time(source)
-            if compiles:
-                return _dumps(["load", "the reference calls %s: it would run a test line's text in the judge (tasks' references may not compile code at run time; ast.literal_eval reads a literal)" % compiles])
+        compiles = _compiles_at_run_time(tree) if judge else ""
+        if compiles:
+            return _dumps(["load", "the reference calls %s: it would run a test line's text in the judge (tasks' references may not compile code at run time; ast.literal_eval reads a literal)" % compiles])
         _state["source"], _state["code"] = source, code
     try:
         ns = _fresh_namespace()

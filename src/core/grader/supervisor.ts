@@ -370,10 +370,9 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
         // would alone), suite after suite, each unit from the judge's snapshot: a reference run on
         // hostile arguments (`getattr` with a line's names) can reach the interpreter's state, so
         // nothing of one suite's units may reach another's. A reference is trusted but the arguments
-        // are not: after
-        // an interrupted call the unit ends and the suite's calls after it run in a new unit; after a
-        // kill (or a crash) the rest of that suite is not run, so one suite costs at most one kill,
-        // and only its own lines.
+        // are not: after an interrupted call the unit ends and the suite's calls after it run in a new
+        // unit; after a kill (or a crash) the rest of that suite is not run, so one suite costs at
+        // most one kill, and only its own lines.
         for (const { suite, calls } of referenceCalls(req, plan, taskId)) {
           for (let at = 0; at < calls.length && (load === undefined || load[0] === "ok");) {
             const pending = calls.slice(at);

@@ -189,7 +189,8 @@ export function candidateLines(
 ): CandidateLines {
   const calls: CandidateLines["calls"] = [];
   const suites: CandidateLines["suites"] = [];
-  const add = (group: string, seen: Set<string>, line: PlanLine): string => {
+  const seen = new Set<string>();
+  const add = (group: string, line: PlanLine): string => {
     const key = `${group}\u0000${callKey(line)}`;
     if (!seen.has(key)) {
       seen.add(key);
@@ -201,21 +202,19 @@ export function candidateLines(
     if (suite.code !== c) return;
     const ref = references.get(request.codes[c].task);
     const group = `s${index}`;
-    const seen = new Set<string>();
     const lines = plan.s[index].map((line): JudgedLine => {
       const judged = judgeLine(line, index, ref?.outputs, ref?.load);
       if ("invalid" in judged) return { validity: "invalid", reason: judged.invalid };
-      return { ...judged, key: add(group, seen, line), group };
+      return { ...judged, key: add(group, line), group };
     });
     suites.push({ kind: "s", index, lines });
   });
   (request.golden ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
     const group = `g${index}`;
-    const seen = new Set<string>();
     const lines = plan.g[index].map((line): JudgedLine => {
       const [validity, reason, args, answer] = line;
-      return validity === "invalid" || !args || !answer ? { validity: "invalid", reason } : { validity: "valid", reason: "", expected: answer, key: add(group, seen, line), group };
+      return validity === "invalid" || !args || !answer ? { validity: "invalid", reason } : { validity: "valid", reason: "", expected: answer, key: add(group, line), group };
     });
     suites.push({ kind: "g", index, lines });
   });

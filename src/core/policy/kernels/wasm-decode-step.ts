@@ -108,10 +108,10 @@ export class DirectDecoder {
       const [K, N] = model.params.get(`${name}.w`)!.shape;
       return { w: param(`${name}.w`).id, b: param(`${name}.b`).id, K, N };
     };
-    const norm = (name: string): Norm => ({ g: param(`${name}.g`).memoryOffset >>> 0, b: param(`${name}.b`).memoryOffset >>> 0 });
+    const norm = (name: string): Norm => ({ g: param(`${name}.g`).memoryOffset, b: param(`${name}.b`).memoryOffset });
     this.w = {
-      wte: param("wte").memoryOffset >>> 0,
-      wpe: param("wpe").memoryOffset >>> 0,
+      wte: param("wte").memoryOffset,
+      wpe: param("wpe").memoryOffset,
       head: info(this.head).id,
       lnf: norm("lnf"),
       blocks: Array.from({ length: model.config.layers }, (_, l) => ({
@@ -125,7 +125,7 @@ export class DirectDecoder {
     };
     const floats = { e1: C, e2: C, x: C, x2: C, h: C, qkv: 3 * C, att: heads * keys, probs: heads * keys, y: C, t: C, f: 4 * C, inner: 4 * C, sig: 4 * C, g: 4 * C, bias: keys, logits: V };
     this.buf = Object.fromEntries(Object.entries(floats).map(([name, n]) => [name, this.alloc(rows * n)])) as DirectDecoder["buf"];
-    this.shapes = this.cpp._malloc(16 * 8) >>> 0; // an address past 2 GiB comes back negative
+    this.shapes = this.cpp._malloc(16 * 8) >>> 0; // unsigned, as tfjs keeps its memoryOffsets: an address past 2 GiB comes back negative
     this.logits = new Float32Array(rows * V);
   }
 
@@ -145,7 +145,7 @@ export class DirectDecoder {
     directDecodeCounts.steps++;
     const { cpp, buf, w } = this;
     const heap = new Float32Array(this.memory.buffer);
-    const at = (t: tf.Tensor) => this.backend.dataIdMap.get(t.dataId)!.memoryOffset >>> 0;
+    const at = (t: tf.Tensor) => this.backend.dataIdMap.get(t.dataId)!.memoryOffset;
     // tf.gather's rows of wte and wpe (a copy), then tfjs's Add: x = wte[token] + wpe[position].
     for (let b = 0; b < B; b++) {
       heap.copyWithin((buf.e1.at >>> 2) + b * C, (w.wte >>> 2) + tokens[b] * C, (w.wte >>> 2) + (tokens[b] + 1) * C);
@@ -194,7 +194,7 @@ export class DirectDecoder {
   private alloc(floats: number): Buffer {
     const { dataId } = this.backend.makeOutput([floats], "float32");
     const { id, memoryOffset } = this.backend.dataIdMap.get(dataId)!;
-    const b = { dataId, id, at: memoryOffset >>> 0 }; // unsigned: an address past 2 GiB
+    const b = { dataId, id, at: memoryOffset };
     this.buffers.push(b);
     return b;
   }
