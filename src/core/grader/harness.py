@@ -28,15 +28,25 @@ import math as _math
 import re as _re
 import sys as _sys
 
+# The harness's own builtins: a private copy, so that a program (or a test line walking a reference's
+# introspection) that rewrites the builtins module (`iter.__self__` is that module) changes nothing the
+# harness computes. Every function below is defined after this and looks its builtins up here.
+__builtins__ = dict(vars(_builtins_module))
+
 # Modules a candidate may import (each import hands out a fresh module with the public names).
 ALLOWED_IMPORTS = ("math", "itertools", "functools", "collections", "heapq", "bisect", "string", "operator", "re")
 # Builtins a candidate does not get: I/O, interactive helpers, the real import machinery.
 _DENIED_BUILTINS = ("open", "input", "breakpoint", "exit", "quit", "help", "license", "credits", "copyright", "__loader__", "__spec__")
-# Audit events a candidate may trigger; everything else is refused (default deny). Introspection
-# (gc, frames, code attributes) is allowed: it reaches nothing outside the candidate's own unit
-# (the interpreter holds no JavaScript object, and is restored after the unit).
-_ALLOWED_EVENTS = frozenset(("exec", "compile", "builtins.id", "re.compile", "object.__getattr__", "sys._getframe", "sys._getframemodulename", "object.__setattr__", "object.__delattr__",
-                             "gc.get_objects", "gc.get_referrers", "gc.get_referents"))
+# Audit events a program may trigger; everything else is refused (default deny). In the sandbox,
+# introspection (gc, frames, code attributes) is allowed: it reaches nothing outside the candidate's
+# own unit (the interpreter holds no JavaScript object, and is restored after the unit). The judge
+# refuses it: a trusted reference runs there on a test line's arguments, and one that calls what its
+# arguments name (`getattr(value, name)(*args)`) would let a line walk from a frame (or the collector)
+# to the harness, whose answers then come from the harness's objects, not the reference's.
+_INTROSPECTION = ("object.__getattr__", "sys._getframe", "gc.get_objects", "gc.get_referrers", "gc.get_referents")
+_JUDGE_EVENTS = frozenset(("exec", "compile", "builtins.id", "re.compile", "sys._getframemodulename", "object.__setattr__", "object.__delattr__")
+                          + (() if hasattr(_sys, "_getframemodulename") else ("sys._getframe",)))
+_SANDBOX_EVENTS = _JUDGE_EVENTS | frozenset(_INTROSPECTION)
 # Process-level kill switches and file-descriptor calls that raise no audit event: replaced in os
 # and posix. (The descriptor table is also put back from outside after every unit, runner.js: this
 # list only spares the runner that work and a candidate the confusion.)
@@ -68,6 +78,16 @@ _PRISTINE_BUILTINS = dict(vars(_builtins_module))
 _state = {"ready": False, "fn": None}
 _encode_str = _json.encoder.encode_basestring_ascii  # C function: exact, ASCII-only JSON strings
 _dumps = _json.dumps
+# What runs while a program's code may have run before it in the interpreter (load, call) uses C
+# functions only, held here: json's Python layer and math's module dict can be rewritten by a program
+# (or a line walking a reference's introspection), and so read another call's arguments or write its outcome.
+_scan_json = (_json.scanner.c_make_scanner or _json.scanner.make_scanner)(_json.JSONDecoder())
+_copysign = _math.copysign
+
+
+def _outcome(kind, reason):
+    """[kind, reason] as JSON text, by C functions only (see _scan_json)."""
+    return '["' + kind + '",' + _encode_str(reason) + "]"
 
 
 class _NotBuiltin(Exception):
@@ -79,6 +99,15 @@ class _NotBuiltin(Exception):
 # this (sandbox role) and restores it before every candidate, so nothing a candidate changes
 # outlives it; what setup removes is gone for every candidate.
 
+_GUARDED_IMPORT_SRC = (
+    "def __import__(name, globals=None, locals=None, fromlist=(), level=0):\n"
+    "    pick = restricted if caller(1) == '__candidate__' else real\n"
+    "    return pick(name, globals, locals, fromlist, level)\n"
+)
+# Who imports: the calling function's module name (a str; no frame, which would lead to the harness).
+# Python 3.11 (a native baseline, trusted batches only) has no such call: a frame's globals there.
+_caller_module = getattr(_sys, "_getframemodulename", None) or (lambda depth: _sys._getframe(depth + 1).f_globals.get("__name__"))
+
 _REFUSED_SRC = "def refused(*args, **kwargs):\n    raise RuntimeError('blocked by the grader sandbox')\n"
 _IMPORT_SRC = (
     "def __import__(name, globals=None, locals=None, fromlist=(), level=0):\n"
@@ -89,13 +118,6 @@ _IMPORT_SRC = (
     "    return module\n"
 )
 
-
-_GUARDED_IMPORT_SRC = (
-    "def __import__(name, globals=None, locals=None, fromlist=(), level=0):\n"
-    "    caller = frame(1).f_globals.get('__name__')\n"
-    "    pick = restricted if caller == '__candidate__' else real\n"
-    "    return pick(name, globals, locals, fromlist, level)\n"
-)
 
 
 def _tiny_function(src, name, env):
@@ -172,7 +194,7 @@ def setup(role):
     candidate_builtins["__import__"] = restricted
     _state["builtins"] = candidate_builtins
     vars(_builtins_module)["__import__"] = _tiny_function(_GUARDED_IMPORT_SRC, "__import__", {
-        "real": _builtins_module.__import__, "restricted": restricted, "frame": _sys._getframe})
+        "real": _builtins_module.__import__, "restricted": restricted, "caller": _caller_module})
     gc.collect()
     left = _sever(js_proxy, gc) if js_proxy is not None else 0
 
@@ -184,15 +206,21 @@ def setup(role):
                 vars(m)[name] = refused
     del gc, os, warnings
     # (4) Once installed a hook cannot be removed.
-    _sys.addaudithook(_audit)
+    _sys.addaudithook(_audit_judge if role == "judge" else _audit)
     _state["ready"] = True
     return _dumps({"role": role, "jsproxies": left})
 
 
 def _audit(event, args):
-    if event in _ALLOWED_EVENTS:
+    if event in _SANDBOX_EVENTS:
         return
     raise RuntimeError("blocked by the grader sandbox: " + event)
+
+
+def _audit_judge(event, args):
+    if event in _JUDGE_EVENTS:
+        return
+    raise RuntimeError("blocked by the grader's judge: " + event)
 
 
 def _all_classes():
@@ -464,7 +492,7 @@ def _const_key(v):
     if t is bool:
         return (bool, v)
     if t is float:
-        return (float, v, None) if v == 0.0 and _math.copysign(1.0, v) < 0 else (float, v)
+        return (float, v, None) if v == 0.0 and _copysign(1.0, v) < 0 else (float, v)
     if t is tuple:
         return (tuple([_const_key(x) for x in v]), v)
     if t is frozenset:
@@ -720,21 +748,21 @@ def load(source, entry_point):
             tree = _A.parse(source) if judge else source
             code = compile(tree, "<candidate>", "exec")
         except SyntaxError as e:
-            return _dumps(["syntax", "syntax error: " + (e.msg if type(e.msg) is str else "?")])
+            return _outcome("syntax", "syntax error: " + (e.msg if type(e.msg) is str else "?"))
         except BaseException as e:  # null bytes, a recursion in the compiler, an interrupt
-            return _dumps(["syntax", "cannot compile: " + _exc_reason(e)])
+            return _outcome("syntax", "cannot compile: " + _exc_reason(e))
         compiles = _compiles_at_run_time(tree) if judge else ""
         if compiles:
-            return _dumps(["load", "the reference calls %s: it would run a test line's text in the judge (tasks' references may not compile code at run time; ast.literal_eval reads a literal)" % compiles])
+            return _outcome("load", "the reference calls %s: it would run a test line's text in the judge (tasks' references may not compile code at run time; ast.literal_eval reads a literal)" % compiles)
         _state["source"], _state["code"] = source, code
     try:
         ns = _fresh_namespace()
         exec(code, ns)
         fn = ns.get(entry_point)
         if fn is None or not callable(fn):
-            return _dumps(["load", "does not define a function %s" % entry_point])
+            return _outcome("load", "does not define a function %s" % entry_point)
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here
-        return _dumps(["load", "raised " + _exc_reason(e)])
+        return _outcome("load", "raised " + _exc_reason(e))
     _state["ns"] = ns
     _state["entry"] = entry_point
     return '["ok",""]'
@@ -759,7 +787,7 @@ def call(args_text, literal):
     (a value that is not a builtin one, or too large). With literal true (references: the
     corrected line), also the value's Python literal (`_lit`: it parses back to the same value)."""
     try:
-        argv = _json.loads(args_text)
+        argv = _scan_json(args_text, 0)[0]
         _folded.clear()
         kept = None
         if type(argv) is list and len(argv) == 3 and argv[0] == "I":
@@ -775,13 +803,13 @@ def call(args_text, literal):
         value = ns[entry](*args)
         text = canonical(value)
     except _NotBuiltin as e:
-        return _dumps(["fail", "returned a non-builtin value: " + str(e.args[0])])
+        return _outcome("fail", "returned a non-builtin value: " + str(e.args[0]))
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here
-        return _dumps(["error", "raised " + _exc_reason(e)])
+        return _outcome("error", "raised " + _exc_reason(e))
     lit = ""
     if literal:
         try:
             lit = _lit(value)
         except BaseException as e:
-            return _dumps(["error", "output has no literal form: " + _exc_reason(e)])
+            return _outcome("error", "output has no literal form: " + _exc_reason(e))
     return '["ok",' + text + "," + _encode_str(lit) + "]"

@@ -7,7 +7,7 @@ import { beforeAll } from "vitest";
 import { loadPyodide, type PyodideInterface } from "pyodide";
 import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
 
-/** Per line of `lines` (one suite) on `py`: whether it holds, the program exec'd once into a namespace, then the lines in it in order. */
+/** Per line of `lines` (one suite) on `py`: whether it holds (neither fails nor raises), the program exec'd once into a namespace, then the lines in it in order. */
 function suiteOn(py: PyodideInterface, code: string, lines: string[]): boolean[] {
   return JSON.parse(py.runPython(`
 import warnings, json
@@ -19,7 +19,7 @@ for _line in json.loads(${JSON.stringify(JSON.stringify(lines))}):
     try:
         exec(_line, _ns)
         _out.append(True)
-    except AssertionError:
+    except Exception:  # an assert that fails, or a line that raises: it does not hold
         _out.append(False)
 json.dumps(_out)`) as string) as boolean[];
 }

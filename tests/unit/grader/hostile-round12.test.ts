@@ -40,8 +40,7 @@ describe("a test line that walks a getattr-chain reference into the held judge's
     expect(`${judged.validity}/${judged.verdict}`, `${JSON.stringify(r.suites[0][0])} ${JSON.stringify(judged)}`).toBe("valid/pass");
   }, 300_000);
 
-  // Left open (SECURITY.md, Not guaranteed): the poison line itself is judged on the judge's own
-  // objects, where CPython's would raise; a restore between suites keeps it to its own suite.
+  // The poison line itself: hostile-round13.test.ts (it now meets no frame and is invalid).
   it("answers the other suite alone as it does after the poison (control)", async () => {
     const r = await grader.grade({
       tasks: [{ id: "ops", entry_point: "apply_ops", reference: APPLY }],
