@@ -117,19 +117,24 @@ describe("hostile imported references (browser import runtime, real Pyodide)", (
     const forge = "repr = lambda v: 'A1FORGED'\nbool = lambda v: True";
     const recs = [{ ...honest(1), code: `${poison}\n${honest(1).code}` }, { ...honest(3), code: `${forge}\n${honest(3).code}` }, honest(2)];
     const { report, file } = await importArenaTasks(jsonl(...recs), "mbpp", deps());
-    expect(report.map((r) => r.status)).toEqual(["refused", "refused", "trainable"]);
+    // The builtins module's poison reaches nothing the grader computes (the harness has its own
+    // builtins): the first reference's answers are its honest ones, as the third's alone.
+    expect(report.map((r) => r.status)).toEqual(["trainable", "refused", "trainable"]);
+    const kept = ({ status, mutants, variants, renames, weakGolden }: (typeof report)[0]) => ({ status, mutants, variants, renames, weakGolden });
+    expect(kept(report[0])).toEqual(kept(alone.report[0]));
+    expect(report[0].rewrites).toContain("line 2: unused module-level statement dropped");
     expect(report[1].reason).toMatch(/A1FORGED/); // its forged answers reached the import, as its own
     expect({ ...report[2], line: 1 }).toEqual(alone.report[0]);
-    expect(file.tasks).toEqual(alone.file.tasks);
-    // Control: the same poison in the same unit as the honest reference changes its answers.
+    expect(file.tasks.filter((t) => t.id === "mbpp-2")).toEqual(alone.file.tasks);
+    // Control: the same poison in the same unit as the honest reference: what changes its answers.
     const honestModule = probeModule(honest(2).code, "count_vowels", ["string"], []);
     const call = JSON.stringify("(1, None, 'hello')");
     const clean = await grader.runUnit({ code: honestModule, entry: "_a1_probe", calls: [call], loadMs: 2000, testMs: 500 });
     expect(clean[1]).toEqual(["ok", ["l", [["b", true], ["s", "2"], ["s", "int"], ["b", false]]], ""]);
-    for (const p of [poison, forge]) {
-      const mixed = await grader.runUnit({ code: `${p}\n${honestModule}`, entry: "_a1_probe", calls: [call], loadMs: 2000, testMs: 500 });
-      expect(JSON.stringify(mixed[1])).not.toBe(JSON.stringify(clean[1]));
-    }
+    // (The wrapper's own names, rebound in its module, do; the builtins module's, no longer.)
+    const mixed = (p: string) => grader.runUnit({ code: `${p}\n${honestModule}`, entry: "_a1_probe", calls: [call], loadMs: 2000, testMs: 500 });
+    expect(JSON.stringify((await mixed(forge))[1])).not.toBe(JSON.stringify(clean[1]));
+    expect((await mixed(poison))[1]).toEqual(clean[1]);
   }, 300_000);
 
   it("a reference that answers just under the call limit every time costs its run budget, not minutes", async () => {
