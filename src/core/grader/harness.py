@@ -27,6 +27,11 @@ import json as _json
 import math as _math
 import re as _re
 import sys as _sys
+import tokenize as _tokenize
+
+_OP = _tokenize.OP
+# Tokens that hold no text of the line between two operators (a prefix run goes on across them).
+_NO_TEXT = frozenset((_tokenize.NL, _tokenize.NEWLINE, _tokenize.INDENT, _tokenize.DEDENT, _tokenize.ENDMARKER))
 
 # The harness's own builtins: a private copy, so that a program (or a test line walking a reference's
 # introspection) that rewrites the builtins module (`iter.__self__` is that module) changes nothing the
@@ -152,7 +157,14 @@ def setup(role):
     mods = _sys.modules
     public = {}
     for name in ALLOWED_IMPORTS:
-        public[name] = {k: v for k, v in vars(mods[name]).items() if not k.startswith("_") or k in ("__name__", "__doc__")}
+        # A star import binds the names of `__all__` where a module has one (CPython's rule), else its
+        # public names: the copy keeps `__all__` and every name it lists.
+        real = vars(mods[name])
+        listed = real.get("__all__", ())
+        listed = tuple(k for k in listed if type(k) is str and k in real) if type(listed) in (list, tuple) else ()
+        public[name] = {k: v for k, v in real.items() if not k.startswith("_") or k in ("__name__", "__doc__") or k in listed}
+        if "__all__" in real:
+            public[name]["__all__"] = listed
     MappingProxy = type(type.__dict__)
     _state["public"] = MappingProxy({k: MappingProxy(v) for k, v in public.items()})
     refused = _tiny_function(_REFUSED_SRC, "refused", {})
@@ -581,16 +593,39 @@ def _parse_suite(lines):
 def _too_deep(text):
     """Whether a line may nest deeper than MAX_NESTING: Python's parser recurses per level, and a
     deep enough line overflows the wasm stack, which kills the interpreter; such a line is refused
-    before it is parsed. Fast path: few brackets and no long run of prefix operators."""
+    before it is parsed. Fast path: few brackets and no long run of prefix operators in its text.
+    Otherwise its tokens decide: brackets and signs inside a string or a comment are not nesting."""
     brackets = text.count("(") + text.count("[") + text.count("{")
     if brackets <= MAX_NESTING and _LONG_RUN.search(text) is None:
         return False
     return _nesting(text) > MAX_NESTING
 
 
+_NESTING_OPS = frozenset(("-", "+", "~", "(", "[", "{"))
+
+
 def _nesting(text):
     """How deeply a line nests, bounded from above: bracket depth, or the longest run of prefix
-    operators and open brackets (spaces ignored)."""
+    operators and open brackets, over the line's tokens (CPython's own tokenizer, which does not
+    recurse: an f-string's replacement fields are tokens too). A line the tokenizer refuses (it
+    stops at 200 open brackets) is measured on its characters instead."""
+    deepest = run = depth = 0
+    try:
+        for tok in _tokenize.generate_tokens(iter((text,)).__next__):
+            kind, s = tok[0], tok[1]
+            if kind == _OP and s in _NESTING_OPS:
+                if s in "([{":
+                    depth += 1
+                run += 1
+                deepest = max(deepest, depth, run)
+            else:
+                if kind == _OP and s in ")]}":
+                    depth -= 1
+                if kind not in _NO_TEXT:
+                    run = 0
+        return deepest
+    except Exception:  # a tokenizer error: the characters' bound (brackets in strings counted too)
+        pass
     deepest = run = depth = 0
     for ch in text:
         if ch in "([{":
@@ -604,6 +639,39 @@ def _nesting(text):
         elif ch != " ":
             run = 0
     return deepest
+
+
+class _SideCall(ValueError):
+    """An invalid line whose call CPython still makes: (reason, args text, argv text)."""
+
+
+def _call_of(call, text, entry_point, lineno):
+    """-> (args text, call source, argv text) of `call`, a call of the entry point on literal
+    positional arguments, or raise ValueError(reason)."""
+    if type(call) is not _A.Call or type(call.func) is not _A.Name or call.func.id != entry_point:
+        raise ValueError("left side is not a call of %s" % entry_point)
+    if call.keywords:
+        raise ValueError("keyword arguments are not allowed")
+    try:
+        args = tuple([_literal(x) for x in call.args])
+    except ValueError:
+        raise ValueError("arguments are not literals")
+    except (TypeError, MemoryError, RecursionError) as e:  # e.g. {[1]}: unhashable
+        raise ValueError("bad literal: " + _exc_reason(e))
+    # The corrected line's call: the entry point's own name (a line may spell it with compatibility
+    # characters, or in parentheses) and each argument's own text, cut from the line (ast offsets
+    # count UTF-8 bytes, not characters). Each cut is a literal node the checks above accepted.
+    raw = text.encode("utf-8", "surrogatepass")
+    spans = [raw[x.col_offset:x.end_col_offset].decode("utf-8", "surrogatepass") if x.lineno == x.end_lineno == lineno else None for x in call.args]
+    call_src = None if None in spans else entry_point + "(" + ", ".join(spans) + ")"
+    try:
+        args_text = canonical(args, True)
+        # A set's iteration order is how CPython builds its display, which rebuilding it from its
+        # elements does not reproduce: arguments holding a set display travel as written.
+        argv = _display(_A.Tuple(elts=call.args), [MAX_VALUE_NODES, 0]) if any(type(n) is _A.Set for x in call.args for n in _A.walk(x)) else args_text
+    except _NotBuiltin as e:
+        raise ValueError("literal " + str(e.args[0]))
+    return args_text, call_src, argv
 
 
 def _parse_line(text, entry_point, stmt=None):
@@ -632,39 +700,33 @@ def _parse_line(text, entry_point, stmt=None):
     if len(body) != 1 or type(body[0]) is not _A.Assert:
         raise ValueError("not a single assert statement")
     a = body[0]
-    if a.msg is not None:
-        raise ValueError("assert with a message")
     cmp = a.test
+    call = cmp.left if type(cmp) is _A.Compare else cmp
+
+    def refused(reason):
+        # The line is invalid; CPython still makes its call of the entry point when the assert's test
+        # starts with one on literal arguments (a message, another comparison, an answer that is not a
+        # literal): candidates make it too, in its place in the suite (`_SideCall`).
+        try:
+            args_text, _, argv = _call_of(call, text, entry_point, lineno)
+        except Exception:
+            return ValueError(reason)
+        return _SideCall(reason, args_text, argv)
+
+    if a.msg is not None:
+        raise refused("assert with a message")
     if type(cmp) is not _A.Compare or len(cmp.ops) != 1 or type(cmp.ops[0]) is not _A.Eq:
-        raise ValueError("not of the form CALL == ANSWER")
-    call, answer = cmp.left, cmp.comparators[0]
-    if type(call) is not _A.Call or type(call.func) is not _A.Name or call.func.id != entry_point:
-        raise ValueError("left side is not a call of %s" % entry_point)
-    if call.keywords:
-        raise ValueError("keyword arguments are not allowed")
-    try:
-        args = tuple([_literal(x) for x in call.args])
-    except ValueError:
-        raise ValueError("arguments are not literals")
-    except (TypeError, MemoryError, RecursionError) as e:  # e.g. {[1]}: unhashable
-        raise ValueError("bad literal: " + _exc_reason(e))
+        raise refused("not of the form CALL == ANSWER")
+    answer = cmp.comparators[0]
+    args_text, call_src, argv = _call_of(call, text, entry_point, lineno)
     try:
         answer_value = _literal(answer)
     except ValueError:
-        raise ValueError("answer is not a literal")
+        raise _SideCall("answer is not a literal", args_text, argv)
     except (TypeError, MemoryError, RecursionError) as e:
-        raise ValueError("bad literal: " + _exc_reason(e))
-    # The corrected line's call: the entry point's own name (a line may spell it with compatibility
-    # characters, or in parentheses) and each argument's own text, cut from the line (ast offsets
-    # count UTF-8 bytes, not characters). Each cut is a literal node the checks above accepted.
-    raw = text.encode("utf-8", "surrogatepass")
-    spans = [raw[x.col_offset:x.end_col_offset].decode("utf-8", "surrogatepass") if x.lineno == x.end_lineno == lineno else None for x in call.args]
-    call_src = None if None in spans else entry_point + "(" + ", ".join(spans) + ")"
+        raise _SideCall("bad literal: " + _exc_reason(e), args_text, argv)
     try:
-        args_text, answer_text = canonical(args, True), canonical(answer_value)
-        # A set's iteration order is how CPython builds its display, which rebuilding it from its
-        # elements does not reproduce: arguments holding a set display travel as written.
-        argv = _display(_A.Tuple(elts=call.args), [MAX_VALUE_NODES, 0]) if any(type(n) is _A.Set for x in call.args for n in _A.walk(x)) else args_text
+        answer_text = canonical(answer_value)
     except _NotBuiltin as e:
         raise ValueError("literal " + str(e.args[0]))
     return args_text, answer_text, call_src, argv
@@ -676,7 +738,9 @@ def plan(request_json):
     (args and answer canonical, embedded; argv what runners call with: the args again, or for
     arguments holding a set display, `_display`; null when the line does not parse): validity
     "valid" or "invalid"; a repeat of an earlier line's call in its suite is invalid. A line that
-    cannot be read for any reason is invalid, never an error of the whole plan."""
+    cannot be read for any reason is invalid, never an error of the whole plan. An invalid line whose
+    call CPython still makes (a repeat, `_SideCall`) keeps its args and argv (its answer may be null):
+    candidates make that call in its place in the suite, as CPython runs a suite."""
     req = _json.loads(request_json)
     max_lines = req["limits"]["max_lines"]
     entry_of = {t["id"]: t["entry_point"] for t in req["tasks"]}
@@ -693,8 +757,11 @@ def plan(request_json):
                 try:
                     args, answer, call_src, argv = _parse_line(text, entry, stmts[n])
                 except Exception as e:  # ValueError(reason); anything else is a line we cannot read
-                    reason = str(e.args[0]) if type(e) is ValueError and e.args and type(e.args[0]) is str else "cannot read: " + _exc_reason(e)
-                    lines.append('["invalid",' + _dumps(reason) + ",null,null,null,null]")
+                    reason = str(e.args[0]) if type(e) in (ValueError, _SideCall) and e.args and type(e.args[0]) is str else "cannot read: " + _exc_reason(e)
+                    side = "null,null,null,null"
+                    if type(e) is _SideCall and len(e.args[1]) + len(e.args[2]) <= min(PLAN_LINE_CHARS, PLAN_PER_CHAR * len(text) + PLAN_BASE):
+                        side = e.args[1] + ",null,null," + e.args[2]
+                    lines.append('["invalid",' + _dumps(reason) + "," + side + "]")
                     continue
                 body = "," + args + "," + answer + "," + _dumps(call_src) + "," + argv + "]"
                 cap = min(PLAN_LINE_CHARS, PLAN_PER_CHAR * len(text) + PLAN_BASE)

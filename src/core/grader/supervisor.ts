@@ -574,7 +574,7 @@ const PLAN_REQUEST_CHARS = 4 * 2 ** 20 - 2 ** 16;
 function markRepeats(lines: PlanLine[]): void {
   const seen = new Map<string, number>();
   lines.forEach((line, n) => {
-    if (!line[2]) return;
+    if (!line[2] || !line[3]) return; // not a call, or a refused line's call alone (no answer): stays invalid
     const key = JSON.stringify(line[5] ?? line[2]); // the call as the runners rebuild it (verdicts.ts callKey)
     const first = seen.get(key);
     if (first === undefined) {

@@ -9,7 +9,8 @@
  *      (reference-corrected) otherwise, invalid when it does not parse, repeats a call, or the
  *      reference fails on it; golden lines are taken as written;
  *   4. each candidate runs once per distinct argument tuple of its executable lines, and each line's
- *      verdict compares the expected value with the candidate's.
+ *      verdict compares the expected value with the candidate's; an invalid line whose call CPython
+ *      still makes is called too, in its place (its result read by no line).
  */
 import { checkCanonical, sameValue, showValue, type ArgsDisplay, type Canonical } from "./canonical.ts";
 import type { CodeResult, GradeLimits, GradeRequest, GradeResult, LineResult } from "./types.ts";
@@ -74,7 +75,9 @@ export function parsePlan(text: unknown, suites: number, golden: number): Plan |
     if (!Array.isArray(l) || l.length !== 6 || (l[0] !== "valid" && l[0] !== "invalid") || typeof l[1] !== "string") return false;
     if (l[2] === null) return l[0] === "invalid";
     const argvOk = checkCanonical(l[5], undefined, 0, true) !== null;
-    return checkCanonical(l[2]) !== null && checkCanonical(l[3]) !== null && (l[4] === null || typeof l[4] === "string") && argvOk;
+    // An invalid line may carry its call alone (CPython still makes it): no answer then.
+    const answerOk = l[3] === null ? l[0] === "invalid" : checkCanonical(l[3]) !== null;
+    return checkCanonical(l[2]) !== null && answerOk && (l[4] === null || typeof l[4] === "string") && argvOk;
   };
   const groupsOk = (g: unknown, n: number) => Array.isArray(g) && g.length === n && g.every((lines) => Array.isArray(lines) && lines.every(lineOk));
   return p && typeof p === "object" && groupsOk(p.s, suites) && groupsOk(p.g, golden) ? p : null;
@@ -139,7 +142,8 @@ export function referenceCalls(request: GradeRequest, plan: Plan, task: string):
   (request.suites ?? []).forEach((suite, i) => {
     if (request.codes[suite.code].task !== task) return;
     const calls = new Map<string, Call>();
-    for (const line of plan.s[i]) if (line[0] === "valid" && line[2]) addCall(calls, line);
+    // Invalid lines' calls too (`sideCall`): a candidate makes one only where the reference's returned.
+    for (const line of plan.s[i]) if (line[2] && line[5]) addCall(calls, line);
     suites.push({ suite: i, calls: [...calls.values()] });
   });
   return suites;
@@ -198,13 +202,25 @@ export function candidateLines(
     }
     return key;
   };
+  // An invalid line whose call CPython still makes (a repeat, an assert with a message, an answer that
+  // is not a literal): the candidate makes it in its place, its own call (a program that keeps state
+  // sees every call CPython makes, in order), its result read by no line. Only where the reference's
+  // own call of it returned within its limit: a line no reference answers in time costs no candidate.
+  const sideCall = (group: string, n: number, line: PlanLine, ref: { load: StepResult | undefined; outputs: ReferenceOutputs } | undefined, index: number) => {
+    if (!line[2] || !line[5] || ref?.load?.[0] !== "ok") return;
+    const out = ref.outputs.get(referenceKey(index, callKey(line)));
+    if (out && (out[0] === "ok" || out[0] === "error" || out[0] === "fail")) calls.push({ key: `${group}\u0000${n}`, argv: line[5], intern: nameStrings(line[3]), group });
+  };
   (request.suites ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
     const ref = references.get(request.codes[c].task);
     const group = `s${index}`;
-    const lines = plan.s[index].map((line): JudgedLine => {
+    const lines = plan.s[index].map((line, n): JudgedLine => {
       const judged = judgeLine(line, index, ref?.outputs, ref?.load);
-      if ("invalid" in judged) return { validity: "invalid", reason: judged.invalid };
+      if ("invalid" in judged) {
+        sideCall(group, n, line, ref, index);
+        return { validity: "invalid", reason: judged.invalid };
+      }
       return { ...judged, key: add(group, line), group };
     });
     suites.push({ kind: "s", index, lines });
