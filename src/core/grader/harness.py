@@ -157,12 +157,13 @@ def setup(role):
     mods = _sys.modules
     public = {}
     for name in ALLOWED_IMPORTS:
-        # A star import binds the names of `__all__` where a module has one (CPython's rule), else its
-        # public names: the copy keeps `__all__` and every name it lists.
+        # Every attribute but the module's own dunders (`heapq._heapify_max` is a program's to use): a
+        # star import binds the names of `__all__` where a module has one (CPython's rule), else those
+        # not starting with `_`, so the copy keeps `__all__`.
         real = vars(mods[name])
         listed = real.get("__all__", ())
         listed = tuple(k for k in listed if type(k) is str and k in real) if type(listed) in (list, tuple) else ()
-        public[name] = {k: v for k, v in real.items() if not k.startswith("_") or k in ("__name__", "__doc__") or k in listed}
+        public[name] = {k: v for k, v in real.items() if not (k.startswith("__") and k.endswith("__")) or k in ("__name__", "__doc__")}
         if "__all__" in real:
             public[name]["__all__"] = listed
     MappingProxy = type(type.__dict__)
@@ -701,14 +702,21 @@ def _parse_line(text, entry_point, stmt=None):
         raise ValueError("not a single assert statement")
     a = body[0]
     cmp = a.test
-    call = cmp.left if type(cmp) is _A.Compare else cmp
+    side = cmp.left if type(cmp) is _A.Compare else cmp
+    if type(cmp) is _A.Compare and len(cmp.comparators) == 1 and type(side) is not _A.Call:
+        # `assert 2 == f(1)`: the left side is evaluated first; where it is a literal, the call is the right side.
+        try:
+            _literal(side)
+            side = cmp.comparators[0]
+        except Exception:
+            pass
 
     def refused(reason):
         # The line is invalid; CPython still makes its call of the entry point when the assert's test
         # starts with one on literal arguments (a message, another comparison, an answer that is not a
         # literal): candidates make it too, in its place in the suite (`_SideCall`).
         try:
-            args_text, _, argv = _call_of(call, text, entry_point, lineno)
+            args_text, _, argv = _call_of(side, text, entry_point, lineno)
         except Exception:
             return ValueError(reason)
         return _SideCall(reason, args_text, argv)
@@ -717,8 +725,11 @@ def _parse_line(text, entry_point, stmt=None):
         raise refused("assert with a message")
     if type(cmp) is not _A.Compare or len(cmp.ops) != 1 or type(cmp.ops[0]) is not _A.Eq:
         raise refused("not of the form CALL == ANSWER")
-    answer = cmp.comparators[0]
-    args_text, call_src, argv = _call_of(call, text, entry_point, lineno)
+    call, answer = cmp.left, cmp.comparators[0]
+    try:
+        args_text, call_src, argv = _call_of(call, text, entry_point, lineno)
+    except ValueError as e:
+        raise refused(e.args[0])
     try:
         answer_value = _literal(answer)
     except ValueError:

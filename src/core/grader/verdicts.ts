@@ -203,13 +203,20 @@ export function candidateLines(
     return key;
   };
   // An invalid line whose call CPython still makes (a repeat, an assert with a message, an answer that
-  // is not a literal): the candidate makes it in its place, its own call (a program that keeps state
-  // sees every call CPython makes, in order), its result read by no line. Only where the reference's
-  // own call of it returned within its limit: a line no reference answers in time costs no candidate.
-  const sideCall = (group: string, n: number, line: PlanLine, ref: { load: StepResult | undefined; outputs: ReferenceOutputs } | undefined, index: number) => {
-    if (!line[2] || !line[5] || ref?.load?.[0] !== "ok") return;
-    const out = ref.outputs.get(referenceKey(index, callKey(line)));
-    if (out && (out[0] === "ok" || out[0] === "error" || out[0] === "fail")) calls.push({ key: `${group}\u0000${n}`, argv: line[5], intern: nameStrings(line[3]), group });
+  // is not a literal, a reversed comparison): the candidate makes it in its place, its own call (a
+  // program that keeps state sees every call CPython makes, in order), its result read by no line.
+  // In a generated suite only where the reference's own call of it returned a value within its limit
+  // (half the candidate's: rule 4): a line the reference raises on, or cannot answer in time, costs
+  // no candidate anything (a reference that raises at once bounds no candidate's time). Golden lines
+  // are the task's own and taken as written.
+  const sideCall = (group: string, n: number, line: PlanLine, ref?: { load: StepResult | undefined; outputs: ReferenceOutputs }, index?: number) => {
+    if (!line[2] || !line[5]) return;
+    if (ref !== undefined || index !== undefined) {
+      if (ref?.load?.[0] !== "ok") return;
+      const out = ref.outputs.get(referenceKey(index!, callKey(line)));
+      if (out?.[0] !== "ok") return;
+    }
+    calls.push({ key: `${group}\u0000${n}`, argv: line[5], intern: nameStrings(line[3]), group });
   };
   (request.suites ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
@@ -218,7 +225,7 @@ export function candidateLines(
     const lines = plan.s[index].map((line, n): JudgedLine => {
       const judged = judgeLine(line, index, ref?.outputs, ref?.load);
       if ("invalid" in judged) {
-        sideCall(group, n, line, ref, index);
+        sideCall(group, n, line, ref ?? { load: undefined, outputs: new Map() }, index);
         return { validity: "invalid", reason: judged.invalid };
       }
       return { ...judged, key: add(group, line), group };
@@ -228,9 +235,13 @@ export function candidateLines(
   (request.golden ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
     const group = `g${index}`;
-    const lines = plan.g[index].map((line): JudgedLine => {
+    const lines = plan.g[index].map((line, n): JudgedLine => {
       const [validity, reason, args, answer] = line;
-      return validity === "invalid" || !args || !answer ? { validity: "invalid", reason } : { validity: "valid", reason: "", expected: answer, key: add(group, line), group };
+      if (validity === "invalid" || !args || !answer) {
+        sideCall(group, n, line);
+        return { validity: "invalid", reason };
+      }
+      return { validity: "valid", reason: "", expected: answer, key: add(group, line), group };
     });
     suites.push({ kind: "g", index, lines });
   });

@@ -5,19 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
 import { cleanPython } from "./clean-python.ts";
+import { gradeOne } from "./grade-lines.ts";
 
 const grader = sharedNodeGrader();
 const { suiteTruth } = cleanPython();
-
-async function gradeOne(entry: string, reference: string, lines: string[], code = reference) {
-  const r = await grader.grade({
-    tasks: [{ id: "t", entry_point: entry, reference }],
-    codes: [{ task: "t", code }],
-    suites: [{ code: 0, text: lines.join("\n") }],
-    limits: { test_ms: 1000, max_lines: 8 },
-  });
-  return r.suites[0].map((l) => `${l.validity}/${l.verdict}${l.validity === "invalid" ? ": " + l.reason : ""}`);
-}
 
 // Class: the nesting guard reads a line's characters, not its tokens. `_too_deep`/`_nesting` and
 // `_LONG_RUN` (harness.py) count brackets and prefix operators inside string literals, so an honest
@@ -45,7 +36,7 @@ describe("brackets and signs inside string literals are not nesting", () => {
       `assert max_depth('${"[{(".repeat(40)}') == 40`,
     ];
     expect(suiteTruth(DEPTH, lines)).toEqual([true, true, true]);
-    expect(await gradeOne("max_depth", DEPTH, lines)).toEqual(["valid/pass", "valid/pass", "valid/pass"]);
+    expect(await gradeOne(grader, "max_depth", DEPTH, lines)).toEqual(["valid/pass", "valid/pass", "valid/pass"]);
   }, 300_000);
 
   it("judges a line whose str holds a long run of '-' or '+' as CPython does", async () => {
@@ -58,7 +49,7 @@ describe("brackets and signs inside string literals are not nesting", () => {
       `assert count_signs('-+') == 0  # ${"-".repeat(101)}`,
     ];
     expect(suiteTruth(ref, lines)).toEqual([true, true, true, true]);
-    expect(await gradeOne("count_signs", ref, lines)).toEqual(["valid/pass", "valid/pass", "valid/pass", "valid/pass"]);
+    expect(await gradeOne(grader, "count_signs", ref, lines)).toEqual(["valid/pass", "valid/pass", "valid/pass", "valid/pass"]);
   }, 300_000);
 
   it("accepts on replay the reference-corrected line it wrote itself (a str output of 101 parentheses)", async () => {
@@ -74,7 +65,7 @@ describe("brackets and signs inside string literals are not nesting", () => {
     const corrected = r.suites[0][0].corrected!;
     expect(corrected).toBe(`assert opens(101) == '${"(".repeat(101)}'`);
     expect(suiteTruth(ref, [corrected])).toEqual([true]);
-    expect(await gradeOne("opens", ref, [corrected])).toEqual(["valid/pass"]);
+    expect(await gradeOne(grader, "opens", ref, [corrected])).toEqual(["valid/pass"]);
   }, 300_000);
 });
 
@@ -94,7 +85,7 @@ describe("a star import binds what CPython's binds", () => {
     expect(suiteTruth(ref, lines)).toEqual([true, true]);
     // In CPython the program itself raises NameError when exec'd: no line of it can hold.
     expect(() => suiteTruth(wrong, lines)).toThrow(/NameError: name 'namedtuple' is not defined/);
-    const got = await gradeOne("swap", ref, lines, wrong);
+    const got = await gradeOne(grader, "swap", ref, lines, wrong);
     expect(got.some((v) => v.endsWith("/pass")), got.join(" ")).toBe(false);
   }, 300_000);
 
@@ -104,7 +95,7 @@ describe("a star import binds what CPython's binds", () => {
     const code = "functools = 3\nfrom re import *\ndef scale(x):\n    return functools * x";
     const lines = ["assert scale(2) == 6", "assert scale(5) == 15"];
     expect(suiteTruth(code, lines)).toEqual([true, true]);
-    expect(await gradeOne("scale", ref, lines, code)).toEqual(["valid/pass", "valid/pass"]);
+    expect(await gradeOne(grader, "scale", ref, lines, code)).toEqual(["valid/pass", "valid/pass"]);
   }, 300_000);
 
   it("fails a program that uses itemgetter after `from functools import *` without importing it from operator", async () => {
@@ -115,7 +106,7 @@ describe("a star import binds what CPython's binds", () => {
     expect(suiteTruth(ref, lines)).toEqual([true, true]);
     // NameError: name 'itemgetter' is not defined, on every call.
     expect(suiteTruth(wrong, lines)).toEqual([false, false]);
-    const got = await gradeOne("by_second", ref, lines, wrong);
+    const got = await gradeOne(grader, "by_second", ref, lines, wrong);
     expect(got.some((v) => v.endsWith("/pass")), got.join(" ")).toBe(false);
   }, 300_000);
 });
@@ -133,7 +124,7 @@ describe("lines refused by the grader still call the program in CPython", () => 
     const lines = ["assert fmt(0.0) == '0.0', 'zero'", "assert fmt(-0.0) == '-0.0'"];
     // CPython: the first line's call caches '0.0' under the key (0.0,) == (-0.0,); the second line gets it.
     expect(suiteTruth(memo, lines)).toEqual([true, false]);
-    const got = await gradeOne("fmt", ref, lines, memo);
+    const got = await gradeOne(grader, "fmt", ref, lines, memo);
     expect(got[0]).toMatch(/^invalid\//);
     expect(got[1]).toBe("valid/fail");
   }, 300_000);
@@ -147,7 +138,7 @@ describe("refused lines' calls, as the grader now makes them", () => {
     const counting = "calls = [0]\ndef nxt(x):\n    calls[0] += 1\n    return x + 1 if calls[0] != 3 else 0";
     const lines = ["assert nxt(1) == 2", "assert nxt(1) == 2", "assert nxt(5) == 6"];
     expect(suiteTruth(counting, lines)).toEqual([true, true, false]);
-    const got = await gradeOne("nxt", ref, lines, counting);
+    const got = await gradeOne(grader, "nxt", ref, lines, counting);
     expect(got[0]).toBe("valid/pass");
     expect(got[1]).toMatch(/^invalid\/.*repeats the call of line 1/);
     expect(got[2]).toBe("valid/fail");
@@ -156,7 +147,7 @@ describe("refused lines' calls, as the grader now makes them", () => {
   it("does not make a refused line's call that the reference itself timed out on", async () => {
     const ref = "def slow(n):\n    while n > 1000000:\n        pass\n    return n";
     const lines = ["assert slow(10000000) == 1, 'never returns'", "assert slow(3) == 3"];
-    const got = await gradeOne("slow", ref, lines);
+    const got = await gradeOne(grader, "slow", ref, lines);
     expect(got[0]).toMatch(/^invalid\//);
     expect(got[1]).toBe("valid/pass");
   }, 300_000);
