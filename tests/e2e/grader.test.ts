@@ -35,11 +35,13 @@ const TASK = { id: "max", entry_point: "f", reference: "def f(xs):\n    return m
 const GOOD = "def f(xs):\n    return sorted(xs)[-1]";
 const run = (request: GradeRequest) =>
   page.evaluate(`import("/tests/e2e/grader-harness.ts").then((m) => m.gradeWithCounter(${JSON.stringify(request)}))`) as Promise<GraderRun>;
+// One grader for the batches that do not count its runner starts (each start is seconds of Pyodide):
+// each also meets what the batches before it left.
 const runShared = (request: GradeRequest) =>
   page.evaluate(`import("/tests/e2e/grader-harness.ts").then((m) => m.gradeOnShared(${JSON.stringify(request)}))`) as Promise<GraderRun>;
 
 it("grades a batch in the sandbox worker", async () => {
-  const { result, crossOriginIsolated } = await run({
+  const { result, crossOriginIsolated } = await runShared({
     tasks: [TASK],
     codes: [{ task: "max", code: GOOD }, { task: "max", code: "def f(xs):\n    return xs[0]" }, { task: "max", code: "def f(xs) return" }],
     suites: [
@@ -68,7 +70,7 @@ it("candidates cannot reach fetch, IndexedDB or the page", async () => {
     "def f(xs):\n    todo, seen = [object], []\n    while todo:\n        for s in type.__subclasses__(todo.pop()):\n            if s not in seen:\n                seen.append(s)\n                todo.append(s)\n" +
       "    exc = [c for c in seen if c.__name__ == 'JsException'][0]\n    return exc('E', 'x').js_error.constructor.constructor('return self.fetch')()",
   ];
-  const { result } = await run({
+  const { result } = await runShared({
     tasks: [TASK],
     codes: [...escapes, GOOD].map((code) => ({ task: "max", code })),
     suites: [...escapes, GOOD].map((_, i) => ({ code: i, text: "assert f([1, 5]) == 5" })),
@@ -101,7 +103,7 @@ it("an uninterruptible loop is killed while the page keeps ticking", async () =>
 it("nothing JavaScript is reachable from a candidate in the worker: the bridge walk finds no JsProxy", async () => {
   const walk = `def f(xs):\n${WALK}    return len(found)`;
   const control = "class JsProxyLookalike:\n    pass\nkeep = JsProxyLookalike()\n" + walk;
-  const { result } = await run({
+  const { result } = await runShared({
     tasks: [TASK],
     codes: [walk, control].map((code) => ({ task: "max", code })),
     golden: [0, 1].map((code) => ({ code, text: "assert f([1]) == 0" })),
@@ -120,7 +122,7 @@ it("a write to the interpreter's heap through the Pyodide API cannot happen, and
   ];
   const forge = "    api._module.HEAPU8.fill(0, 1024, 4096)\n    return max(xs)";
   const codes = [...roads.map((r) => `def f(xs):\n${r}\n${forge}`), GOOD, "def f(xs):\n    return xs[0]"];
-  const { result } = await run({
+  const { result } = await runShared({
     tasks: [TASK],
     codes: codes.map((code) => ({ task: "max", code })),
     suites: codes.map((_, code) => ({ code, text: "assert f([1, 5]) == 5" })),

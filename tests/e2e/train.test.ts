@@ -53,8 +53,9 @@ describe("training in the browser", () => {
   it("trains on WebGPU (SwiftShader): backend badge, metrics and a duel appear", async () => {
     const browser = await launchBrowser();
     browsers.push(browser);
-    // SwiftShader: auto would choose wasm, so the WebGPU path is forced (?backend=webgpu).
-    const { page, errors } = await openApp(browser, configToQuery({ ...tiny(1, 3), backend: "webgpu" }));
+    // SwiftShader: auto would choose wasm, so the WebGPU path is forced (?backend=webgpu). Each decoding
+    // step costs about a second on SwiftShader: the shortest completions the grammars allow (32 tokens).
+    const { page, errors } = await openApp(browser, configToQuery({ ...tiny(1, 3), backend: "webgpu", max_completion_length: 32 }));
     await page.getByRole("button", { name: "Start", exact: true }).click();
     await expect.poll(() => page.textContent("body"), { timeout: 120_000 }).toMatch(/webgpu \([^)]*swiftshader[^)]*\)/i);
     const run = await waitForRun(page, (r) => r.status === "done", 420_000);
