@@ -831,7 +831,7 @@ def load(source, entry_point):
             return _outcome("syntax", "cannot compile: " + _exc_reason(e))
         compiles = _compiles_at_run_time(tree) if judge else ""
         if compiles:
-            return _outcome("load", "the reference calls %s: it would run a test line's text in the judge (tasks' references may not compile code at run time; ast.literal_eval reads a literal)" % compiles)
+            return _outcome("load", "the reference calls %s: it would run a test line's text in the judge (tasks' references may not compile code at run time: a reference that reads text parses it itself)" % compiles)
         _state["source"], _state["code"] = source, code
     try:
         ns = _fresh_namespace()
