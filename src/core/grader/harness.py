@@ -609,36 +609,23 @@ def _nesting(text):
     """How deeply a line nests, bounded from above: bracket depth, or the longest run of prefix
     operators and open brackets, over the line's tokens (CPython's own tokenizer, which does not
     recurse: an f-string's replacement fields are tokens too). A line the tokenizer refuses (it
-    stops at 200 open brackets) is measured on its characters instead."""
-    deepest = run = depth = 0
+    stops at 200 open brackets) is measured on its characters instead, each one a token."""
     try:
-        for tok in _tokenize.generate_tokens(iter((text,)).__next__):
-            kind, s = tok[0], tok[1]
-            if kind == _OP and s in _NESTING_OPS:
-                if s in "([{":
-                    depth += 1
-                run += 1
-                deepest = max(deepest, depth, run)
-            else:
-                if kind == _OP and s in ")]}":
-                    depth -= 1
-                if kind not in _NO_TEXT:
-                    run = 0
-        return deepest
+        tokens = [(t[0], t[1]) for t in _tokenize.generate_tokens(iter((text,)).__next__)]
     except Exception:  # a tokenizer error: the characters' bound (brackets in strings counted too)
-        pass
+        tokens = [(_OP, ch) for ch in text if ch != " "]
     deepest = run = depth = 0
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in ")]}":
-            depth -= 1
-        if ch in "-+~([{":
+    for kind, s in tokens:
+        if kind == _OP and s in _NESTING_OPS:
+            if s in "([{":
+                depth += 1
             run += 1
-            deepest = max(deepest, run)
-        elif ch != " ":
-            run = 0
+            deepest = max(deepest, depth, run)
+        else:
+            if kind == _OP and s in ")]}":
+                depth -= 1
+            if kind not in _NO_TEXT:
+                run = 0
     return deepest
 
 

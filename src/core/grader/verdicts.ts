@@ -209,14 +209,8 @@ export function candidateLines(
   // (half the candidate's: rule 4): a line the reference raises on, or cannot answer in time, costs
   // no candidate anything (a reference that raises at once bounds no candidate's time). Golden lines
   // are the task's own and taken as written.
-  const sideCall = (group: string, n: number, line: PlanLine, ref?: { load: StepResult | undefined; outputs: ReferenceOutputs }, index?: number) => {
-    if (!line[2] || !line[5]) return;
-    if (ref !== undefined || index !== undefined) {
-      if (ref?.load?.[0] !== "ok") return;
-      const out = ref.outputs.get(referenceKey(index!, callKey(line)));
-      if (out?.[0] !== "ok") return;
-    }
-    calls.push({ key: `${group}\u0000${n}`, argv: line[5], intern: nameStrings(line[3]), group });
+  const sideCall = (group: string, n: number, line: PlanLine) => {
+    if (line[2] && line[5]) calls.push({ key: `${group}\u0000${n}`, argv: line[5], intern: nameStrings(line[3]), group });
   };
   (request.suites ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
@@ -225,7 +219,7 @@ export function candidateLines(
     const lines = plan.s[index].map((line, n): JudgedLine => {
       const judged = judgeLine(line, index, ref?.outputs, ref?.load);
       if ("invalid" in judged) {
-        sideCall(group, n, line, ref ?? { load: undefined, outputs: new Map() }, index);
+        if (ref?.load?.[0] === "ok" && ref.outputs.get(referenceKey(index, callKey(line)))?.[0] === "ok") sideCall(group, n, line);
         return { validity: "invalid", reason: judged.invalid };
       }
       return { ...judged, key: add(group, line), group };
