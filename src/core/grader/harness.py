@@ -690,8 +690,9 @@ def _parse_line(text, entry_point, stmt=None):
     a = body[0]
     cmp = a.test
     side = cmp.left if type(cmp) is _A.Compare else cmp
-    if type(cmp) is _A.Compare and len(cmp.comparators) == 1 and type(side) is not _A.Call:
-        # `assert 2 == f(1)`: the left side is evaluated first; where it is a literal, the call is the right side.
+    if type(cmp) is _A.Compare:
+        # `assert 2 == f(1)`, `assert set() == f(1)`, `assert 2 == f(1) == 2`: the left side is evaluated
+        # first; where it is a literal, the first call is the first comparator.
         try:
             _literal(side)
             side = cmp.comparators[0]
