@@ -197,7 +197,9 @@ def grade_suite(lines, reference, candidate, max_lines=DEFAULT_TESTS_PER_SUITE):
 
     lines: parsed lines in order, each {"call": CALL_SOURCE, "args": ARGS_KEY, "answer": VALUE} or
       {"invalid": REASON} (not `assert ENTRY(literals) == literal`); ARGS_KEY is any hashable that
-      is equal exactly when two calls have the same arguments (e.g. their canonical text).
+      is equal exactly when two calls have the same arguments (e.g. their canonical text). An
+      invalid line with "opaque": True may do in Python what the sandbox does not do in its place
+      (bind a name, make another call: verdicts.ts cutAfterOpaque): every line after it is invalid.
     reference: ARGS_KEY -> outcome of the ground-truth code on that call.
     candidate: ARGS_KEY -> outcome of the candidate on that call, or None when the candidate did not
       load (every executable line is then "skipped"). The candidate makes its distinct calls in the
@@ -207,9 +209,11 @@ def grade_suite(lines, reference, candidate, max_lines=DEFAULT_TESTS_PER_SUITE):
     """
     judged = []
     seen = set()
+    cut = False
     for line in lines[:max_lines]:
-        if "invalid" in line or line["args"] in seen:
+        if cut or "invalid" in line or line["args"] in seen:
             judged.append(None)
+            cut = cut or ("invalid" in line and line.get("opaque") is True)
             continue
         seen.add(line["args"])
         validity, expected = judge_line(line["answer"], reference[line["args"]])

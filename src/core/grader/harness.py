@@ -630,7 +630,59 @@ def _nesting(text):
 
 
 class _SideCall(ValueError):
-    """An invalid line whose call CPython still makes: (reason, args text, argv text)."""
+    """An invalid line whose call CPython still makes: (reason, args text, argv text); `node` is that call."""
+
+
+# What a refused line may hold and still do nothing in CPython beyond the one call candidates make in
+# its place (`_SideCall`): literals, and comparisons, `not`, `and`, `or` and signs over them.
+_INERT_NODES = frozenset((_A.Constant, _A.List, _A.Tuple, _A.Set, _A.Dict, _A.UnaryOp, _A.BoolOp, _A.Compare, _A.Load,
+                          _A.And, _A.Or, _A.Not, _A.USub, _A.UAdd, _A.Invert, _A.Eq, _A.NotEq, _A.Lt, _A.LtE,
+                          _A.Gt, _A.GtE, _A.Is, _A.IsNot, _A.In, _A.NotIn))
+
+
+def _opaque(text, stmt, side):
+    """Whether a refused line may do, in CPython, what the grader does not do in its place: bind a name
+    (`assert (f := g)`, `set = ...`, an import), make a call other than `side` (the call candidates
+    make for it, or None: a second call, a message that calls), run a program's method (an attribute,
+    a subscript, an operator, a format), or run code of another shape. The supervisor refuses every
+    later line of a suite after such a line (its verdict would not be CPython's). A line CPython
+    cannot compile runs nothing; a comment, `pass` or a line of literals does nothing."""
+    if len(text) > MAX_LINE_CHARS or _too_deep(text):
+        return True  # refused unread, though CPython would run it
+    if stmt is None:
+        try:
+            body = compile(text, "<test>", "exec", _A.PyCF_ONLY_AST).body
+        except Exception:  # a syntax error (or null bytes): CPython runs nothing of the line either
+            return False
+    else:
+        body = [stmt]
+    if not body:
+        return False
+    if len(body) > 1:
+        return True
+    s = body[0]
+    if type(s) is _A.Pass:
+        return False
+    if type(s) is _A.Expr:
+        todo = [s.value]
+    elif type(s) is _A.Assert:
+        todo = [s.test] + ([s.msg] if s.msg is not None else [])
+    else:
+        return True
+    while todo:
+        n = todo.pop()
+        if n is side:
+            continue  # the entry point on literal arguments (`_call_of`): candidates make it
+        if type(n) is _A.Call:
+            try:
+                _literal(n)  # set(), the empty set literal
+                continue
+            except Exception:
+                return True
+        if type(n) not in _INERT_NODES:
+            return True
+        todo.extend(_A.iter_child_nodes(n))
+    return False
 
 
 def _call_of(call, text, entry_point, lineno):
@@ -707,7 +759,9 @@ def _parse_line(text, entry_point, stmt=None):
             args_text, _, argv = _call_of(side, text, entry_point, lineno)
         except Exception:
             return ValueError(reason)
-        return _SideCall(reason, args_text, argv)
+        e = _SideCall(reason, args_text, argv)
+        e.node = side
+        return e
 
     if a.msg is not None:
         raise refused("assert with a message")
@@ -721,9 +775,9 @@ def _parse_line(text, entry_point, stmt=None):
     try:
         answer_value = _literal(answer)
     except ValueError:
-        raise _SideCall("answer is not a literal", args_text, argv)
+        raise refused("answer is not a literal")
     except (TypeError, MemoryError, RecursionError) as e:
-        raise _SideCall("bad literal: " + _exc_reason(e), args_text, argv)
+        raise refused("bad literal: " + _exc_reason(e))
     try:
         answer_text = canonical(answer_value)
     except _NotBuiltin as e:
@@ -739,7 +793,9 @@ def plan(request_json):
     "valid" or "invalid"; a repeat of an earlier line's call in its suite is invalid. A line that
     cannot be read for any reason is invalid, never an error of the whole plan. An invalid line whose
     call CPython still makes (a repeat, `_SideCall`) keeps its args and argv (its answer may be null):
-    candidates make that call in its place in the suite, as CPython runs a suite."""
+    candidates make that call in its place in the suite, as CPython runs a suite. A refused line that
+    may do in CPython what candidates do not (`_opaque`) ends with a seventh element, 1: the supervisor
+    refuses the lines after it."""
     req = _json.loads(request_json)
     max_lines = req["limits"]["max_lines"]
     entry_of = {t["id"]: t["entry_point"] for t in req["tasks"]}
@@ -757,15 +813,19 @@ def plan(request_json):
                     args, answer, call_src, argv = _parse_line(text, entry, stmts[n])
                 except Exception as e:  # ValueError(reason); anything else is a line we cannot read
                     reason = str(e.args[0]) if type(e) in (ValueError, _SideCall) and e.args and type(e.args[0]) is str else "cannot read: " + _exc_reason(e)
-                    side = "null,null,null,null"
+                    side, node = "null,null,null,null", None
                     if type(e) is _SideCall and len(e.args[1]) + len(e.args[2]) <= min(PLAN_LINE_CHARS, PLAN_PER_CHAR * len(text) + PLAN_BASE):
-                        side = e.args[1] + ",null,null," + e.args[2]
-                    lines.append('["invalid",' + _dumps(reason) + "," + side + "]")
+                        side, node = e.args[1] + ",null,null," + e.args[2], getattr(e, "node", None)
+                    try:
+                        opaque = _opaque(text, stmts[n], node)
+                    except Exception:
+                        opaque = True
+                    lines.append('["invalid",' + _dumps(reason) + "," + side + (",1]" if opaque else "]"))
                     continue
                 body = "," + args + "," + answer + "," + _dumps(call_src) + "," + argv + "]"
                 cap = min(PLAN_LINE_CHARS, PLAN_PER_CHAR * len(text) + PLAN_BASE)
-                if len(body) > cap:
-                    lines.append('["invalid",' + _dumps("literals too large (%d characters of values, at most %d)" % (len(body), cap)) + ",null,null,null,null]")
+                if len(body) > cap:  # a call CPython makes and candidates do not: opaque
+                    lines.append('["invalid",' + _dumps("literals too large (%d characters of values, at most %d)" % (len(body), cap)) + ",null,null,null,null,1]")
                     continue
                 # A call is its arguments as the runners rebuild them (argv): two set displays with one
                 # iteration order may still differ in table layout, so differ in what a call sees.
@@ -847,6 +907,24 @@ def _args_source(source):
     return eval(compile("pack" + source, "<args>", "eval"), {"__builtins__": {"set": set}, "pack": _pack})
 
 
+_SET = set
+_MISSING = object()
+
+
+def _set_rebound(ns):
+    """Whether a test line's `set()` (the empty set literal, a call of the name `set`) would not call
+    the builtin set in CPython, where the line runs in the program's namespace: the program binds a
+    global `set`, or its builtins' (or the builtins module's) `set` is something else."""
+    own = ns.get("set", _MISSING)
+    if own is not _MISSING:
+        return own is not _SET
+    b = ns.get("__builtins__", _MISSING)
+    return type(b) is not dict or b.get("set", _MISSING) is not _SET or vars(_builtins_module).get("set", _MISSING) is not _SET
+
+
+_SET_REBOUND = _outcome("error", "the program binds set, which this line calls (its set()): CPython would call the program's object; the grader does not")
+
+
 def call(args_text, literal):
     """Call the loaded entry point on fresh arguments (canonical text, or a trusted caller's source: `_args_source`).
     -> ["ok", canonical value (embedded), literal or ""] | ["error", reason] | ["fail", reason]
@@ -855,18 +933,24 @@ def call(args_text, literal):
     try:
         argv = _scan_json(args_text, 0)[0]
         _folded.clear()
-        kept = None
-        if type(argv) is list and len(argv) == 3 and argv[0] == "I":
+        kept, uses_set = None, False
+        if type(argv) is list and len(argv) in (3, 4) and argv[0] == "I":
             # The line's answer: its strs of name characters are interned as CPython compiles the
-            # line, before the call (kept alive for it, as the line's code object keeps them).
+            # line, before the call (kept alive for it, as the line's code object keeps them). A
+            # fourth element: the line writes set() (in its arguments or its answer).
             kept = [_intern(s) for s in argv[1] if type(s) is str and _NAME_CHARS(s) is not None]
+            uses_set = len(argv) == 4
             argv = argv[2]
+        ns, entry = _state["ns"], _state["entry"]
+        if uses_set and _set_rebound(ns):
+            return _SET_REBOUND
         args = _args_source(argv) if type(argv) is str else _from_canon(argv)
         _folded.clear()
-        ns, entry = _state["ns"], _state["entry"]
         if entry not in ns:
             raise NameError("name %r is not defined" % entry)
         value = ns[entry](*args)
+        if uses_set and _set_rebound(ns):
+            return _SET_REBOUND
         text = canonical(value)
     except _NotBuiltin as e:
         return _outcome("fail", "returned a non-builtin value: " + str(e.args[0]))

@@ -14,7 +14,7 @@
  * itself costs the step in flight an `error`, the same way. At most one kill per candidate.
  */
 import { checkRequest } from "./request.ts";
-import { callText, candidateLines, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, referenceKey, type CandidateRun, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
+import { callText, candidateLines, cutAfterOpaque, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, referenceKey, type CandidateRun, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
 import type { RunnerEvent, RunnerRequest, RunnerRole, RunnerUnit } from "./runner.js";
 import type { Grader, GradeLimits, GradeProgress, GradeRequest, GradeResult, StartProgress } from "./types.ts";
 
@@ -489,9 +489,10 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
         const one = async (lines: string[]) => {
           const out: PlanLine[] = [];
           for (const line of lines) {
+            // A crash is opaque: CPython may run the line (the lines after it are refused).
             const parsed: PlanLine | undefined = await judge.plan(JSON.stringify(sub([line], [])), 1, 0).then(
               (p) => p.s[0][0],
-              () => ["invalid", "the parser crashed on this line", null, null, null, null],
+              () => ["invalid", "the parser crashed on this line", null, null, null, null, 1],
             );
             if (parsed) out.push(parsed);
           }
@@ -509,6 +510,7 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
     }
     for (const suite of all) {
       const lines = parsed.get(`${suite.kind}${suite.index}`) ?? [];
+      cutAfterOpaque(lines); // across parts too
       markRepeats(lines); // across parts, and after a line-by-line parse (the harness's own marks otherwise)
       (suite.kind === "s" ? plan.s : plan.g)[suite.index] = lines;
     }

@@ -23,7 +23,24 @@ import type { CodeResult, GradeLimits, GradeRequest, GradeResult, LineResult } f
  * builds it), the arguments as written (ArgsDisplay). The call source is the entry point's name and
  * each argument's own text (the corrected line's left side).
  */
-export type PlanLine = ["valid" | "invalid", string, Canonical | null, Canonical | null, string | null, ArgsDisplay | null];
+export type PlanLine =
+  | ["valid" | "invalid", string, Canonical | null, Canonical | null, string | null, ArgsDisplay | null]
+  | ["invalid", string, Canonical | null, Canonical | null, string | null, ArgsDisplay | null, 1];
+
+/**
+ * Whether a plan line is OPAQUE: refused, and it may do in CPython what candidates do not do in its
+ * place (bind a name, make another call, run a program's method: harness `_opaque`). Every later
+ * line of its suite is refused (`cutAfterOpaque`): its verdict would not be CPython's.
+ */
+export const isOpaque = (line: PlanLine): boolean => line[6] === 1;
+
+/** Refuses (in place) every line after the first opaque one of a suite's plan lines. */
+export function cutAfterOpaque(lines: PlanLine[]): void {
+  const at = lines.findIndex(isOpaque);
+  for (let n = at + 1; at >= 0 && n < lines.length; n++) {
+    lines[n] = ["invalid", `after line ${at + 1}, which the grader does not run as CPython would (it may bind a name or make a call this line then sees)`, null, null, null, null];
+  }
+}
 export interface Plan {
   /** Generated suites, in request order. */
   s: PlanLine[][];
@@ -72,7 +89,8 @@ export function parsePlan(text: unknown, suites: number, golden: number): Plan |
   }
   const p = plan as Plan | null;
   const lineOk = (l: unknown) => {
-    if (!Array.isArray(l) || l.length !== 6 || (l[0] !== "valid" && l[0] !== "invalid") || typeof l[1] !== "string") return false;
+    if (!Array.isArray(l) || (l[0] !== "valid" && l[0] !== "invalid") || typeof l[1] !== "string") return false;
+    if (l.length !== 6 && !(l.length === 7 && l[6] === 1 && l[0] === "invalid")) return false;
     if (l[2] === null) return l[0] === "invalid";
     const argvOk = checkCanonical(l[5], undefined, 0, true) !== null;
     // An invalid line may carry its call alone (CPython still makes it): no answer then.
@@ -108,7 +126,21 @@ export interface Call {
   key: string;
   argv: ArgsDisplay;
   intern: string[];
+  /** The line writes set() (an empty set, in its arguments or answer): a call of the name `set`. */
+  usesSet?: boolean;
 }
+
+/** Whether a canonical value (or arguments as written) holds an empty set: a line writes it only as set(). */
+function hasEmptySet(c: Canonical | ArgsDisplay | null): boolean {
+  if (!c) return false;
+  if (c[0] === "S" && c[1].length === 0) return true;
+  if (c[0] === "d") return (c[1] as [Canonical, ArgsDisplay][]).some(([k, v]) => hasEmptySet(k) || hasEmptySet(v));
+  if (c[0] === "l" || c[0] === "t" || c[0] === "S" || c[0] === "F" || c[0] === "D") return (c[1] as ArgsDisplay[]).some((x) => hasEmptySet(x));
+  return false;
+}
+
+/** A line's call: its identity, its arguments, and what the runner does around it. */
+const callOf = (key: string, line: PlanLine): Call => ({ key, argv: line[5]!, intern: nameStrings(line[3]), usesSet: hasEmptySet(line[5]) || hasEmptySet(line[3]) });
 
 /** The strs of ASCII name characters in a canonical value (harness `_const` interns the same ones). */
 function nameStrings(c: Canonical | null, out: string[] = []): string[] {
@@ -121,12 +153,13 @@ function nameStrings(c: Canonical | null, out: string[] = []): string[] {
 }
 
 /** A line's call as its runner is sent it: the arguments, behind the answer's strs to intern first. */
-export const callText = (call: Call): string => JSON.stringify(call.intern.length ? ["I", call.intern, call.argv] : call.argv);
+export const callText = (call: Call): string =>
+  JSON.stringify(call.usesSet ? ["I", call.intern, call.argv, 1] : call.intern.length ? ["I", call.intern, call.argv] : call.argv);
 
 /** Adds a line's call to `calls` unless an equal call is there; returns its key. */
 function addCall(calls: Map<string, Call>, line: PlanLine): string {
   const key = callKey(line);
-  if (!calls.has(key)) calls.set(key, { key, argv: line[5]!, intern: nameStrings(line[3]) });
+  if (!calls.has(key)) calls.set(key, callOf(key, line));
   return key;
 }
 
@@ -198,7 +231,7 @@ export function candidateLines(
     const key = `${group}\u0000${callKey(line)}`;
     if (!seen.has(key)) {
       seen.add(key);
-      calls.push({ key, argv: line[5]!, intern: nameStrings(line[3]), group });
+      calls.push({ ...callOf(key, line), group });
     }
     return key;
   };
@@ -210,7 +243,7 @@ export function candidateLines(
   // no candidate anything (a reference that raises at once bounds no candidate's time). Golden lines
   // are the task's own and taken as written.
   const sideCall = (group: string, n: number, line: PlanLine) => {
-    if (line[2] && line[5]) calls.push({ key: `${group}\u0000${n}`, argv: line[5], intern: nameStrings(line[3]), group });
+    if (line[2] && line[5]) calls.push({ ...callOf(`${group}\u0000${n}`, line), group });
   };
   (request.suites ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;

@@ -2,7 +2,7 @@
  * arena_reward.grade_suite against the supervisor's own judging (verdicts.ts: candidateLines and
  * judgeCandidate, the functions every real grading goes through) on seeded random suites: the same
  * validity (valid, reference-corrected wrong answer, invalid: malformed, repeated call, raising
- * reference), verdict (pass, fail, error, timeout and the lines after it, skipped) and corrected
+ * reference, after an opaque line), verdict (pass, fail, error, timeout and the lines after it, skipped) and corrected
  * line for every line. Pyodide under Node, and CPython where python3 exists.
  */
 import { spawnSync } from "node:child_process";
@@ -11,7 +11,7 @@ import { loadPyodide, type PyodideInterface } from "pyodide";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Canonical } from "../../../src/core/grader/canonical.ts";
 import type { GradeRequest, GradeResult, LineResult } from "../../../src/core/grader/types.ts";
-import { argsKey, candidateLines, emptyResult, judgeCandidate, referenceKey, type CandidateRun, type Plan, type PlanLine, type StepResult } from "../../../src/core/grader/verdicts.ts";
+import { argsKey, candidateLines, cutAfterOpaque, emptyResult, judgeCandidate, referenceKey, type CandidateRun, type Plan, type PlanLine, type StepResult } from "../../../src/core/grader/verdicts.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import { nearValue, randomValue } from "./values.ts";
 
@@ -23,7 +23,7 @@ const LIMITS = { test_ms: 1000, load_ms: 2000, max_lines: 8 };
 type Outcome = ["ok", Canonical] | ["error" | "fail" | "timeout", string];
 interface Case {
   /** Python's view: raw lines (a repeated call is not pre-marked), reference and candidate outcomes by argument key. */
-  lines: ({ invalid: string } | { call: string; args: string; answer: Canonical })[];
+  lines: ({ invalid: string; opaque?: true } | { call: string; args: string; answer: Canonical })[];
   reference: Record<string, Outcome>;
   candidate: Record<string, Outcome> | null;
 }
@@ -45,7 +45,7 @@ function drawCases(count: number): { cases: Case[]; refValues: Canonical[] } {
       }
     }
     const lines: Case["lines"] = Array.from({ length: rng.range(1, 8) }, () => {
-      if (rng.next() < 0.12) return { invalid: "not `assert f(LITERALS) == LITERAL`" };
+      if (rng.next() < 0.12) return rng.next() < 0.4 ? { invalid: "binds a name", opaque: true } : { invalid: "not `assert f(LITERALS) == LITERAL`" };
       const a = rng.pick(pool);
       const ref = reference[argsKey(a)];
       const answer = ref[0] === "ok" && rng.next() < 0.6 ? (rng.next() < 0.5 ? ref[1] : nearValue(ref[1], rng)) : randomValue(rng, 1);
@@ -71,12 +71,13 @@ function tsGrade(c: Case, literal: (v: Canonical) => string | null): LineResult[
   const request: GradeRequest = { tasks: [{ id: "t", entry_point: "f", reference: "" }], codes: [{ task: "t", code: "" }], suites: [{ code: 0, text: "" }] };
   const seen = new Set<string>();
   const planLines = c.lines.map((l): PlanLine => {
-    if ("invalid" in l) return ["invalid", l.invalid, null, null, null, null];
+    if ("invalid" in l) return l.opaque ? ["invalid", l.invalid, null, null, null, null, 1] : ["invalid", l.invalid, null, null, null, null];
     if (seen.has(l.args)) return ["invalid", "repeats an earlier line's call", null, null, null, null];
     seen.add(l.args);
     const args = JSON.parse(l.args) as Canonical;
     return ["valid", "", args, l.answer, l.call, args];
   });
+  cutAfterOpaque(planLines); // as the supervisor does after the judge's plan
   const plan: Plan = { s: [planLines], g: [] };
   // The one suite's outputs (suite 0), by call.
   const outputs = new Map<string, StepResult>(Object.entries(c.reference).map(([k, o]): [string, StepResult] => {

@@ -3,7 +3,9 @@
  * the grader gave a clean CPython's verdict. Truth is a clean Pyodide (clean-python.ts): the program
  * exec'd, then the suite's lines in order in its namespace. Six are fixed (golden lines' refused
  * calls, reversed comparisons, a module's private names, refused calls only where the reference
- * returned); eight are open, marked `it.fails` with the gap they show (docs/SECURITY.md).
+ * returned). Of the eight left open, round 17 closed four by refusal (a line with a call candidates
+ * do not make, or that reads a name, is opaque: the lines after it are refused, never graded on other
+ * state); four are open, marked `it.fails` with the gap they show (docs/SECURITY.md).
  */
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
@@ -52,24 +54,22 @@ describe("refused golden lines still call the program in CPython", () => {
 // write a test; refused as "left side is not a call", no call made). A program that keeps state
 // sees fewer calls in the grader than in CPython, so a later valid line is graded on other state.
 describe("every call of an invalid line is made, as CPython makes it", () => {
-  // Open (docs/SECURITY.md, Not guaranteed): only the call an invalid assert starts with (or a reversed comparison's) is made. `it.fails`: passes while the grader
-  // still differs from CPython here; when fixed, it fails, and becomes `it`.
-  it.fails("makes the right side's call of `assert nxt(1) == nxt(1)`", async () => {
+  // Closed (round 17) by refusal: a line with a call candidates do not make is opaque (harness
+  // `_opaque`), and the lines after it are refused, not graded on a program that missed a call.
+  it("refuses the lines after `assert nxt(1) == nxt(1)` (its second call is not made)", async () => {
     const lines = ["assert nxt(1) == nxt(1)", "assert nxt(5) == 6"];
     expect(suiteTruth(COUNTING, lines)).toEqual([true, false]);
     const got = await gradeOne(grader, "nxt", NXT, lines, COUNTING);
     expect(got[0]).toMatch(/^invalid\//);
-    expect(got[1], got.join(" | ")).toBe("valid/fail");
+    expect(got[1], got.join(" | ")).toMatch(/^invalid\/skipped: after line 1, /);
   }, 300_000);
 
-  // Open (docs/SECURITY.md, Not guaranteed): only the call an invalid assert starts with (or a reversed comparison's) is made. `it.fails`: passes while the grader
-  // still differs from CPython here; when fixed, it fails, and becomes `it`.
-  it.fails("makes the message's call of a failing `assert nxt(1) == 3, nxt(2)`", async () => {
+  it("refuses the lines after a failing `assert nxt(1) == 3, nxt(2)` (its message's call is not made)", async () => {
     const lines = ["assert nxt(1) == 3, nxt(2)", "assert nxt(5) == 6"];
     expect(suiteTruth(COUNTING, lines)).toEqual([false, false]);
     const got = await gradeOne(grader, "nxt", NXT, lines, COUNTING);
     expect(got[0]).toMatch(/^invalid\//);
-    expect(got[1], got.join(" | ")).toBe("valid/fail");
+    expect(got[1], got.join(" | ")).toMatch(/^invalid\/skipped: after line 1, /);
   }, 300_000);
 
   it("makes the calls of reversed comparisons `assert 2 == nxt(1)`", async () => {
@@ -151,9 +151,8 @@ describe("strs an invalid line interns in CPython", () => {
   // The reference reads the set display by hand (the judge refuses `eval`, and `ast` is not importable).
   const ref = "def lens(text):\n    words = {w.strip().strip(\"'\") for w in text.strip('{}').split(',')}\n    return [len(w) for w in words]";
   const code = "def lens(text):\n    return [len(x) for x in eval(text)]";
-  // Open (docs/SECURITY.md, Not guaranteed): the identifiers of lines the grader does not compile are not interned. `it.fails`: passes while the grader
-  // still differs from CPython here; when fixed, it fails, and becomes `it`.
-  it.fails("interns the identifiers of an assert-with-a-message before the next line's call", async () => {
+  // Closed (round 17) by refusal: a line that reads a name is opaque; the lines after it are refused.
+  it("refuses the lines after an assert-with-a-message that names identifiers", async () => {
     const lines = ["assert lens('[]') == [], (zebra, quokka, platypus)", "assert lens(\"{'zebra', 'quokka', 'platypus'}\") == [8, 5, 6]"];
     // The line is valid in CPython (the reference, then the line alone)...
     expect(suiteTruth(ref, [lines[1]])).toEqual([true]);
@@ -164,18 +163,16 @@ describe("strs an invalid line interns in CPython", () => {
     expect(await freshTruth(code, [lines[1]])).toEqual([true]);
     const got = await gradeOne(grader, "lens", ref, lines, code);
     expect(got[0]).toMatch(/^invalid\//);
-    expect(got[1], got.join(" | ")).toBe("valid/fail");
+    expect(got[1], got.join(" | ")).toMatch(/^invalid\/skipped: after line 1, /);
   }, 300_000);
 
-  // Open (docs/SECURITY.md, Not guaranteed): the identifiers of lines the grader does not compile are not interned. `it.fails`: passes while the grader
-  // still differs from CPython here; when fixed, it fails, and becomes `it`.
-  it.fails("interns the identifiers of a line that is no call (golden suite)", async () => {
+  it("refuses the lines after a line that is no call and names identifiers (golden suite)", async () => {
     const lines = ["assert zebra != quokka != platypus", "assert lens(\"{'zebra', 'quokka', 'platypus'}\") == [8, 5, 6]"];
     const { freshTruth } = await import("./clean-python.ts");
     expect(await freshTruth(code, lines)).toEqual([false, false]);
     const got = await gradeGolden(grader, "lens", ref, lines, code);
     expect(got[0]).toMatch(/^invalid\//);
-    expect(got[1], got.join(" | ")).toBe("valid/fail");
+    expect(got[1], got.join(" | ")).toMatch(/^invalid\/skipped: after line 1, /);
   }, 300_000);
 });
 

@@ -2,7 +2,9 @@
  * Round 16: each test FAILS on the grader of 1e9d273 and passes only if the grader gave a clean
  * CPython's verdict (clean-python.ts: the program exec'd, then the suite's lines in its namespace).
  * Two are fixed (a literal-first comparison's call, whatever the literal and however long the chain);
- * four are open, marked `it.fails` with the gap they show (docs/SECURITY.md, Not guaranteed).
+ * the four left open were closed in round 17, not with CPython's verdict but with no verdict CPython
+ * would contradict: a program that binds `set` gets `error` on lines that write set(), and a refused
+ * line that may bind a name refuses the lines after it.
  */
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
@@ -21,25 +23,25 @@ const NXT = "def nxt(x):\n    return x + 1";
 // `set` (a module-level `set = ...`, `from x import y as set`, a `def set`). In CPython the line's
 // `set()` then calls the program's object: the argument (or a golden answer) is whatever it returns.
 describe("a test line's set() is the program's own `set` when the program binds it", () => {
-  // Open (docs/SECURITY.md, Not guaranteed): a test line's `set()` is the empty set, whatever the program binds to `set`. `it.fails`: passes while the grader
-  // still differs from CPython here; when fixed, it fails, and becomes `it`.
-  it.fails("argument: a program that rebinds set passes `assert f(set()) == 0` where CPython's line fails", async () => {
+  // Closed (round 17): a line that writes set() is `error` for a program that binds `set` (harness
+  // `_set_rebound`), checked before its call and after it; never the builtin set's verdict.
+  it("argument: a program that rebinds set does not pass `assert f(set()) == 0`, which CPython's line fails", async () => {
     // A wrong program (f(set()) is 3, not len(set()) == 0) that binds set: in CPython the line passes it 'abc'.
     const wrong = "set = lambda *a: 'abc'\ndef f(x):\n    return 3 if x == set() else len(x)";
     const lines = ["assert f(set()) == 0"];
     expect(suiteTruth(wrong, lines)).toEqual([false]); // CPython: f('abc') == 3 != 0
     const got = await gradeOne(grader, "f", LEN, lines, wrong);
-    expect(got[0], got.join(" | ")).toBe("valid/fail");
+    expect(got[0], got.join(" | ")).toBe("valid/error");
   }, 300_000);
 
-  // Open (docs/SECURITY.md, Not guaranteed): a test line's `set()` is the empty set, whatever the program binds to `set`. `it.fails`: passes while the grader
-  // still differs from CPython here; when fixed, it fails, and becomes `it`.
-  it.fails("golden answer: `assert f(1) == set()` holds in CPython for a program whose set() is its answer", async () => {
+  it("golden answer: `assert f(1) == set()` is not graded on the builtin set for a program that binds set", async () => {
     const prog = "set = lambda *a: [7]\ndef f(x):\n    return [7]";
     const lines = ["assert f(1) == set()"];
     expect(suiteTruth(prog, lines)).toEqual([true]);
     const got = await gradeGolden(grader, "f", "def f(x):\n    return set()", lines, prog);
-    expect(got[0], got.join(" | ")).toBe("valid/pass");
+    // CPython passes it (the program's set() is its answer); the grader refuses to grade it ("error"),
+    // as for any line whose set() is the program's object: what CPython would compare is not a literal.
+    expect(got[0], got.join(" | ")).toBe("valid/error");
   }, 300_000);
 });
 
@@ -75,23 +77,21 @@ describe("a chained comparison that starts with a literal still calls the progra
 // namespace, and every later line calls the new object. (The documented walrus gap is a call the line
 // makes; this is a binding the later valid lines see.)
 describe("an invalid line's walrus rebinds what later lines call", () => {
-  // Open (docs/SECURITY.md, Not guaranteed): a line the grader refuses binds no name. `it.fails`: passes while the grader
-  // still differs from CPython here; when fixed, it fails, and becomes `it`.
-  it.fails("`assert (nxt := lambda x: 0)` makes a correct program fail the next line in CPython", async () => {
+  // Closed (round 17) by refusal: a refused line that may bind a name is opaque (harness `_opaque`);
+  // the lines after it are refused.
+  it("`assert (nxt := lambda x: 0)`, which makes a correct program fail the next line in CPython, refuses the lines after it", async () => {
     const lines = ["assert (nxt := lambda x: 0) or 1", "assert nxt(5) == 6"];
     expect(suiteTruth(NXT, lines)).toEqual([true, false]);
     const got = await gradeOne(grader, "nxt", NXT, lines, NXT);
     expect(got[0]).toMatch(/^invalid\//);
-    expect(got[1], got.join(" | ")).toBe("valid/fail");
+    expect(got[1], got.join(" | ")).toMatch(/^invalid\/skipped: after line 1, /);
   }, 300_000);
 
-  // Open (docs/SECURITY.md, Not guaranteed): a line the grader refuses binds no name. `it.fails`: passes while the grader
-  // still differs from CPython here; when fixed, it fails, and becomes `it`.
-  it.fails("a plain assignment line `set = lambda: [0]` changes what a later line's `set()` passes in CPython", async () => {
+  it("a plain assignment line `set = lambda: [0]`, which changes a later line's `set()` in CPython, refuses the lines after it", async () => {
     const lines = ["set = lambda: [0]", "assert f(set()) == 0"];
     expect(suiteTruth(LEN, lines)).toEqual([true, false]);
     const got = await gradeOne(grader, "f", LEN, lines, LEN);
     expect(got[0]).toMatch(/^invalid\//);
-    expect(got[1], got.join(" | ")).toBe("valid/fail");
+    expect(got[1], got.join(" | ")).toMatch(/^invalid\/skipped: after line 1, /);
   }, 300_000);
 });

@@ -183,16 +183,18 @@ describe("odd line shapes a stranger tries (no hints): read as CPython parses th
     [`assert f(${"(".repeat(120)}36${")".repeat(120)}) == 72`, "invalid"],
   ];
 
-  it("each shape gets CPython's reading, in one suite, with no judge restart", async () => {
+  // One suite per shape (a refused line that may bind a name or call refuses the lines after it in
+  // its suite, round 17), all in one batch.
+  it("each shape gets CPython's reading, a suite each in one batch, with no judge restart", async () => {
     const judges = grader.judgeSpawns;
     const r = await grader.grade({
       tasks: [DOUBLE],
       codes: [{ task: "double", code: HONEST }],
-      suites: [{ code: 0, text: SHAPES.map(([line]) => line).join("\n") }],
-      limits: { max_lines: SHAPES.length },
+      suites: SHAPES.map(([line]) => ({ code: 0, text: line })),
     });
-    expect(r.suites[0].map((l, i) => `${SHAPES[i][0]} -> ${l.validity === "invalid" ? "invalid" : "valid"}`)).toEqual(SHAPES.map(([line, v]) => `${line} -> ${v}`));
-    expect(r.suites[0].filter((l) => l.validity !== "invalid").every((l) => l.verdict === "pass")).toBe(true);
+    const lines = r.suites.map((s) => s[0]);
+    expect(lines.map((l, i) => `${SHAPES[i][0]} -> ${l.validity === "invalid" ? "invalid" : "valid"}`)).toEqual(SHAPES.map(([line, v]) => `${line} -> ${v}`));
+    expect(lines.filter((l) => l.validity !== "invalid").every((l) => l.verdict === "pass")).toBe(true);
     expect(grader.judgeSpawns - judges).toBe(0);
   }, 120_000);
 });

@@ -59,9 +59,9 @@ describe("test lines are data: NFKC names and payloads", () => {
   }, 300_000);
 
   it("a name that only looks like the entry point (Cyrillic letters NFKC keeps) is not a call of it", async () => {
-    const r = await grader.grade({ tasks: [TASK], codes: [{ task: "ffix", code: RIGHT }], suites: [{ code: 0, text: "assert ff\u0456x('a', []) == 1\nassert ffix('a', []) == 1" }] });
-    expect(r.suites[0].map((l) => `${l.validity}/${l.verdict}`)).toEqual(["invalid/skipped", "valid/pass"]);
-    expect(r.suites[0][0].reason).toContain("left side is not a call of ffix");
+    const r = await grader.grade({ tasks: [TASK], codes: [{ task: "ffix", code: RIGHT }], suites: [{ code: 0, text: "assert ffix('a', []) == 1\nassert ff\u0456x('a', []) == 1" }] });
+    expect(r.suites[0].map((l) => `${l.validity}/${l.verdict}`)).toEqual(["valid/pass", "invalid/skipped"]);
+    expect(r.suites[0][1].reason).toContain("left side is not a call of ffix");
   });
 });
 
@@ -95,7 +95,9 @@ describe("no line shape restarts the judge", () => {
     ];
     const judges = grader.judgeSpawns;
     const r = await grader.grade({ tasks: [SETS], codes: [{ task: "sets", code: SETS.reference }, { task: "sets", code: SETS.reference }], suites: [{ code: 0, text: nasty.slice(0, 8).join("\n") }, { code: 1, text: nasty.slice(8).join("\n") }] });
-    expect(r.suites.flat().map((l) => `${l.validity}/${l.verdict}`)).toEqual([...nasty.slice(0, -1).map(() => "invalid/skipped"), "valid/pass"]);
+    // Every line refused; the last one because the future import before it may bind a name (round 17).
+    expect(r.suites.flat().map((l) => `${l.validity}/${l.verdict}`)).toEqual(nasty.map(() => "invalid/skipped"));
+    expect(r.suites[1][2].reason).toMatch(/^after line 1, /);
     expect(grader.judgeSpawns - judges).toBe(0);
   }, 120_000);
 

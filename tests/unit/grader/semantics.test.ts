@@ -297,10 +297,12 @@ describe("edges: infinities, NaN, corrected lines, sizes", () => {
     const r = await grader.grade({
       tasks: [MAX],
       codes: [{ task: "max", code: GOOD }],
-      suites: [{ code: 0, text: [long, digits, "assert f([1, 2]) == 2"].join("\n") }],
+      // The valid line first: a line refused unread refuses the lines after it (round 17).
+      suites: [{ code: 0, text: ["assert f([1, 2]) == 2", long, digits].join("\n") }, { code: 0, text: digits }],
     });
-    expect(r.suites[0].map((l) => `${l.validity}/${l.verdict}`)).toEqual(["invalid/skipped", "invalid/skipped", "valid/pass"]);
-    expect(r.suites[0][0].reason).toContain("line too long");
+    expect(r.suites[0].map((l) => `${l.validity}/${l.verdict}`)).toEqual(["valid/pass", "invalid/skipped", "invalid/skipped"]);
+    expect(r.suites[0][1].reason).toContain("line too long");
+    expect(r.suites[1][0].reason).toContain("line too long");
   });
 
   it("a huge returned value is charged to its candidate, and the batch goes on", async () => {
