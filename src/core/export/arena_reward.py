@@ -202,7 +202,9 @@ def grade_suite(lines, reference, candidate, max_lines=DEFAULT_TESTS_PER_SUITE):
       (bind a name, make another call: verdicts.ts cutAfterOpaque): every line after it is invalid.
     reference: ARGS_KEY -> outcome of the ground-truth code on that call.
     candidate: ARGS_KEY -> outcome of the candidate on that call, or None when the candidate did not
-      load (every executable line is then "skipped"). The candidate makes its distinct calls in the
+      load (every executable line is then "skipped"). An error or fail outcome with a third element
+      1 left the program off CPython's path (its own object's methods, or its own `set`, not run:
+      verdicts.ts judgeCandidate): every later executable line is then "error". The candidate makes its distinct calls in the
       order the lines first need them and is stopped at its first timeout: every later call is a
       "timeout" whatever the dict holds; a call with no outcome before that is an "error".
     Returns one dict per line read: validity, verdict and, for executable lines, corrected.
@@ -230,6 +232,7 @@ def grade_suite(lines, reference, candidate, max_lines=DEFAULT_TESTS_PER_SUITE):
             elif key in candidate and candidate[key][0] == "timeout":
                 timed_out = True
     out = []
+    cut = False
     for j in judged:
         if j is None:
             out.append({"validity": "invalid", "verdict": "skipped"})
@@ -239,10 +242,13 @@ def grade_suite(lines, reference, candidate, max_lines=DEFAULT_TESTS_PER_SUITE):
         result = {"validity": validity, "corrected": "assert %s == %s" % (line["call"], literal(expected))}
         if candidate is None:
             result["verdict"] = "skipped"
+        elif cut:
+            result["verdict"] = "error"
         elif key in stopped:
             result["verdict"] = "timeout"
         elif key in candidate:
             result["verdict"] = line_verdict(expected, candidate[key])
+            cut = len(candidate[key]) > 2 and candidate[key][2] == 1
         else:
             result["verdict"] = "error"
         out.append(result)

@@ -99,6 +99,11 @@ class _NotBuiltin(Exception):
     pass
 
 
+class _ProgramObject(_NotBuiltin):
+    """A value holding an object of a type that is not a builtin one: CPython's comparison of it runs its
+    own methods (`__eq__`, `__ne__`, `__hash__`, `__bool__`), which may change the program's state."""
+
+
 # ---------------------------------------------------------------------------------------------
 # Setup: lock the interpreter down once. The runner snapshots the interpreter's memory right after
 # this (sandbox role) and restores it before every candidate, so nothing a candidate changes
@@ -371,7 +376,7 @@ def _canon(v, budget, ordered=False):
     finally:
         budget[1] -= 1
     name = t.__name__ if type(t.__name__) is str else "?"
-    raise _NotBuiltin("%s is not a builtin value" % (name,))
+    raise _ProgramObject("%s is not a builtin value" % (name,))
 
 
 def canonical(v, ordered=False):
@@ -634,7 +639,9 @@ class _SideCall(ValueError):
 
 
 # What a refused line may hold and still do nothing in CPython beyond the one call candidates make in
-# its place (`_SideCall`): literals, and comparisons, `not`, `and`, `or` and signs over them.
+# its place (`_SideCall`): literals, and comparisons, `not`, `and`, `or` and signs over them. (Where
+# that call returns a program's object, these run its methods: the candidate's step says so, and
+# verdicts.ts refuses the rest of that suite for that candidate.)
 _INERT_NODES = frozenset((_A.Constant, _A.List, _A.Tuple, _A.Set, _A.Dict, _A.UnaryOp, _A.BoolOp, _A.Compare, _A.Load,
                           _A.And, _A.Or, _A.Not, _A.USub, _A.UAdd, _A.Invert, _A.Eq, _A.NotEq, _A.Lt, _A.LtE,
                           _A.Gt, _A.GtE, _A.Is, _A.IsNot, _A.In, _A.NotIn))
@@ -646,7 +653,8 @@ def _opaque(text, stmt, side):
     make for it, or None: a second call, a message that calls), run a program's method (an attribute,
     a subscript, an operator, a format), or run code of another shape. The supervisor refuses every
     later line of a suite after such a line (its verdict would not be CPython's). A line CPython
-    cannot compile runs nothing; a comment, `pass` or a line of literals does nothing."""
+    cannot compile runs nothing; a comment, `pass` or a line of literals does nothing. `set()` is a
+    call: of the program's own `set` where it binds one."""
     if len(text) > MAX_LINE_CHARS or _too_deep(text):
         return True  # refused unread, though CPython would run it
     if stmt is None:
@@ -673,13 +681,7 @@ def _opaque(text, stmt, side):
         n = todo.pop()
         if n is side:
             continue  # the entry point on literal arguments (`_call_of`): candidates make it
-        if type(n) is _A.Call:
-            try:
-                _literal(n)  # set(), the empty set literal
-                continue
-            except Exception:
-                return True
-        if type(n) not in _INERT_NODES:
+        if type(n) not in _INERT_NODES:  # a call (set() too: the program's own `set` where it binds one)
             return True
         todo.extend(_A.iter_child_nodes(n))
     return False
@@ -922,13 +924,16 @@ def _set_rebound(ns):
     return type(b) is not dict or b.get("set", _MISSING) is not _SET or vars(_builtins_module).get("set", _MISSING) is not _SET
 
 
-_SET_REBOUND = _outcome("error", "the program binds set, which this line calls (its set()): CPython would call the program's object; the grader does not")
+# A third element, 1: the program's state may now differ from what CPython leaves it in (a call not
+# made, an object's methods not run); verdicts.ts refuses the rest of the suite for this candidate.
+_SET_REBOUND = '["error",' + _encode_str("the program binds set, which this line calls (its set()): CPython would call the program's object; the grader does not") + ",1]"
 
 
 def call(args_text, literal):
     """Call the loaded entry point on fresh arguments (canonical text, or a trusted caller's source: `_args_source`).
     -> ["ok", canonical value (embedded), literal or ""] | ["error", reason] | ["fail", reason]
-    (a value that is not a builtin one, or too large). With literal true (references: the
+    (a value that is not a builtin one, or too large); a third element 1 where the program's state
+    may now differ from CPython's (`_SET_REBOUND`). With literal true (references: the
     corrected line), also the value's Python literal (`_lit`: it parses back to the same value)."""
     try:
         argv = _scan_json(args_text, 0)[0]
@@ -952,6 +957,8 @@ def call(args_text, literal):
         if uses_set and _set_rebound(ns):
             return _SET_REBOUND
         text = canonical(value)
+    except _ProgramObject as e:  # CPython would compare it by its own methods: see _SET_REBOUND
+        return '["fail",' + _encode_str("returned a non-builtin value: " + str(e.args[0])) + ",1]"
     except _NotBuiltin as e:
         return _outcome("fail", "returned a non-builtin value: " + str(e.args[0]))
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here

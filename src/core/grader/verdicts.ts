@@ -50,11 +50,14 @@ export interface Plan {
 
 /**
  * One step's result (harness `load` / `call`, or the runner and supervisor for time and crashes):
- * ok carries the canonical value and, for references, its Python literal.
+ * ok carries the canonical value and, for references, its Python literal. An error or fail with a
+ * third element 1 left the program in a state CPython would not (its own object's methods not run,
+ * its own `set` not called): the rest of that suite is refused for that candidate (`judgeCandidate`).
  */
 export type StepResult =
   | ["ok", Canonical | "", string?]
-  | ["syntax" | "load" | "error" | "fail" | "timeout", string];
+  | ["syntax" | "load" | "error" | "fail" | "timeout", string]
+  | ["error" | "fail", string, 1];
 
 const REASON_OUTCOMES = new Set(["syntax", "load", "error", "fail", "timeout"]);
 
@@ -76,6 +79,7 @@ export function parseStep(text: unknown): StepResult | null {
     const callOk = step.length === 3 && checkCanonical(step[1]) !== null && typeof step[2] === "string";
     return loadOk || callOk ? (step as StepResult) : null;
   }
+  if (step.length === 3 && step[2] === 1 && (step[0] === "error" || step[0] === "fail") && typeof step[1] === "string") return [step[0], step[1].slice(0, 500), 1];
   return step.length === 2 && REASON_OUTCOMES.has(step[0]) && typeof step[1] === "string" ? [step[0], step[1].slice(0, 500)] as StepResult : null;
 }
 
@@ -211,6 +215,7 @@ export interface CandidateLines {
   /** [kind, suite index, per line: judged line]. */
   suites: { kind: "s" | "g"; index: number; lines: JudgedLine[] }[];
 }
+/** A judged line; `key` its call (an executable line's) or the call candidates make in its place (a refused line's). */
 type JudgedLine = { validity: LineResult["validity"]; reason: string; expected?: Canonical; key?: string; group?: string; corrected?: string };
 
 /**
@@ -242,8 +247,11 @@ export function candidateLines(
   // (half the candidate's: rule 4): a line the reference raises on, or cannot answer in time, costs
   // no candidate anything (a reference that raises at once bounds no candidate's time). Golden lines
   // are the task's own and taken as written.
-  const sideCall = (group: string, n: number, line: PlanLine) => {
-    if (line[2] && line[5]) calls.push({ ...callOf(`${group}\u0000${n}`, line), group });
+  const sideCall = (group: string, n: number, line: PlanLine): string | undefined => {
+    if (!line[2] || !line[5]) return undefined;
+    const key = `${group}\u0000${n}`;
+    calls.push({ ...callOf(key, line), group });
+    return key;
   };
   (request.suites ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
@@ -252,8 +260,8 @@ export function candidateLines(
     const lines = plan.s[index].map((line, n): JudgedLine => {
       const judged = judgeLine(line, index, ref?.outputs, ref?.load);
       if ("invalid" in judged) {
-        if (ref?.load?.[0] === "ok" && ref.outputs.get(referenceKey(index, callKey(line)))?.[0] === "ok") sideCall(group, n, line);
-        return { validity: "invalid", reason: judged.invalid };
+        const key = ref?.load?.[0] === "ok" && ref.outputs.get(referenceKey(index, callKey(line)))?.[0] === "ok" ? sideCall(group, n, line) : undefined;
+        return { validity: "invalid", reason: judged.invalid, key };
       }
       return { ...judged, key: add(group, line), group };
     });
@@ -264,10 +272,7 @@ export function candidateLines(
     const group = `g${index}`;
     const lines = plan.g[index].map((line, n): JudgedLine => {
       const [validity, reason, args, answer] = line;
-      if (validity === "invalid" || !args || !answer) {
-        sideCall(group, n, line);
-        return { validity: "invalid", reason };
-      }
+      if (validity === "invalid" || !args || !answer) return { validity: "invalid", reason, key: sideCall(group, n, line) };
       return { validity: "valid", reason: "", expected: answer, key: add(group, line), group };
     });
     suites.push({ kind: "g", index, lines });
@@ -295,10 +300,13 @@ export function judgeCandidate(result: GradeResult, c: number, lines: CandidateL
   const status = STATUS[load[0]] ?? "load-error";
   result.codes[c] = { status, reason: status === "ok" ? "" : String(load[1]) };
   for (const { kind, index, lines: judged } of lines.suites) {
-    (kind === "s" ? result.suites : result.golden)[index] = judged.map((line) => {
+    let cut = ""; // why the rest of this suite is not graded (a step that left the program off CPython's path)
+    (kind === "s" ? result.suites : result.golden)[index] = judged.map((line, n) => {
       // A call not run: an earlier call of its suite timed out, or of the candidate was killed (at most one kill each).
       const stopped = run.ended?.[0] === "timeout" || (line.group !== undefined && run.timedOut.has(line.group));
-      const verdict = lineVerdict(line, status === "ok" ? run.got.get(line.key ?? "") : undefined, status === "ok", stopped, limits);
+      const step = status === "ok" ? run.got.get(line.key ?? "") : undefined;
+      const verdict = cut && line.validity !== "invalid" ? { verdict: "error" as const, why: cut } : lineVerdict(line, step, status === "ok", stopped, limits);
+      if (!cut && step?.[2] === 1) cut = `not graded: line ${n + 1} left the program in a state CPython would not (${step[1]})`;
       const out: LineResult = { validity: line.validity, reason: join(line.reason, verdict.why), verdict: verdict.verdict };
       if (kind === "s" && line.corrected) out.corrected = line.corrected;
       return out;

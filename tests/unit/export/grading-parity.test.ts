@@ -20,7 +20,7 @@ const DRIVER_PATH = new URL("./parity_driver.py", import.meta.url);
 const MODULE_DIR = new URL("../../../src/core/export/", import.meta.url);
 const LIMITS = { test_ms: 1000, load_ms: 2000, max_lines: 8 };
 
-type Outcome = ["ok", Canonical] | ["error" | "fail" | "timeout", string];
+type Outcome = ["ok", Canonical] | ["error" | "fail" | "timeout", string] | ["error" | "fail", string, 1];
 interface Case {
   /** Python's view: raw lines (a repeated call is not pre-marked), reference and candidate outcomes by argument key. */
   lines: ({ invalid: string; opaque?: true } | { call: string; args: string; answer: Canonical })[];
@@ -58,6 +58,7 @@ function drawCases(count: number): { cases: Case[]; refValues: Canonical[] } {
         const ref = reference[argsKey(a)];
         const r = rng.next();
         candidate[argsKey(a)] = r < 0.05 ? ["timeout", "exceeded 1000 ms"] : r < 0.12 ? ["error", "IndexError: list index out of range"]
+          : r < 0.16 ? ["fail", "returned a non-builtin value: C is not a builtin value", 1]
           : ref[0] === "ok" && r < 0.7 ? ["ok", rng.next() < 0.5 ? ref[1] : nearValue(ref[1], rng)] : ["ok", randomValue(rng, 1)];
       }
     }
@@ -128,6 +129,8 @@ describe("arena_reward.grade_suite against verdicts.ts", () => {
     });
     // Every kind of line the semantics distinguish occurred.
     for (const k of ["valid/pass", "valid/fail", "wrong-answer/pass", "wrong-answer/fail", "invalid/skipped", "valid/skipped", "valid/error", "valid/timeout"]) expect(kinds).toContain(k);
+    // And a line after a step that left the program off CPython's path: error, though its own call returned.
+    expect(cases.some((c, i) => got[i].some((l, n) => { const line = c.lines[n]; return l.verdict === "error" && "args" in line && c.candidate?.[line.args]?.[0] === "ok"; }))).toBe(true);
   }
 
   it("in Pyodide", () => {

@@ -71,7 +71,7 @@ def grade(cases_json):
     import arena_reward as ar
 
     def outcome(o):
-        return ("ok", ar.from_canonical(o[1])) if o[0] == "ok" else (o[0], o[1])
+        return ("ok", ar.from_canonical(o[1])) if o[0] == "ok" else tuple(o)
 
     out = []
     for case in json.loads(cases_json):

@@ -5,7 +5,8 @@
  * calls, reversed comparisons, a module's private names, refused calls only where the reference
  * returned). Of the eight left open, round 17 closed four by refusal (a line with a call candidates
  * do not make, or that reads a name, is opaque: the lines after it are refused, never graded on other
- * state); four are open, marked `it.fails` with the gap they show (docs/SECURITY.md).
+ * state) and round 18 a fifth (a returned object's methods: the rest of the suite is `error`); three
+ * are open, marked `it.fails` with the gap they show (docs/SECURITY.md).
  */
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
@@ -112,9 +113,9 @@ describe("an allowed module's attributes are CPython's module's", () => {
 // done in CPython before the next line and never in the grader: a later valid line is graded on
 // other state. Here a wrong program (CPython: both lines fail) passes the second line.
 describe("a returned object's __eq__ runs as in CPython", () => {
-  // Open (docs/SECURITY.md, Not guaranteed): a returned value is canonicalised, never compared by its own __eq__. `it.fails`: passes while the grader
-  // still differs from CPython here; when fixed, it fails, and becomes `it`.
-  it.fails("grades the line after a comparison that changed the program's state", async () => {
+  // Closed (round 18) by refusal: a call that returns a program's object marks its step, and the rest
+  // of the suite is `error` for that candidate (CPython would have run the object's methods).
+  it("refuses to grade the line after a comparison that changed the program's state", async () => {
     const ref = "def double(x):\n    return 2 * x";
     const code = [
       "state = [0]",
@@ -132,7 +133,7 @@ describe("a returned object's __eq__ runs as in CPython", () => {
     expect(suiteTruth(code, lines)).toEqual([false, false]);
     const got = await gradeOne(grader, "double", ref, lines, code);
     expect(got[0]).toBe("valid/fail");
-    expect(got[1], got.join(" | ")).toBe("valid/fail");
+    expect(got[1], got.join(" | ")).toBe("valid/error");
   }, 300_000);
 });
 

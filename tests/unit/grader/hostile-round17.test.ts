@@ -115,7 +115,8 @@ describe("a line's set() is not the builtin set for a program that binds `set`",
   it("is error, before the call, for a program that binds set at load (a global, its builtins, the builtins module)", async () => {
     for (const code of rebinders.slice(0, 3)) expect(suiteTruth(code, ["assert f(set()) == 0"]), code).toEqual([false]);
     const got = await gradeMany("f", LEN, rebinders, rebinders.map((_, code) => ({ code, lines: ["assert f(set()) == 0", "assert f([1]) == 1"] })));
-    got.forEach((lines, i) => expect(lines, rebinders[i]).toEqual(["valid/error", "valid/pass"]));
+    // The line's own call is not made, so the rest of the suite is error too (round 18).
+    got.forEach((lines, i) => expect(lines, rebinders[i]).toEqual(["valid/error", "valid/error"]));
   }, 300_000);
 
   it("is error, after the call, for a program that binds set while it runs", async () => {
