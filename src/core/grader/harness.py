@@ -375,8 +375,7 @@ def _canon(v, budget, ordered=False):
             return '["d",[' + ",".join(["[" + k + "," + x + "]" for k, x in (pairs if ordered else sorted(pairs))]) + "]]"
     finally:
         budget[1] -= 1
-    name = t.__name__ if type(t.__name__) is str else "?"
-    raise _ProgramObject("%s is not a builtin value" % (name,))
+    raise _ProgramObject("%s is not a builtin value" % (_type_name(t),))
 
 
 def canonical(v, ordered=False):
@@ -452,9 +451,19 @@ def _lit(v):
 _SHOW_INT_LIMIT = 10**40
 
 
+# A class's own name, read by type's C getter: a metaclass's `__name__` property (program code) never runs.
+_type_name = type.__dict__["__name__"].__get__
+# The builtin exception classes: their `args` is BaseException's C getter. A program's own class may
+# define `args` (a property) or a metaclass: reading either would run its code, which CPython's
+# `except` does not.
+_BUILTIN_EXCEPTIONS = frozenset([v for v in vars(_builtins_module).values() if type(v) is type and issubclass(v, BaseException)])
+
+
 def _exc_reason(e):
     t = type(e)
-    name = t.__name__ if type(t.__name__) is str else "exception"
+    name = _type_name(t)
+    if t not in _BUILTIN_EXCEPTIONS:
+        return name + " (an exception class of the program's own)"
     args = e.args if type(e.args) is tuple else ()
     # Only builtin str/int arguments are shown: formatting a candidate object would run its code.
     if len(args) == 1 and type(args[0]) in (str, int):
@@ -886,9 +895,11 @@ def load(source, entry_point):
     try:
         ns = _fresh_namespace()
         exec(code, ns)
-        fn = ns.get(entry_point)
-        if fn is None or not callable(fn):
+        fn = _lookup(ns, entry_point)
+        if fn is None or fn is _MISSING or not callable(fn):
             return _outcome("load", "does not define a function %s" % entry_point)
+    except _OddNamespace as e:
+        return _outcome("load", e.args[0])
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here
         return _outcome("load", "raised " + _exc_reason(e))
     _state["ns"] = ns
@@ -913,15 +924,33 @@ _SET = set
 _MISSING = object()
 
 
+class _OddNamespace(Exception):
+    """A namespace holding a key that is not an exact str: looking a name up in it runs that key's
+    `__eq__` (program code) as many times as the harness looks, not as many as CPython's line does."""
+
+
+def _lookup(d, name):
+    """d[name] or _MISSING, WITHOUT a lookup: the items are walked and only exact str keys compared,
+    so no key's own `__eq__` runs (with str keys alone, CPython's lookups run no program code either).
+    Raises _OddNamespace where d holds another key."""
+    found = _MISSING
+    for k, v in d.items():
+        if type(k) is not str:
+            raise _OddNamespace("the program's namespace holds a key that is not a str (%s): looking a name up in it runs the program's code" % (_type_name(type(k)),))
+        if k == name:
+            found = v
+    return found
+
+
 def _set_rebound(ns):
     """Whether a test line's `set()` (the empty set literal, a call of the name `set`) would not call
     the builtin set in CPython, where the line runs in the program's namespace: the program binds a
     global `set`, or its builtins' (or the builtins module's) `set` is something else."""
-    own = ns.get("set", _MISSING)
+    own = _lookup(ns, "set")
     if own is not _MISSING:
         return own is not _SET
-    b = ns.get("__builtins__", _MISSING)
-    return type(b) is not dict or b.get("set", _MISSING) is not _SET or vars(_builtins_module).get("set", _MISSING) is not _SET
+    b = _lookup(ns, "__builtins__")
+    return type(b) is not dict or _lookup(b, "set") is not _SET or _lookup(vars(_builtins_module), "set") is not _SET
 
 
 # A third element, 1: the program's state may now differ from what CPython leaves it in (a call not
@@ -951,12 +980,15 @@ def call(args_text, literal):
             return _SET_REBOUND
         args = _args_source(argv) if type(argv) is str else _from_canon(argv)
         _folded.clear()
-        if entry not in ns:
+        fn = _lookup(ns, entry)
+        if fn is _MISSING:
             raise NameError("name %r is not defined" % entry)
-        value = ns[entry](*args)
+        value = fn(*args)
         if uses_set and _set_rebound(ns):
             return _SET_REBOUND
         text = canonical(value)
+    except _OddNamespace as e:  # marked as _SET_REBOUND: the line's lookup is not CPython's
+        return '["error",' + _encode_str(e.args[0]) + ",1]"
     except _ProgramObject as e:  # CPython would compare it by its own methods: see _SET_REBOUND
         return '["fail",' + _encode_str("returned a non-builtin value: " + str(e.args[0])) + ",1]"
     except _NotBuiltin as e:
