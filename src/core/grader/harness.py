@@ -967,7 +967,10 @@ def call(args_text, literal):
     try:
         argv = _scan_json(args_text, 0)[0]
         _folded.clear()
-        kept, uses_set = None, False
+        kept, uses_set, src = None, False, None
+        if type(argv) is list and len(argv) == 5 and argv[0] == "L":
+            # ["L", the line's text, its answer's name-like strs, the arguments, 1 if it writes set()].
+            src, argv = argv[1], ["I", argv[2], argv[3]] + ([1] if argv[4] == 1 else [])
         if type(argv) is list and len(argv) in (3, 4) and argv[0] == "I":
             # The line's answer: its strs of name characters are interned as CPython compiles the
             # line, before the call (kept alive for it, as the line's code object keeps them). A
@@ -976,6 +979,18 @@ def call(args_text, literal):
             uses_set = len(argv) == 4
             argv = argv[2]
         ns, entry = _state["ns"], _state["entry"]
+        if type(src) is str:
+            # CPython compiles the line in the program's interpreter before running it, in whatever
+            # state the program left (the int digit limit, warning filters, the unicodedata module the
+            # parser folds names with): so does this, and the line is graded only where it compiles
+            # to a call of the names the judge read (the code is kept alive for the call, as CPython's).
+            try:
+                kept = (kept, compile(src, "<test>", "exec"))
+            except BaseException as e:  # CPython would not run the line either: it does not hold
+                return _outcome("error", "the line does not compile in the program's interpreter: " + _exc_reason(e))
+            names = kept[1].co_names
+            if entry not in names or any([n != entry and n != "set" for n in names]):
+                return '["error",' + _encode_str("the line compiles to other names in the program's interpreter than the judge read: " + ", ".join([n for n in names if type(n) is str][:8])) + ",1]"
         if uses_set and _set_rebound(ns):
             return _SET_REBOUND
         args = _args_source(argv) if type(argv) is str else _from_canon(argv)
@@ -984,6 +999,9 @@ def call(args_text, literal):
         if fn is _MISSING:
             raise NameError("name %r is not defined" % entry)
         value = fn(*args)
+        # CPython releases the call's arguments before it compares (a program's __del__ on something
+        # it put in them runs first): so does this, before reading the value.
+        args = fn = None
         if uses_set and _set_rebound(ns):
             return _SET_REBOUND
         text = canonical(value)

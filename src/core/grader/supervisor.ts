@@ -14,7 +14,7 @@
  * itself costs the step in flight an `error`, the same way. At most one kill per candidate.
  */
 import { checkRequest } from "./request.ts";
-import { callText, candidateLines, cutAfterOpaque, emptyResult, judgeCandidate, parsePlan, parseStep, referenceCalls, referenceKey, type CandidateRun, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
+import { callText, candidateLines, cutAfterOpaque, emptyResult, suiteLines, judgeCandidate, parsePlan, parseStep, referenceCalls, referenceKey, type CandidateRun, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
 import type { RunnerEvent, RunnerRequest, RunnerRole, RunnerUnit } from "./runner.js";
 import type { Grader, GradeLimits, GradeProgress, GradeRequest, GradeResult, StartProgress } from "./types.ts";
 
@@ -445,7 +445,7 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
    */
   async function planTask(req: GradeRequest & { limits: Required<GradeLimits> }, taskId: string, plan: Plan): Promise<void> {
     // Each suite as the lines Python reads (the harness splits and filters them the same way).
-    const linesOf = (text: string) => text.replace(/\r\n?/g, "\n").split("\n").filter((l) => !PYTHON_BLANK.test(l)).slice(0, req.limits.max_lines);
+    const linesOf = (text: string) => suiteLines(text).slice(0, req.limits.max_lines);
     const mine = (list: GradeRequest["suites"], kind: "s" | "g") =>
       (list ?? []).flatMap((suite, index) => (req.codes[suite.code].task === taskId ? [{ kind, index, lines: linesOf(suite.text) }] : []));
     const all = [...mine(req.suites, "s"), ...mine(req.golden, "g")];
@@ -586,9 +586,6 @@ function markRepeats(lines: PlanLine[]): void {
   });
 }
 
-/** A line Python's str.strip() empties (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff). */
-// eslint-disable-next-line no-control-regex -- Python counts these separators as whitespace
-const PYTHON_BLANK = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
 /**
  * A reference call's limit: test_ms / REFERENCE_HEADROOM. A line whose reference needs more is

@@ -130,6 +130,8 @@ export interface Call {
   key: string;
   argv: ArgsDisplay;
   intern: string[];
+  /** The line's own text: the runner compiles it as CPython would, in the program's interpreter (harness `call`). */
+  src?: string;
   /** The line writes set() (an empty set, in its arguments or answer): a call of the name `set`. */
   usesSet?: boolean;
 }
@@ -143,8 +145,16 @@ function hasEmptySet(c: Canonical | ArgsDisplay | null): boolean {
   return false;
 }
 
-/** A line's call: its identity, its arguments, and what the runner does around it. */
-const callOf = (key: string, line: PlanLine): Call => ({ key, argv: line[5]!, intern: nameStrings(line[3]), usesSet: hasEmptySet(line[5]) || hasEmptySet(line[3]) });
+/** A line's call: its identity, its arguments, its text, and what the runner does around it. */
+const callOf = (key: string, line: PlanLine, src: string | undefined): Call =>
+  ({ key, argv: line[5]!, intern: nameStrings(line[3]), usesSet: hasEmptySet(line[5]) || hasEmptySet(line[3]), src });
+
+/** A line Python's str.strip() empties (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff). */
+// eslint-disable-next-line no-control-regex -- Python counts these separators as whitespace
+const PYTHON_BLANK = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
+/** A suite's lines as Python reads them (the harness's `plan` splits and filters them the same way): plan lines are these, in order. */
+export const suiteLines = (text: string): string[] => text.replace(/\r\n?/g, "\n").split("\n").filter((l) => !PYTHON_BLANK.test(l));
 
 /** The strs of ASCII name characters in a canonical value (harness `_const` interns the same ones). */
 function nameStrings(c: Canonical | null, out: string[] = []): string[] {
@@ -158,12 +168,13 @@ function nameStrings(c: Canonical | null, out: string[] = []): string[] {
 
 /** A line's call as its runner is sent it: the arguments, behind the answer's strs to intern first. */
 export const callText = (call: Call): string =>
-  JSON.stringify(call.usesSet ? ["I", call.intern, call.argv, 1] : call.intern.length ? ["I", call.intern, call.argv] : call.argv);
+  JSON.stringify(call.src !== undefined ? ["L", call.src, call.intern, call.argv, call.usesSet ? 1 : 0]
+    : call.usesSet ? ["I", call.intern, call.argv, 1] : call.intern.length ? ["I", call.intern, call.argv] : call.argv);
 
 /** Adds a line's call to `calls` unless an equal call is there; returns its key. */
-function addCall(calls: Map<string, Call>, line: PlanLine): string {
+function addCall(calls: Map<string, Call>, line: PlanLine, src: string | undefined): string {
   const key = callKey(line);
-  if (!calls.has(key)) calls.set(key, callOf(key, line));
+  if (!calls.has(key)) calls.set(key, callOf(key, line, src));
   return key;
 }
 
@@ -179,8 +190,11 @@ export function referenceCalls(request: GradeRequest, plan: Plan, task: string):
   (request.suites ?? []).forEach((suite, i) => {
     if (request.codes[suite.code].task !== task) return;
     const calls = new Map<string, Call>();
+    const texts = suiteLines(suite.text);
     // Invalid lines' calls too (`sideCall`): a candidate makes one only where the reference's returned.
-    for (const line of plan.s[i]) if (line[2] && line[5]) addCall(calls, line);
+    plan.s[i].forEach((line, n) => {
+      if (line[2] && line[5]) addCall(calls, line, texts[n]);
+    });
     suites.push({ suite: i, calls: [...calls.values()] });
   });
   return suites;
@@ -232,11 +246,11 @@ export function candidateLines(
   const calls: CandidateLines["calls"] = [];
   const suites: CandidateLines["suites"] = [];
   const seen = new Set<string>();
-  const add = (group: string, line: PlanLine): string => {
+  const add = (group: string, line: PlanLine, src: string | undefined): string => {
     const key = `${group}\u0000${callKey(line)}`;
     if (!seen.has(key)) {
       seen.add(key);
-      calls.push({ ...callOf(key, line), group });
+      calls.push({ ...callOf(key, line, src), group });
     }
     return key;
   };
@@ -247,33 +261,35 @@ export function candidateLines(
   // (half the candidate's: rule 4): a line the reference raises on, or cannot answer in time, costs
   // no candidate anything (a reference that raises at once bounds no candidate's time). Golden lines
   // are the task's own and taken as written.
-  const sideCall = (group: string, n: number, line: PlanLine): string | undefined => {
+  const sideCall = (group: string, n: number, line: PlanLine, src: string | undefined): string | undefined => {
     if (!line[2] || !line[5]) return undefined;
     const key = `${group}\u0000${n}`;
-    calls.push({ ...callOf(key, line), group });
+    calls.push({ ...callOf(key, line, src), group });
     return key;
   };
   (request.suites ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
     const ref = references.get(request.codes[c].task);
     const group = `s${index}`;
+    const texts = suiteLines(suite.text);
     const lines = plan.s[index].map((line, n): JudgedLine => {
       const judged = judgeLine(line, index, ref?.outputs, ref?.load);
       if ("invalid" in judged) {
-        const key = ref?.load?.[0] === "ok" && ref.outputs.get(referenceKey(index, callKey(line)))?.[0] === "ok" ? sideCall(group, n, line) : undefined;
+        const key = ref?.load?.[0] === "ok" && ref.outputs.get(referenceKey(index, callKey(line)))?.[0] === "ok" ? sideCall(group, n, line, texts[n]) : undefined;
         return { validity: "invalid", reason: judged.invalid, key };
       }
-      return { ...judged, key: add(group, line), group };
+      return { ...judged, key: add(group, line, texts[n]), group };
     });
     suites.push({ kind: "s", index, lines });
   });
   (request.golden ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
     const group = `g${index}`;
+    const texts = suiteLines(suite.text);
     const lines = plan.g[index].map((line, n): JudgedLine => {
       const [validity, reason, args, answer] = line;
-      if (validity === "invalid" || !args || !answer) return { validity: "invalid", reason, key: sideCall(group, n, line) };
-      return { validity: "valid", reason: "", expected: answer, key: add(group, line), group };
+      if (validity === "invalid" || !args || !answer) return { validity: "invalid", reason, key: sideCall(group, n, line, texts[n]) };
+      return { validity: "valid", reason: "", expected: answer, key: add(group, line, texts[n]), group };
     });
     suites.push({ kind: "g", index, lines });
   });

@@ -5,8 +5,9 @@
  * calls, reversed comparisons, a module's private names, refused calls only where the reference
  * returned). Of the eight left open, round 17 closed four by refusal (a line with a call candidates
  * do not make, or that reads a name, is opaque: the lines after it are refused, never graded on other
- * state) and round 18 a fifth (a returned object's methods: the rest of the suite is `error`); three
- * are open, marked `it.fails` with the gap they show (docs/SECURITY.md).
+ * state), round 18 a fifth (a returned object's methods: the rest of the suite is `error`) and round
+ * 20 a sixth (the line compiled in the program's interpreter interns its strs); two are open, marked
+ * `it.fails` with the gap they show (docs/SECURITY.md).
  */
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
@@ -259,9 +260,9 @@ describe("a refused line's call cannot time a candidate out where the reference 
 // of the same call is graded on it. Here CPython's memo holds [5, 6, 8] (the words were interned by
 // line 1) and the line, valid on the reference, fails; the grader's memo holds [8, 5, 6]: it passes.
 describe("a refused line's answer strs are interned before its call", () => {
-  // Open (docs/SECURITY.md, Not guaranteed): a refused line's answer strs are not interned before its call. `it.fails`: passes while the grader
-  // still differs from CPython here; when fixed, it fails, and becomes `it`.
-  it.fails("grades a memo filled by an assert-with-a-message's call as CPython does", async () => {
+  // Closed (round 20): the runner compiles each line in the program's interpreter before its call, as
+  // CPython does, which interns its constants (the answer's and the message's strs).
+  it("grades a memo filled by an assert-with-a-message's call as CPython does", async () => {
     const ref = "def lens(text):\n    words = {w.strip().strip(\"'\") for w in text.strip('{}').split(',')}\n    return [len(w) for w in words]";
     const code = "memo = {}\ndef lens(text):\n    if text not in memo:\n        memo[text] = [len(x) for x in eval(text)]\n    return memo[text]";
     const arg = "\"{'zebra', 'quokka', 'platypus'}\"";
