@@ -985,7 +985,7 @@ def call(args_text, literal):
             # parser folds names with): so does this, and the line is graded only where it compiles
             # to a call of the names the judge read (the code is kept alive for the call, as CPython's).
             try:
-                kept = (kept, compile(src, "<test>", "exec"))
+                kept = (kept, compile(src, "<string>", "exec"))  # exec(line)'s own filename
             except BaseException as e:  # CPython would not run the line either: it does not hold
                 return _outcome("error", "the line does not compile in the program's interpreter: " + _exc_reason(e))
             names = kept[1].co_names

@@ -1,0 +1,92 @@
+/**
+ * Round 21 (issue 27): a stranger agent (14 minutes) on round 20 (9fa7721): verdicts a clean CPython
+ * contradicts. C is fixed (the line is compiled under exec's own filename, "<string>"); A and B are
+ * open, kept as `it.fails` (docs/SECURITY.md, Not guaranteed): they pass while the grader still
+ * differs from CPython here, and fail (to become `it`) when it is fixed.
+ * A. Compile-time program code on a line candidates never run: CPython compiles EVERY line of the
+ *    suite in the program's interpreter (an inert line of literals too); a SyntaxWarning there runs
+ *    the program's `warnings.showwarning`. The grader compiles only lines it calls.
+ * B. The harness's call is observable: the caller's frame, the argument's reference count.
+ * C. The compiled line's warning carries the grader's filename, not CPython's.
+ */
+import { describe, expect, it } from "vitest";
+import { sharedNodeGrader } from "../node-grader.ts";
+import { cleanPython } from "./clean-python.ts";
+import { gradeGolden, gradeOne } from "./grade-lines.ts";
+
+const grader = sharedNodeGrader();
+const { suiteTruth } = cleanPython();
+const OK_PASS = /^valid\/pass$|^invalid\/|^valid\/error/;
+const OK_FAIL = /^valid\/fail$|^invalid\/|^valid\/error/;
+const UNWARN = "import warnings; warnings.simplefilter('ignore'); warnings.showwarning = warnings._showwarning_orig if hasattr(warnings, '_showwarning_orig') else warnings.showwarning";
+
+// Counts the warnings CPython shows while compiling the suite's lines.
+const WARN_PROG =
+  "import collections\n_w = collections._sys.modules['warnings']\n_w.simplefilter('always')\nseen = []\n" +
+  "_w.showwarning = lambda *a, **k: seen.append(1)\ndef f(x):\n    return x + len(seen)";
+const REF = "def f(x):\n    return x + 1";
+
+describe("A. a SyntaxWarning while CPython compiles an inert line runs the program's showwarning", () => {
+  // Open (docs/SECURITY.md, Not guaranteed): only the lines a candidate calls are compiled in its interpreter.
+  it.fails("`assert (1, 2)` (a line of literals) then a valid line: CPython passes, the grader fails", async () => {
+    const lines = ["assert (1, 2)", "assert f(0) == 1"];
+    expect(suiteTruth(WARN_PROG, [...lines, UNWARN]).slice(0, 2)).toEqual([true, true]);
+    expect(suiteTruth(REF, lines)).toEqual([true, true]);
+    const got = await gradeOne(grader, "f", REF, lines, WARN_PROG);
+    expect(got[1], got.join(" | ")).toMatch(OK_PASS);
+  }, 300_000);
+  // Open (docs/SECURITY.md, Not guaranteed): only the lines a candidate calls are compiled in its interpreter.
+  it.fails("golden: `assert '\\d' != 0` (invalid escape, literals only) then a valid line", async () => {
+    const lines = ["assert '\\d' != 0", "assert f(0) == 1"];
+    expect(suiteTruth(WARN_PROG, [...lines, UNWARN]).slice(0, 2)).toEqual([true, true]);
+    const got = await gradeGolden(grader, "f", REF, lines, WARN_PROG);
+    expect(got[1], got.join(" | ")).toMatch(OK_PASS);
+  }, 300_000);
+  // Open (docs/SECURITY.md, Not guaranteed): only the lines a candidate calls are compiled in its interpreter.
+  it.fails("wrong program passes: the warning makes f(1) == 1 in CPython (reference 0)", async () => {
+    const prog = WARN_PROG.replace("x + len(seen)", "x * (1 + len(seen)) - 1");
+    // CPython: the inert line's warning makes f(1) = 1 * 2 - 1 = 1, not the reference's 0.
+    const ref = "def f(x):\n    return x - 1";
+    const l2 = ["assert (1, 2)", "assert f(1) == 0"];
+    expect(suiteTruth(prog, [...l2, UNWARN]).slice(0, 2)).toEqual([true, false]);
+    expect(suiteTruth(ref, l2)).toEqual([true, true]);
+    const got = await gradeOne(grader, "f", ref, l2, prog);
+    expect(got[1], got.join(" | ")).toMatch(OK_FAIL);
+  }, 300_000);
+});
+
+describe("C. the warning of a called line: CPython's filename, not the harness's", () => {
+  it("showwarning records the filename", async () => {
+    const prog =
+      "import collections\n_w = collections._sys.modules['warnings']\n_w.simplefilter('always')\nseen = []\n" +
+      "_w.showwarning = lambda m, c, fn, ln, *a, **k: seen.append(fn)\ndef f(s):\n    return seen[-1] if seen else ''";
+    const ref = "def f(s):\n    return '<string>'";
+    const lines = ["assert f('\\d') == '<string>'"];
+    expect(suiteTruth(prog, [...lines, UNWARN]).slice(0, 1)).toEqual([true]);
+    const got = await gradeOne(grader, "f", ref, lines, prog);
+    expect(got[0], got.join(" | ")).toMatch(OK_PASS);
+  }, 300_000);
+});
+
+describe("B. the harness's call frame and references are visible to the program", () => {
+  // Open (docs/SECURITY.md, Not guaranteed): the harness's frame and references are visible to the program.
+  it.fails("the caller's code name: '<module>' in CPython", async () => {
+    const prog = "import collections\ndef f(x):\n    return collections._sys._getframe(1).f_code.co_name";
+    const ref = "def f(x):\n    return '<module>'";
+    const lines = ["assert f(0) == '<module>'"];
+    expect(suiteTruth(prog, lines)).toEqual([true]);
+    const got = await gradeOne(grader, "f", ref, lines, prog);
+    expect(got[0], got.join(" | ")).toMatch(OK_PASS);
+  }, 300_000);
+  // Open (docs/SECURITY.md, Not guaranteed): the harness's frame and references are visible to the program.
+  it.fails("sys.getrefcount of the argument (no audit event)", async () => {
+    const prog = "import collections\ndef f(xs):\n    return collections._sys.getrefcount(xs)";
+    let k = -1;
+    for (let i = 0; i < 8 && k < 0; i++) if (suiteTruth(prog, [`assert f([]) == ${i}`])[0]) k = i;
+    expect(k).toBeGreaterThanOrEqual(0);
+    const ref = `def f(xs):\n    return ${k}`;
+    const lines = [`assert f([]) == ${k}`];
+    const got = await gradeOne(grader, "f", ref, lines, prog);
+    expect(got[0], `k=${k} ` + got.join(" | ")).toMatch(OK_PASS);
+  }, 300_000);
+});
