@@ -95,6 +95,13 @@ def _outcome(kind, reason):
     return '["' + kind + '",' + _encode_str(reason) + "]"
 
 
+def _marked(kind, reason):
+    """[kind, reason, 1]: an outcome after which the program's state may differ from what CPython
+    leaves it in (a call not made, an object's methods not run, a lookup not CPython's); verdicts.ts
+    refuses the rest of the suite for this candidate."""
+    return '["' + kind + '",' + _encode_str(reason) + ",1]"
+
+
 class _NotBuiltin(Exception):
     pass
 
@@ -953,44 +960,40 @@ def _set_rebound(ns):
     return type(b) is not dict or _lookup(b, "set") is not _SET or _lookup(vars(_builtins_module), "set") is not _SET
 
 
-# A third element, 1: the program's state may now differ from what CPython leaves it in (a call not
-# made, an object's methods not run); verdicts.ts refuses the rest of the suite for this candidate.
-_SET_REBOUND = '["error",' + _encode_str("the program binds set, which this line calls (its set()): CPython would call the program's object; the grader does not") + ",1]"
+_SET_REBOUND = _marked("error", "the program binds set, which this line calls (its set()): CPython would call the program's object; the grader does not")
 
 
 def call(args_text, literal):
-    """Call the loaded entry point on fresh arguments (canonical text, or a trusted caller's source: `_args_source`).
+    """Call the loaded entry point on fresh arguments, and return its outcome as JSON text.
+    args_text is a test line's call, ["L", its text, its answer's name-like strs, the arguments
+    (canonical), 1 if it writes set()], or bare arguments: canonical, or a trusted caller's source
+    (`_args_source`).
     -> ["ok", canonical value (embedded), literal or ""] | ["error", reason] | ["fail", reason]
     (a value that is not a builtin one, or too large); a third element 1 where the program's state
-    may now differ from CPython's (`_SET_REBOUND`). With literal true (references: the
-    corrected line), also the value's Python literal (`_lit`: it parses back to the same value)."""
+    may now differ from CPython's (`_marked`). With literal true (references: the corrected line),
+    also the value's Python literal (`_lit`: it parses back to the same value)."""
     try:
         argv = _scan_json(args_text, 0)[0]
         _folded.clear()
-        kept, uses_set, src = None, False, None
-        if type(argv) is list and len(argv) == 5 and argv[0] == "L":
-            # ["L", the line's text, its answer's name-like strs, the arguments, 1 if it writes set()].
-            src, argv = argv[1], ["I", argv[2], argv[3]] + ([1] if argv[4] == 1 else [])
-        if type(argv) is list and len(argv) in (3, 4) and argv[0] == "I":
-            # The line's answer: its strs of name characters are interned as CPython compiles the
-            # line, before the call (kept alive for it, as the line's code object keeps them). A
-            # fourth element: the line writes set() (in its arguments or its answer).
-            kept = [_intern(s) for s in argv[1] if type(s) is str and _NAME_CHARS(s) is not None]
-            uses_set = len(argv) == 4
-            argv = argv[2]
         ns, entry = _state["ns"], _state["entry"]
-        if type(src) is str:
+        uses_set, kept, code = False, None, None
+        if type(argv) is list and len(argv) == 5 and argv[0] == "L":
+            _, src, answer_strs, argv, uses_set = argv
+            uses_set = uses_set == 1
+            # The line's answer: its strs of name characters are interned as CPython compiles the
+            # line, before the call (kept alive for it, as the line's code object keeps them).
+            kept = [_intern(s) for s in answer_strs if type(s) is str and _NAME_CHARS(s) is not None]
             # CPython compiles the line in the program's interpreter before running it, in whatever
             # state the program left (the int digit limit, warning filters, the unicodedata module the
             # parser folds names with): so does this, and the line is graded only where it compiles
             # to a call of the names the judge read (the code is kept alive for the call, as CPython's).
             try:
-                kept = (kept, compile(src, "<string>", "exec"))  # exec(line)'s own filename
+                code = compile(src, "<string>", "exec")  # exec(line)'s own filename
             except BaseException as e:  # CPython would not run the line either: it does not hold
                 return _outcome("error", "the line does not compile in the program's interpreter: " + _exc_reason(e))
-            names = kept[1].co_names
+            names = code.co_names
             if entry not in names or any([n != entry and n != "set" for n in names]):
-                return '["error",' + _encode_str("the line compiles to other names in the program's interpreter than the judge read: " + ", ".join([n for n in names if type(n) is str][:8])) + ",1]"
+                return _marked("error", "the line compiles to other names in the program's interpreter than the judge read: " + ", ".join([n for n in names if type(n) is str][:8]))
         if uses_set and _set_rebound(ns):
             return _SET_REBOUND
         args = _args_source(argv) if type(argv) is str else _from_canon(argv)
@@ -1005,10 +1008,10 @@ def call(args_text, literal):
         if uses_set and _set_rebound(ns):
             return _SET_REBOUND
         text = canonical(value)
-    except _OddNamespace as e:  # marked as _SET_REBOUND: the line's lookup is not CPython's
-        return '["error",' + _encode_str(e.args[0]) + ",1]"
-    except _ProgramObject as e:  # CPython would compare it by its own methods: see _SET_REBOUND
-        return '["fail",' + _encode_str("returned a non-builtin value: " + str(e.args[0])) + ",1]"
+    except _OddNamespace as e:  # the line's lookup is not CPython's
+        return _marked("error", e.args[0])
+    except _ProgramObject as e:  # CPython would compare it by its own methods
+        return _marked("fail", "returned a non-builtin value: " + str(e.args[0]))
     except _NotBuiltin as e:
         return _outcome("fail", "returned a non-builtin value: " + str(e.args[0]))
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here

@@ -131,7 +131,7 @@ export interface Call {
   argv: ArgsDisplay;
   intern: string[];
   /** The line's own text: the runner compiles it as CPython would, in the program's interpreter (harness `call`). */
-  src?: string;
+  src: string;
   /** The line writes set() (an empty set, in its arguments or answer): a call of the name `set`. */
   usesSet?: boolean;
 }
@@ -146,8 +146,11 @@ function hasEmptySet(c: Canonical | ArgsDisplay | null): boolean {
 }
 
 /** A line's call: its identity, its arguments, its text, and what the runner does around it. */
-const callOf = (key: string, line: PlanLine, src: string | undefined): Call =>
-  ({ key, argv: line[5]!, intern: nameStrings(line[3]), usesSet: hasEmptySet(line[5]) || hasEmptySet(line[3]), src });
+const callOf = (key: string, line: PlanLine, src: string | undefined): Call => {
+  // The plan's lines are the suite's non-blank lines (harness `plan`, `suiteLines`): one per line.
+  if (src === undefined) throw new Error(`internal: a plan line with no suite line (call ${key})`);
+  return { key, argv: line[5]!, intern: nameStrings(line[3]), usesSet: hasEmptySet(line[5]) || hasEmptySet(line[3]), src };
+};
 
 /** A line Python's str.strip() empties (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff). */
 // eslint-disable-next-line no-control-regex -- Python counts these separators as whitespace
@@ -166,10 +169,8 @@ function nameStrings(c: Canonical | null, out: string[] = []): string[] {
   return out;
 }
 
-/** A line's call as its runner is sent it: the arguments, behind the answer's strs to intern first. */
-export const callText = (call: Call): string =>
-  JSON.stringify(call.src !== undefined ? ["L", call.src, call.intern, call.argv, call.usesSet ? 1 : 0]
-    : call.usesSet ? ["I", call.intern, call.argv, 1] : call.intern.length ? ["I", call.intern, call.argv] : call.argv);
+/** A line's call as its runner is sent it (harness `call`): ["L", its text, its answer's strs to intern first, the arguments, 1 if it writes set()]. */
+export const callText = (call: Call): string => JSON.stringify(["L", call.src, call.intern, call.argv, call.usesSet ? 1 : 0]);
 
 /** Adds a line's call to `calls` unless an equal call is there; returns its key. */
 function addCall(calls: Map<string, Call>, line: PlanLine, src: string | undefined): string {

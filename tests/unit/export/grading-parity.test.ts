@@ -69,7 +69,9 @@ function drawCases(count: number): { cases: Case[]; refValues: Canonical[] } {
 
 /** The supervisor's judging of one case: the plan the harness would send (repeats marked), then verdicts.ts. */
 function tsGrade(c: Case, literal: (v: Canonical) => string | null): LineResult[] {
-  const request: GradeRequest = { tasks: [{ id: "t", entry_point: "f", reference: "" }], codes: [{ task: "t", code: "" }], suites: [{ code: 0, text: "" }] };
+  // One suite line per plan line (its text goes to the runner, which this test does not run).
+  const text = c.lines.map((_, n) => `line ${n}`).join("\n");
+  const request: GradeRequest = { tasks: [{ id: "t", entry_point: "f", reference: "" }], codes: [{ task: "t", code: "" }], suites: [{ code: 0, text }] };
   const seen = new Set<string>();
   const planLines = c.lines.map((l): PlanLine => {
     if ("invalid" in l) return l.opaque ? ["invalid", l.invalid, null, null, null, null, 1] : ["invalid", l.invalid, null, null, null, null];
