@@ -16,7 +16,7 @@ import { configToQuery, presetConfig } from "../../src/core/config/index.ts";
 import { readRunFile } from "../../src/node/run-files.ts";
 import { exportBundle, type RunSnapshot } from "../../src/core/bundle.ts";
 import { launchBrowser } from "./browser.ts";
-import type { ElementHandle } from "puppeteer-core";
+import type { ElementHandle, Page } from "puppeteer-core";
 import { launchFirefox } from "./firefox.ts";
 import { serveStatic } from "../../src/node/serve-app.ts";
 
@@ -105,7 +105,11 @@ async function trainInPage({ timeoutMs, press }: { timeoutMs: number; press: str
       return { step: run.step, status: run.status, metrics, checkpoints: checkpoints.sort((a, b) => a.step - b.step), ...(why === undefined ? {} : { why }) };
     }
     db.close();
-    if (Date.now() > deadline) throw new Error(`no run finished in ${timeoutMs / 1000} s: ${JSON.stringify(runs)}`);
+    if (Date.now() > deadline) {
+      // What the page says it is doing (the phase in flight, any notice): where a run hangs, not just that it did.
+      const said = [".progress-text", ".notices"].map((s) => `${s}: ${document.querySelector(s)?.textContent ?? "(none)"}`).join("; ");
+      throw new Error(`no run finished in ${timeoutMs / 1000} s (${said}): ${JSON.stringify(runs)}`);
+    }
     await sleep(1000);
   }
 }
@@ -122,6 +126,16 @@ function fromSnapshot(s: RunSnapshot): RunPrint {
     checkpoints: s.checkpoints
       .map((c) => ({ step: c.step, policies: Object.fromEntries(Object.entries(c.policies).map(([n, b]) => [n, sha(b)])), rest: JSON.stringify([c.mistake_book, c.rng_state, c.loop_state]) }))
       .sort((a, b) => a.step - b.step),
+  };
+}
+
+/** A Firefox page's console and uncaught errors, kept for a failure's message (a hang says what it last printed). */
+function keepConsole(page: Page): (error: unknown) => never {
+  const lines: string[] = [];
+  page.on("console", (m) => lines.push(`${m.type()}: ${m.text()}`));
+  page.on("pageerror", (e) => lines.push(`pageerror: ${String(e)}`));
+  return (error) => {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\nthe page's console (last 40 lines):\n${lines.slice(-40).join("\n") || "(nothing)"}`);
   };
 }
 
@@ -151,13 +165,14 @@ describe("one seeded run, every engine (static host, wasm backend)", () => {
     const browser = await launchFirefox();
     try {
       const page = await browser.newPage();
+      const failWithConsole = keepConsole(page);
       await page.goto(URL_PATH());
       const deadline = Date.now() + 60_000;
       while (!(await page.evaluate(() => crossOriginIsolated && !!navigator.serviceWorker.controller).catch(() => false))) {
         if (Date.now() > deadline) throw new Error("Firefox: the page never became cross-origin isolated under the service worker");
         await new Promise((r) => setTimeout(r, 500));
       }
-      prints.firefox = (await page.evaluate(trainInPage, { timeoutMs: TRAIN_MS, press: "Start" })) as RunPrint;
+      prints.firefox = (await page.evaluate(trainInPage, { timeoutMs: TRAIN_MS, press: "Start" }).catch(failWithConsole)) as RunPrint;
     } finally {
       await browser.close();
     }
@@ -197,6 +212,7 @@ describe("one seeded run, every engine (static host, wasm backend)", () => {
     const browser = await launchFirefox();
     try {
       const page = await browser.newPage();
+      const failWithConsole = keepConsole(page);
       await page.goto(`${origin}/#/compare`);
       const deadline = Date.now() + 60_000;
       while (!(await page.evaluate(() => crossOriginIsolated && !!navigator.serviceWorker.controller && !!document.querySelector("#import-file")).catch(() => false))) {
@@ -207,7 +223,7 @@ describe("one seeded run, every engine (static host, wasm backend)", () => {
       await input!.uploadFile(file);
       await page.waitForFunction(() => /Imported shared-at-1\.a1run as run /.test(document.querySelector(".notices")?.textContent ?? ""), { timeout: 60_000 });
       await page.goto(`${origin}/#/`);
-      prints.replayed = (await page.evaluate(trainInPage, { timeoutMs: TRAIN_MS, press: "Resume" })) as RunPrint;
+      prints.replayed = (await page.evaluate(trainInPage, { timeoutMs: TRAIN_MS, press: "Resume" }).catch(failWithConsole)) as RunPrint;
     } finally {
       await browser.close();
     }
