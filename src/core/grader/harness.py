@@ -966,8 +966,9 @@ _SET_REBOUND = _marked("error", "the program binds set, which this line calls (i
 def call(args_text, literal):
     """Call the loaded entry point on fresh arguments, and return its outcome as JSON text.
     args_text is a test line's call, ["L", its text, its answer's name-like strs, the arguments
-    (canonical), 1 if it writes set()], or bare arguments: canonical, or a trusted caller's source
-    (`_args_source`).
+    (canonical), 1 if it writes set()]; a refused line the candidate only compiles, ["C", its text]
+    (-> ["ok", ""], or an error nothing reads); or bare arguments: canonical, or a trusted caller's
+    source (`_args_source`).
     -> ["ok", canonical value (embedded), literal or ""] | ["error", reason] | ["fail", reason]
     (a value that is not a builtin one, or too large); a third element 1 where the program's state
     may now differ from CPython's (`_marked`). With literal true (references: the corrected line),
@@ -977,6 +978,12 @@ def call(args_text, literal):
         _folded.clear()
         ns, entry = _state["ns"], _state["entry"]
         uses_set, kept, code = False, None, None
+        if type(argv) is list and len(argv) == 2 and argv[0] == "C":
+            # A line candidates do not call (it calls nothing of the program's: verdicts.ts `inPlace`):
+            # CPython still compiles it in the program's interpreter (a SyntaxWarning runs the program's
+            # warning hooks). A line that does not compile raises there, and CPython goes on to the next.
+            code = compile(argv[1], "<string>", "exec")
+            return '["ok",""]'
         if type(argv) is list and len(argv) == 5 and argv[0] == "L":
             _, src, answer_strs, argv, uses_set = argv
             uses_set = uses_set == 1

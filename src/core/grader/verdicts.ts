@@ -128,7 +128,8 @@ type Limits = Required<GradeLimits>;
  */
 export interface Call {
   key: string;
-  argv: ArgsDisplay;
+  /** The arguments; null for a line the candidate only compiles (`compileOnly`). */
+  argv: ArgsDisplay | null;
   intern: string[];
   /** The line's own text: the runner compiles it as CPython would, in the program's interpreter (harness `call`). */
   src: string;
@@ -170,7 +171,8 @@ function nameStrings(c: Canonical | null, out: string[] = []): string[] {
 }
 
 /** A line's call as its runner is sent it (harness `call`): ["L", its text, its answer's strs to intern first, the arguments, 1 if it writes set()]. */
-export const callText = (call: Call): string => JSON.stringify(["L", call.src, call.intern, call.argv, call.usesSet ? 1 : 0]);
+export const callText = (call: Call): string =>
+  JSON.stringify(call.argv === null ? ["C", call.src] : ["L", call.src, call.intern, call.argv, call.usesSet ? 1 : 0]);
 
 /** Adds a line's call to `calls` unless an equal call is there; returns its key. */
 function addCall(calls: Map<string, Call>, line: PlanLine, src: string | undefined): string {
@@ -268,16 +270,37 @@ export function candidateLines(
     calls.push({ ...callOf(key, line, src), group });
     return key;
   };
+  // Every other line before a suite's first opaque one is compiled in the candidate's interpreter, in
+  // its place, as CPython compiles every line it runs (a SyntaxWarning there runs the program's warning
+  // hooks); such a line calls nothing of the program's (it is not opaque). Its step is read by no line.
+  const compileOnly = (group: string, n: number, src: string | undefined): string => {
+    const key = `${group}\u0000${n}`;
+    if (src === undefined) throw new Error(`internal: a plan line with no suite line (call ${key})`);
+    calls.push({ key, argv: null, intern: [], src, group });
+    return key;
+  };
+  // A refused line: its side call (`call`: where one is made), else a compile in its place; after a
+  // suite's opaque line, neither (the rest of the suite is refused: `cutAfterOpaque`).
+  const inPlace = (group: string, n: number, line: PlanLine, src: string | undefined, call: boolean, after: { opaque: boolean }): string | undefined => {
+    if (after.opaque) return undefined;
+    const key = call ? sideCall(group, n, line, src) : undefined;
+    if (isOpaque(line)) {
+      after.opaque = true;
+      return key;
+    }
+    return key ?? compileOnly(group, n, src);
+  };
   (request.suites ?? []).forEach((suite, index) => {
     if (suite.code !== c) return;
     const ref = references.get(request.codes[c].task);
     const group = `s${index}`;
     const texts = suiteLines(suite.text);
+    const after = { opaque: false };
     const lines = plan.s[index].map((line, n): JudgedLine => {
       const judged = judgeLine(line, index, ref?.outputs, ref?.load);
       if ("invalid" in judged) {
-        const key = ref?.load?.[0] === "ok" && ref.outputs.get(referenceKey(index, callKey(line)))?.[0] === "ok" ? sideCall(group, n, line, texts[n]) : undefined;
-        return { validity: "invalid", reason: judged.invalid, key };
+        const called = ref?.load?.[0] === "ok" && ref.outputs.get(referenceKey(index, callKey(line)))?.[0] === "ok";
+        return { validity: "invalid", reason: judged.invalid, key: inPlace(group, n, line, texts[n], called, after) };
       }
       return { ...judged, key: add(group, line, texts[n]), group };
     });
@@ -287,9 +310,10 @@ export function candidateLines(
     if (suite.code !== c) return;
     const group = `g${index}`;
     const texts = suiteLines(suite.text);
+    const after = { opaque: false };
     const lines = plan.g[index].map((line, n): JudgedLine => {
       const [validity, reason, args, answer] = line;
-      if (validity === "invalid" || !args || !answer) return { validity: "invalid", reason, key: sideCall(group, n, line, texts[n]) };
+      if (validity === "invalid" || !args || !answer) return { validity: "invalid", reason, key: inPlace(group, n, line, texts[n], true, after) };
       return { validity: "valid", reason: "", expected: answer, key: add(group, line, texts[n]), group };
     });
     suites.push({ kind: "g", index, lines });

@@ -1,11 +1,12 @@
 /**
  * Round 21 (issue 27): a stranger agent (14 minutes) on round 20 (9fa7721): verdicts a clean CPython
- * contradicts. C is fixed (the line is compiled under exec's own filename, "<string>"); A and B are
- * open, kept as `it.fails` (docs/SECURITY.md, Not guaranteed): they pass while the grader still
- * differs from CPython here, and fail (to become `it`) when it is fixed.
+ * contradicts. C is fixed (the line is compiled under exec's own filename, "<string>"); A is fixed
+ * since (every refused line a candidate does not call is compiled in its place: verdicts.ts
+ * `inPlace`); B is open, kept as `it.fails` (docs/SECURITY.md, Not guaranteed): they pass while the
+ * grader still differs from CPython here, and fail (to become `it`) when it is fixed.
  * A. Compile-time program code on a line candidates never run: CPython compiles EVERY line of the
  *    suite in the program's interpreter (an inert line of literals too); a SyntaxWarning there runs
- *    the program's `warnings.showwarning`. The grader compiles only lines it calls.
+ *    the program's `warnings.showwarning`. The grader compiled only lines it called.
  * B. The harness's call is observable: the caller's frame, the argument's reference count.
  * C. The compiled line's warning carries the grader's filename, not CPython's.
  */
@@ -27,23 +28,20 @@ const WARN_PROG =
 const REF = "def f(x):\n    return x + 1";
 
 describe("A. a SyntaxWarning while CPython compiles an inert line runs the program's showwarning", () => {
-  // Open (docs/SECURITY.md, Not guaranteed): only the lines a candidate calls are compiled in its interpreter.
-  it.fails("`assert (1, 2)` (a line of literals) then a valid line: CPython passes, the grader fails", async () => {
+  it("`assert (1, 2)` (a line of literals) then a valid line: CPython passes", async () => {
     const lines = ["assert (1, 2)", "assert f(0) == 1"];
     expect(suiteTruth(WARN_PROG, [...lines, UNWARN]).slice(0, 2)).toEqual([true, true]);
     expect(suiteTruth(REF, lines)).toEqual([true, true]);
     const got = await gradeOne(grader, "f", REF, lines, WARN_PROG);
     expect(got[1], got.join(" | ")).toMatch(OK_PASS);
   }, 300_000);
-  // Open (docs/SECURITY.md, Not guaranteed): only the lines a candidate calls are compiled in its interpreter.
-  it.fails("golden: `assert '\\d' != 0` (invalid escape, literals only) then a valid line", async () => {
+  it("golden: `assert '\\d' != 0` (invalid escape, literals only) then a valid line", async () => {
     const lines = ["assert '\\d' != 0", "assert f(0) == 1"];
     expect(suiteTruth(WARN_PROG, [...lines, UNWARN]).slice(0, 2)).toEqual([true, true]);
     const got = await gradeGolden(grader, "f", REF, lines, WARN_PROG);
     expect(got[1], got.join(" | ")).toMatch(OK_PASS);
   }, 300_000);
-  // Open (docs/SECURITY.md, Not guaranteed): only the lines a candidate calls are compiled in its interpreter.
-  it.fails("wrong program passes: the warning makes f(1) == 1 in CPython (reference 0)", async () => {
+  it("wrong program passes: the warning makes f(1) == 1 in CPython (reference 0)", async () => {
     const prog = WARN_PROG.replace("x + len(seen)", "x * (1 + len(seen)) - 1");
     // CPython: the inert line's warning makes f(1) = 1 * 2 - 1 = 1, not the reference's 0.
     const ref = "def f(x):\n    return x - 1";
@@ -52,6 +50,38 @@ describe("A. a SyntaxWarning while CPython compiles an inert line runs the progr
     expect(suiteTruth(ref, l2)).toEqual([true, true]);
     const got = await gradeOne(grader, "f", ref, l2, prog);
     expect(got[1], got.join(" | ")).toMatch(OK_FAIL);
+  }, 300_000);
+});
+
+describe("A, the class: every line a candidate does not call is still compiled in its place", () => {
+  it("a line whose call the grader skips (the reference raises on it) still warns, as CPython compiles it", async () => {
+    const ref = "def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return x + 1";
+    const lines = ["assert f(-1) == '\\d'", "assert f(0) == 1"];
+    expect(suiteTruth(WARN_PROG, [...lines, UNWARN]).slice(0, 2)).toEqual([false, true]);
+    const got = await gradeOne(grader, "f", ref, lines, WARN_PROG);
+    expect(got[0], got.join(" | ")).toMatch(/^invalid\//);
+    expect(got[1], got.join(" | ")).toMatch(OK_PASS);
+  }, 300_000);
+  it("a program that counts compiles: two inert lines, then the count, in order", async () => {
+    const prog = WARN_PROG.replace("x + len(seen)", "len(seen)");
+    const ref = "def f(x):\n    return 2";
+    const lines = ["assert (1, 2)", "assert '\\d' != 0", "assert f(0) == 2"];
+    expect(suiteTruth(prog, [...lines, UNWARN]).slice(0, 3)).toEqual([true, true, true]);
+    const got = await gradeOne(grader, "f", ref, lines, prog);
+    expect(got[2], got.join(" | ")).toMatch(OK_PASS);
+    // Wrong by one compile: a program whose answer counts one warning too many fails, as in CPython.
+    const off = WARN_PROG.replace("x + len(seen)", "len(seen) + 1");
+    expect(suiteTruth(off, [...lines, UNWARN])[2]).toBe(false);
+    const wrong = await gradeOne(grader, "f", ref, lines, off);
+    expect(wrong[2], wrong.join(" | ")).toMatch(OK_FAIL);
+  }, 300_000);
+  it("warnings made errors: an inert line that does not compile there is skipped, and the next line still runs", async () => {
+    const prog = "import collections\n_w = collections._sys.modules['warnings']\n_w.simplefilter('error')\ndef f(x):\n    return x + 1";
+    const lines = ["assert (1, 2)", "assert f(0) == 1"];
+    expect(suiteTruth(prog, [...lines, UNWARN]).slice(0, 2)).toEqual([false, true]);
+    const got = await gradeOne(grader, "f", REF, lines, prog);
+    expect(got[0], got.join(" | ")).toMatch(/^invalid\//);
+    expect(got[1], got.join(" | ")).toBe("valid/pass");
   }, 300_000);
 });
 
