@@ -901,6 +901,7 @@ def load(source, entry_point):
         _state["source"], _state["code"] = source, code
     try:
         ns = _fresh_namespace()
+        _state["exec_builtins"] = ns["__builtins__"]
         exec(code, ns)
         fn = _lookup(ns, entry_point)
         if fn is None or fn is _MISSING or not callable(fn):
@@ -963,10 +964,18 @@ def _set_rebound(ns):
 _SET_REBOUND = _marked("error", "the program binds set, which this line calls (its set()): CPython would call the program's object; the grader does not")
 
 
+def _exec_builtins(ns):
+    """What CPython's exec(line, ns) does before it compiles the line: a namespace without
+    `__builtins__` gets the caller's builtins back (builtin_exec); here the dict the program was
+    loaded with, the same object each time, as the runner's own builtins would be."""
+    if _lookup(ns, "__builtins__") is _MISSING:
+        ns["__builtins__"] = _state["exec_builtins"]
+
+
 def call(args_text, literal):
     """Call the loaded entry point on fresh arguments, and return its outcome as JSON text.
-    args_text is a test line's call, ["L", its text, its answer's name-like strs, the arguments
-    (canonical), 1 if it writes set()]; a refused line the candidate only compiles, ["C", its text]
+    args_text is a test line's call, ["L", its text, the arguments (canonical), 1 if it writes
+    set()]; a refused line the candidate only compiles, ["C", its text]
     (-> ["ok", ""], or an error nothing reads); or bare arguments: canonical, or a trusted caller's
     source (`_args_source`).
     -> ["ok", canonical value (embedded), literal or ""] | ["error", reason] | ["fail", reason]
@@ -977,23 +986,25 @@ def call(args_text, literal):
         argv = _scan_json(args_text, 0)[0]
         _folded.clear()
         ns, entry = _state["ns"], _state["entry"]
-        uses_set, kept, code = False, None, None
+        uses_set, code = False, None
         if type(argv) is list and len(argv) == 2 and argv[0] == "C":
             # A line candidates do not call (it calls nothing of the program's: verdicts.ts `inPlace`):
-            # CPython still compiles it in the program's interpreter (a SyntaxWarning runs the program's
-            # warning hooks). A line that does not compile raises there, and CPython goes on to the next.
+            # CPython still execs it, so puts __builtins__ back and compiles it in the program's
+            # interpreter (a SyntaxWarning runs the program's warning hooks). A line that does not
+            # compile raises there, and CPython goes on to the next.
+            _exec_builtins(ns)
             code = compile(argv[1], "<string>", "exec")
             return '["ok",""]'
-        if type(argv) is list and len(argv) == 5 and argv[0] == "L":
-            _, src, answer_strs, argv, uses_set = argv
+        if type(argv) is list and len(argv) == 4 and argv[0] == "L":
+            _, src, argv, uses_set = argv
             uses_set = uses_set == 1
-            # The line's answer: its strs of name characters are interned as CPython compiles the
-            # line, before the call (kept alive for it, as the line's code object keeps them).
-            kept = [_intern(s) for s in answer_strs if type(s) is str and _NAME_CHARS(s) is not None]
+            _exec_builtins(ns)
             # CPython compiles the line in the program's interpreter before running it, in whatever
             # state the program left (the int digit limit, warning filters, the unicodedata module the
             # parser folds names with): so does this, and the line is graded only where it compiles
-            # to a call of the names the judge read (the code is kept alive for the call, as CPython's).
+            # to a call of the names the judge read. The compile interns the line's constants (its
+            # answer's strs too) when it makes the code object, after the parser's warnings, as
+            # CPython's; the code is kept alive for the call, as CPython's.
             try:
                 code = compile(src, "<string>", "exec")  # exec(line)'s own filename
             except BaseException as e:  # CPython would not run the line either: it does not hold

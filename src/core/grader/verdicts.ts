@@ -122,15 +122,14 @@ const callKey = (line: PlanLine): string => JSON.stringify(line[5] ?? line[2]);
 type Limits = Required<GradeLimits>;
 
 /**
- * One distinct call: its identity (callKey), the arguments to pass (PlanLine argv), and the strs of
- * ASCII name characters in its line's answer, which CPython interns as it compiles the line, before
- * the call runs (a program that compiles at run time, `eval` of a set display, sees them).
+ * One distinct call: its identity (callKey), the arguments to pass (PlanLine argv) and the line's
+ * text, which the runner compiles in the program's interpreter first (interning its constants, the
+ * answer's strs too, as CPython's compile does).
  */
 export interface Call {
   key: string;
   /** The arguments; null for a line the candidate only compiles (`compileOnly`). */
   argv: ArgsDisplay | null;
-  intern: string[];
   /** The line's own text: the runner compiles it as CPython would, in the program's interpreter (harness `call`). */
   src: string;
   /** The line writes set() (an empty set, in its arguments or answer): a call of the name `set`. */
@@ -150,7 +149,7 @@ function hasEmptySet(c: Canonical | ArgsDisplay | null): boolean {
 const callOf = (key: string, line: PlanLine, src: string | undefined): Call => {
   // The plan's lines are the suite's non-blank lines (harness `plan`, `suiteLines`): one per line.
   if (src === undefined) throw new Error(`internal: a plan line with no suite line (call ${key})`);
-  return { key, argv: line[5]!, intern: nameStrings(line[3]), usesSet: hasEmptySet(line[5]) || hasEmptySet(line[3]), src };
+  return { key, argv: line[5]!, usesSet: hasEmptySet(line[5]) || hasEmptySet(line[3]), src };
 };
 
 /** A line Python's str.strip() empties (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff). */
@@ -160,19 +159,9 @@ const PYTHON_BLANK = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2
 /** A suite's lines as Python reads them (the harness's `plan` splits and filters them the same way): plan lines are these, in order. */
 export const suiteLines = (text: string): string[] => text.replace(/\r\n?/g, "\n").split("\n").filter((l) => !PYTHON_BLANK.test(l));
 
-/** The strs of ASCII name characters in a canonical value (harness `_const` interns the same ones). */
-function nameStrings(c: Canonical | null, out: string[] = []): string[] {
-  if (!c) return out;
-  if (c[0] === "s") {
-    if (/^[A-Za-z0-9_]*$/.test(c[1])) out.push(c[1]);
-  } else if (c[0] === "d") for (const [k, v] of c[1]) nameStrings(v, nameStrings(k, out));
-  else if (c[0] === "l" || c[0] === "t" || c[0] === "S" || c[0] === "F") for (const x of c[1]) nameStrings(x, out);
-  return out;
-}
-
-/** A line's call as its runner is sent it (harness `call`): ["L", its text, its answer's strs to intern first, the arguments, 1 if it writes set()]. */
+/** A line's call as its runner is sent it (harness `call`): ["L", its text, the arguments, 1 if it writes set()], or ["C", its text] (compiled only). */
 export const callText = (call: Call): string =>
-  JSON.stringify(call.argv === null ? ["C", call.src] : ["L", call.src, call.intern, call.argv, call.usesSet ? 1 : 0]);
+  JSON.stringify(call.argv === null ? ["C", call.src] : ["L", call.src, call.argv, call.usesSet ? 1 : 0]);
 
 /** Adds a line's call to `calls` unless an equal call is there; returns its key. */
 function addCall(calls: Map<string, Call>, line: PlanLine, src: string | undefined): string {
@@ -276,7 +265,7 @@ export function candidateLines(
   const compileOnly = (group: string, n: number, src: string | undefined): string => {
     const key = `${group}\u0000${n}`;
     if (src === undefined) throw new Error(`internal: a plan line with no suite line (call ${key})`);
-    calls.push({ key, argv: null, intern: [], src, group });
+    calls.push({ key, argv: null, src, group });
     return key;
   };
   // A refused line: its side call (`call`: where one is made), else a compile in its place; after a
