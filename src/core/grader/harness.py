@@ -180,6 +180,9 @@ def setup(role):
             public[name]["__all__"] = listed
     MappingProxy = type(type.__dict__)
     _state["public"] = MappingProxy({k: MappingProxy(v) for k, v in public.items()})
+    import opcode
+    # The opcodes `_name_loads` reads a line's code by (before any program runs here).
+    _state["ops"] = (opcode.opmap["LOAD_NAME"], opcode.opmap["EXTENDED_ARG"])
     refused = _tiny_function(_REFUSED_SRC, "refused", {})
 
     # (2) The JavaScript bridge. JsProxy is read before its module is emptied, then only used to
@@ -964,6 +967,21 @@ def _set_rebound(ns):
 _SET_REBOUND = _marked("error", "the program binds set, which this line calls (its set()): CPython would call the program's object; the grader does not")
 
 
+def _name_loads(code):
+    """The names a line's module code loads (LOAD_NAME), in the order it runs them: read from its
+    bytecode by C operations only (a program may have changed the dis and opcode modules)."""
+    load_name, extended = _state["ops"]
+    raw, names, out, arg = code.co_code, code.co_names, [], 0
+    for i in range(0, len(raw) - 1, 2):
+        op, arg = raw[i], (arg << 8) | raw[i + 1]
+        if op == extended:
+            continue
+        if op == load_name:
+            out.append(names[arg])
+        arg = 0
+    return out
+
+
 def _exec_builtins(ns):
     """What CPython's exec(line, ns) does before it compiles the line: a namespace without
     `__builtins__` gets the caller's builtins back (builtin_exec); here the dict the program was
@@ -1009,9 +1027,13 @@ def call(args_text, literal):
                 code = compile(src, "<string>", "exec")  # exec(line)'s own filename
             except BaseException as e:  # CPython would not run the line either: it does not hold
                 return _outcome("error", "the line does not compile in the program's interpreter: " + _exc_reason(e))
-            names = code.co_names
-            if entry not in names or any([n != entry and n != "set" for n in names]):
-                return _marked("error", "the line compiles to other names in the program's interpreter than the judge read: " + ", ".join([n for n in names if type(n) is str][:8]))
+            # The judge read `ENTRY(args) == answer` with `set()` its only other name: the code must
+            # load the entry point first and then `set` only, one load per name the judge read. Only
+            # the names can differ from the judge's reading (the program's unicodedata.normalize folds
+            # a line's non-ASCII names in CPython's parser), so the names in order are the check.
+            names, loads = code.co_names, _name_loads(code)
+            if any([n != entry and n != "set" for n in names]) or not loads or loads[0] != entry or any([n != "set" for n in loads[1:]]):
+                return _marked("error", "the line compiles to other names in the program's interpreter than the judge read: " + ", ".join([n for n in loads if type(n) is str][:8]))
         if uses_set and _set_rebound(ns):
             return _SET_REBOUND
         args = _args_source(argv) if type(argv) is str else _from_canon(argv)
@@ -1028,10 +1050,11 @@ def call(args_text, literal):
         text = canonical(value)
     except _OddNamespace as e:  # the line's lookup is not CPython's
         return _marked("error", e.args[0])
-    except _ProgramObject as e:  # CPython would compare it by its own methods
-        return _marked("fail", "returned a non-builtin value: " + str(e.args[0]))
     except _NotBuiltin as e:
-        return _outcome("fail", "returned a non-builtin value: " + str(e.args[0]))
+        # A value not read in full (a program's object in it, or past the size or depth canonical
+        # reads): CPython's comparison would go on through the rest of it (a refused line's `in`
+        # compares every item), which may hold a program's object: marked, as the state after it.
+        return _marked("fail", "returned a non-builtin value: " + str(e.args[0]))
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here
         return _outcome("error", "raised " + _exc_reason(e))
     lit = ""
