@@ -8,8 +8,7 @@
  *   src/browser/grader-client.ts      -> Play (createBrowserGrader: sandboxes in workers/grader.worker.ts)
  */
 import "./styles.css";
-import { arenaV1 } from "../core/arena/task-suite.ts";
-import { arenaV2 } from "../core/arena/arena-v2.ts";
+import { wrap } from "comlink";
 import { openArenaDb } from "../storage/db.ts";
 import { createApp } from "./app.ts";
 import type { AppDeps } from "./deps.ts";
@@ -23,6 +22,7 @@ import { readLaunch } from "./share.ts";
 import { createPlayPolicies } from "../browser/play-policies.ts";
 import { createPretrainHere } from "../browser/pretrain-here.ts";
 import { createTaskSets } from "../browser/task-set-import.ts";
+import type { BuiltinTasks } from "../browser/tasks-worker.ts";
 
 type WorkerCtor = new () => Worker;
 type GraderClient = typeof import("../browser/grader-client.ts");
@@ -80,8 +80,17 @@ const deps: AppDeps = {
     : null,
   runs: db ? indexedDbRunStore(db) : null,
   bundles: db ? indexedDbBundles(db, () => new Worker(new URL("../../workers/bundle.worker.ts", import.meta.url), { type: "module" })) : null,
-  // Both built-in sets for the pickers: hand-written arena-v1 first, then generated arena-v2 (built here, ~1 s).
-  tasks: async () => [...arenaV1().tasks, ...arenaV2().tasks],
+  // Both built-in sets for the pickers: hand-written arena-v1 first, then generated arena-v2, built in
+  // a worker (seconds of work that froze the page's thread at every start).
+  tasks: async () => {
+    await offline;
+    const worker = new Worker(new URL("../../workers/tasks.worker.ts", import.meta.url), { type: "module" });
+    try {
+      return await wrap<BuiltinTasks>(worker).builtinTasks();
+    } finally {
+      worker.terminate();
+    }
+  },
   grader: graderLoader
     ? async () => {
         await offline;

@@ -20,5 +20,14 @@ export function findFirefox(): string {
 export function launchFirefox(): Promise<Browser> {
   // Calls into the page may run as long as a test's own deadline (a training run): puppeteer's
   // default of 180 s would cut them short with a protocol error instead of the test's message.
-  return puppeteer.launch({ browser: "firefox", executablePath: findFirefox(), headless: true, protocolTimeout: 600_000 });
+  // Firefox's slow-script limit (10 s of one script on the page) asks the user whether to stop it; a
+  // headless browser has no one to answer, and on a loaded machine a page's start can pass it: off, as
+  // test runners do for Firefox (the app keeps long work off the page's thread: the task worker).
+  return puppeteer.launch({
+    browser: "firefox",
+    executablePath: findFirefox(),
+    headless: true,
+    protocolTimeout: 600_000,
+    extraPrefsFirefox: { "dom.max_script_run_time": 0, "dom.max_chrome_script_run_time": 0 },
+  });
 }
