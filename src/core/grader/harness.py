@@ -992,8 +992,8 @@ def _exec_builtins(ns):
 
 def call(args_text, literal):
     """Call the loaded entry point on fresh arguments, and return its outcome as JSON text.
-    args_text is a test line's call, ["L", its text, the arguments (canonical), 1 if it writes
-    set()]; a refused line the candidate only compiles, ["C", its text]
+    args_text is a test line's call, ["L", its text, the arguments (canonical), how many set() it
+    writes]; a refused line the candidate only compiles, ["C", its text]
     (-> ["ok", ""], or an error nothing reads); or bare arguments: canonical, or a trusted caller's
     source (`_args_source`).
     -> ["ok", canonical value (embedded), literal or ""] | ["error", reason] | ["fail", reason]
@@ -1014,8 +1014,9 @@ def call(args_text, literal):
             code = compile(argv[1], "<string>", "exec")
             return '["ok",""]'
         if type(argv) is list and len(argv) == 4 and argv[0] == "L":
-            _, src, argv, uses_set = argv
-            uses_set = uses_set == 1
+            _, src, argv, sets = argv
+            sets = sets if type(sets) is int else -1
+            uses_set = sets > 0
             _exec_builtins(ns)
             # CPython compiles the line in the program's interpreter before running it, in whatever
             # state the program left (the int digit limit, warning filters, the unicodedata module the
@@ -1028,11 +1029,12 @@ def call(args_text, literal):
             except BaseException as e:  # CPython would not run the line either: it does not hold
                 return _outcome("error", "the line does not compile in the program's interpreter: " + _exc_reason(e))
             # The judge read `ENTRY(args) == answer` with `set()` its only other name: the code must
-            # load the entry point first and then `set` only, one load per name the judge read. Only
-            # the names can differ from the judge's reading (the program's unicodedata.normalize folds
-            # a line's non-ASCII names in CPython's parser), so the names in order are the check.
+            # load the entry point first and then `set` only, one load per name the judge read (a
+            # name folded to `__debug__` compiles to a constant, not a load). Only the names can
+            # differ from the judge's reading (the program's unicodedata.normalize folds a line's
+            # non-ASCII names in CPython's parser), so the names in order are the check.
             names, loads = code.co_names, _name_loads(code)
-            if any([n != entry and n != "set" for n in names]) or not loads or loads[0] != entry or any([n != "set" for n in loads[1:]]):
+            if any([n != entry and n != "set" for n in names]) or len(loads) != 1 + sets or loads[0] != entry or any([n != "set" for n in loads[1:]]):
                 return _marked("error", "the line compiles to other names in the program's interpreter than the judge read: " + ", ".join([n for n in loads if type(n) is str][:8]))
         if uses_set and _set_rebound(ns):
             return _SET_REBOUND

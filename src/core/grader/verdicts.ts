@@ -132,24 +132,24 @@ export interface Call {
   argv: ArgsDisplay | null;
   /** The line's own text: the runner compiles it as CPython would, in the program's interpreter (harness `call`). */
   src: string;
-  /** The line writes set() (an empty set, in its arguments or answer): a call of the name `set`. */
-  usesSet?: boolean;
+  /** How many times the line writes set() (an empty set, in its arguments or answer): each a load of the name `set`. */
+  sets?: number;
 }
 
-/** Whether a canonical value (or arguments as written) holds an empty set: a line writes it only as set(). */
-function hasEmptySet(c: Canonical | ArgsDisplay | null): boolean {
-  if (!c) return false;
-  if (c[0] === "S" && c[1].length === 0) return true;
-  if (c[0] === "d") return (c[1] as [Canonical, ArgsDisplay][]).some(([k, v]) => hasEmptySet(k) || hasEmptySet(v));
-  if (c[0] === "l" || c[0] === "t" || c[0] === "S" || c[0] === "F" || c[0] === "D") return (c[1] as ArgsDisplay[]).some((x) => hasEmptySet(x));
-  return false;
+/** How many empty sets a canonical value (or arguments as written) holds: a line writes each as set(). */
+function emptySets(c: Canonical | ArgsDisplay | null): number {
+  if (!c) return 0;
+  if (c[0] === "S" && c[1].length === 0) return 1;
+  if (c[0] === "d") return (c[1] as [Canonical, ArgsDisplay][]).reduce((n, [k, v]) => n + emptySets(k) + emptySets(v), 0);
+  if (c[0] === "l" || c[0] === "t" || c[0] === "S" || c[0] === "F" || c[0] === "D") return (c[1] as ArgsDisplay[]).reduce((n, x) => n + emptySets(x), 0);
+  return 0;
 }
 
 /** A line's call: its identity, its arguments, its text, and what the runner does around it. */
 const callOf = (key: string, line: PlanLine, src: string | undefined): Call => {
   // The plan's lines are the suite's non-blank lines (harness `plan`, `suiteLines`): one per line.
   if (src === undefined) throw new Error(`internal: a plan line with no suite line (call ${key})`);
-  return { key, argv: line[5]!, usesSet: hasEmptySet(line[5]) || hasEmptySet(line[3]), src };
+  return { key, argv: line[5]!, sets: emptySets(line[5]) + emptySets(line[3]), src };
 };
 
 /** A line Python's str.strip() empties (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff). */
@@ -159,9 +159,9 @@ const PYTHON_BLANK = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2
 /** A suite's lines as Python reads them (the harness's `plan` splits and filters them the same way): plan lines are these, in order. */
 export const suiteLines = (text: string): string[] => text.replace(/\r\n?/g, "\n").split("\n").filter((l) => !PYTHON_BLANK.test(l));
 
-/** A line's call as its runner is sent it (harness `call`): ["L", its text, the arguments, 1 if it writes set()], or ["C", its text] (compiled only). */
+/** A line's call as its runner is sent it (harness `call`): ["L", its text, the arguments, how many set() it writes], or ["C", its text] (compiled only). */
 export const callText = (call: Call): string =>
-  JSON.stringify(call.argv === null ? ["C", call.src] : ["L", call.src, call.argv, call.usesSet ? 1 : 0]);
+  JSON.stringify(call.argv === null ? ["C", call.src] : ["L", call.src, call.argv, call.sets ?? 0]);
 
 /** Adds a line's call to `calls` unless an equal call is there; returns its key. */
 function addCall(calls: Map<string, Call>, line: PlanLine, src: string | undefined): string {
