@@ -15,9 +15,15 @@ export interface TrainerWorkerOptions {
   watchdog?: Partial<WatchdogLimits>;
   /** Where the grader's runners load Pyodide (default /pyodide/): `?debug_pyodide=`. */
   pyodidePath?: string;
+  /** Block this worker's thread for good once its first run has started: `?debug_stall_trainer=`. */
+  stallAfterStart?: boolean;
 }
 
-export type TrainerWorkerApi = TrainerControl & { configure(options: TrainerWorkerOptions): Promise<void> };
+export type TrainerWorkerApi = TrainerControl & {
+  configure(options: TrainerWorkerOptions): Promise<void>;
+  /** Answers at once: the page asks, to tell a worker whose thread is stuck (src/ui/worker-clients.ts). */
+  ping(): Promise<true>;
+};
 
 /** The worker's TrainerControl; the service behind it is created at the first call that needs it (after configure). */
 export function createTrainerWorkerApi(): TrainerWorkerApi {
@@ -34,7 +40,18 @@ export function createTrainerWorkerApi(): TrainerWorkerApi {
       if (created) throw new Error("configure() must come before the trainer's first use");
       options = o;
     },
-    start: async (config) => (await service()).start(config),
+    start: async (config) => {
+      const id = await (await service()).start(config);
+      if (options.stallAfterStart) {
+        options = { ...options, stallAfterStart: false };
+        setTimeout(() => {
+          // What a stuck worker thread looks like to the page: nothing answers, no event comes.
+          while (Date.now() > 0) void 0;
+        }, 0);
+      }
+      return id;
+    },
+    ping: async () => true,
     resume: async (runId) => (await service()).resume(runId),
     autoResume: async (runId) => (await service()).autoResume(runId),
     warm: async (config) => (await service()).warm(config),

@@ -16,12 +16,12 @@ import type { Config, PresetName } from "../core/config/index.ts";
 import type { TrainerControl, TrainerEvent } from "../core/loop/events.ts";
 import { ROUTES, ROUTE_TITLES, type Actions, type AppState, type Route, type View, type ViewFactory } from "./app-types.ts";
 import { EMPTY_QUEUE, RunQueue, comparisonConfigs } from "./compare-plan.ts";
-import type { AppDeps, RunData } from "./deps.ts";
+import type { AppDeps, RunData, TrainerLiveness } from "./deps.ts";
 import { download, h, replace } from "./dom.ts";
 import { gpuProbeText } from "./gpu-probe.ts";
 import { applyPrefs, loadPrefs, savePrefs, toggledTheme, type Prefs } from "./prefs.ts";
 import { IDLE_RUN, applyTrainerEvent, backendLabel, neighbourStep, resolveDuel, type RunState } from "./run-state.ts";
-import { launchSummary, readLaunch, shareUrl } from "./share.ts";
+import { APP_FLAGS, launchSummary, readLaunch, shareUrl } from "./share.ts";
 import { installShortcuts, SHORTCUTS } from "./shortcuts.ts";
 import { createStore, type Store } from "./store.ts";
 import { compareView } from "./views/compare.ts";
@@ -63,6 +63,9 @@ export interface App {
   destroy(): void;
 }
 
+
+/** How often the page asks its trainer whether its thread still answers (`watchTrainer`). */
+const TRAINER_PING_MS = 5_000;
 export function createApp(root: HTMLElement, deps: AppDeps): App {
   const launch = readLaunch(deps.url.search);
   const prefs = loadPrefs(deps.storage);
@@ -87,7 +90,8 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
       ...(launch.safe ? [{ kind: "info" as const, text: "Safe mode: nothing was resumed or opened. Stored runs are under Runs & Compare." }] : []),
     ],
   });
-  let trainer: TrainerControl | null = null;
+  let trainer: (TrainerControl & Partial<TrainerLiveness>) | null = null;
+  let destroyed = false;
   let importAbort: AbortController | null = null;
   const queue = new RunQueue((c) => startRun(c), (q) => store.update({ queue: q }));
 
@@ -199,8 +203,40 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
       store.update({ trainerReady: true, trainerMissing: null });
       // The Python sandbox and the task set get ready while the user reads (safe mode starts nothing more).
       if (!store.get().safe) void trainer.warm(store.get().config).catch(() => undefined);
+      void watchTrainer(trainer);
     } catch (e) {
       store.update({ trainerReady: false, trainerMissing: `The training engine failed to start: ${(e as Error).message}` });
+    }
+  }
+
+  /**
+   * The trainer's own watchdog lives in its worker, so it cannot see that worker's thread stuck (seen
+   * in Firefox: a run at step 0 for good, no event, Pause unanswered). The page asks it every few
+   * seconds; one that does not answer within its limit (`alive`) is ended and a new one started, and
+   * a run it was driving resumes from its last committed step (as after a reload).
+   */
+  async function watchTrainer(t: TrainerControl & Partial<TrainerLiveness>): Promise<void> {
+    if (!t.alive || !t.close) return;
+    while (!destroyed && trainer === t) {
+      await new Promise((r) => setTimeout(r, TRAINER_PING_MS));
+      if (destroyed || trainer !== t || (await t.alive()) || trainer !== t) continue;
+      const run = store.get().run;
+      const runId = run.status === "running" ? run.runId : null;
+      t.close();
+      trainer = null;
+      store.update({ trainerReady: false, trainerMissing: "Restarting the training engine…" });
+      actions.notify("error", `The training engine stopped answering, so it was restarted${runId ? `; run ${runId} resumes from its last committed step` : ""}.`);
+      await connectTrainer();
+      const next = trainer as (TrainerControl & Partial<TrainerLiveness>) | null;
+      if (runId && next) {
+        try {
+          const { resumed, note } = await next.autoResume(runId);
+          if (note) actions.notify(resumed ? "info" : "error", note);
+        } catch (e) {
+          actions.notify("error", `Could not resume run ${runId}: ${(e as Error).message}`);
+        }
+      }
+      return;
     }
   }
 
@@ -260,7 +296,7 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
       const url = new URL(shareUrl(deps.url.origin + deps.url.pathname, config, preset));
       if (store.get().safe) url.searchParams.set("safe", "1");
       // Debugging flags stay for the session's reloads (they are not part of a shared config).
-      for (const flag of ["debug_pyodide", "debug_watchdog_s"]) {
+      for (const flag of APP_FLAGS.filter((f) => f.startsWith("debug_"))) {
         const v = deps.url.searchParams.get(flag);
         if (v !== null) url.searchParams.set(flag, v);
       }
@@ -406,6 +442,7 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
     actions,
     ready,
     destroy() {
+      destroyed = true;
       unsubscribe();
       uninstallKeys();
       window.removeEventListener("hashchange", onHash);

@@ -100,9 +100,16 @@ export interface TaskSetsIO {
   importFile(file: File, format: ImportFormat, onProgress: (p: { done: number; total: number; text: string }) => void): Promise<{ report: TaskReport[]; set: StoredTaskSet | null }>;
 }
 
+/** How the page tells a trainer whose worker thread is stuck, and ends it (src/ui/worker-clients.ts). */
+export interface TrainerLiveness {
+  /** Whether the trainer answers within its limit. */
+  alive(): Promise<boolean>;
+  close(): void;
+}
+
 export interface AppDeps {
-  /** Connect to the training orchestrator; null when this build has none. */
-  trainer: (() => Promise<TrainerControl>) | null;
+  /** Connect to the training orchestrator (a new one on each call); null when this build has none. */
+  trainer: (() => Promise<TrainerControl & Partial<TrainerLiveness>>) | null;
   runs: RunStore | null;
   bundles: BundleIO | null;
   /** The task suite (Play and the duel view's prompts). */

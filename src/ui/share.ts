@@ -7,16 +7,20 @@
  *                        whose Pyodide is missing, or never arrives, fails this way).
  *   debug_watchdog_s=N   every watchdog limit N seconds (src/core/duel/watchdog.ts), to see a stuck
  *                        phase fail quickly.
+ *   debug_stall_trainer=N the first trainer worker blocks its thread for good once its first run has
+ *                        started, and the page gives a silent trainer N seconds (instead of 60) before
+ *                        it restarts it: to see what the app does when its engine hangs.
  */
 import { configDiff, configFromQuery, configToQuery, presetConfig, type Config, type PresetName } from "../core/config/index.ts";
 
 /** Query keys the app reads that are not config fields. */
-export const APP_FLAGS = ["safe", "debug_pyodide", "debug_watchdog_s"] as const;
+export const APP_FLAGS = ["safe", "debug_pyodide", "debug_watchdog_s", "debug_stall_trainer"] as const;
 
 /** The debugging flags, for the trainer worker (src/browser/trainer-worker.ts TrainerWorkerOptions). */
 export interface DebugFlags {
   pyodidePath?: string;
   watchdogS?: number;
+  stallTrainerS?: number;
 }
 
 export interface Launch {
@@ -62,6 +66,12 @@ function readDebug(params: URLSearchParams): { debug: DebugFlags; problems: stri
     const n = Number(seconds);
     if (Number.isFinite(n) && n > 0 && n <= 3600) debug.watchdogS = n;
     else problems.push(`debug_watchdog_s=${seconds} (seconds, from 0 to 3600)`);
+  }
+  const stall = params.get("debug_stall_trainer");
+  if (stall !== null) {
+    const n = Number(stall);
+    if (Number.isFinite(n) && n > 0 && n <= 3600) debug.stallTrainerS = n;
+    else problems.push(`debug_stall_trainer=${stall} (seconds, from 0 to 3600)`);
   }
   return { debug, problems };
 }

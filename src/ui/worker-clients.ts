@@ -6,12 +6,23 @@
 import * as Comlink from "comlink";
 import type { TrainerControl, TrainerEvent } from "../core/loop/events.ts";
 import type { TrainerWorkerApi, TrainerWorkerOptions } from "../browser/trainer-worker.ts";
+import type { TrainerLiveness } from "./deps.ts";
 
-/** A TrainerControl living in `worker` (workers/trainer.worker.ts exposes one), configured with `options` first. */
-export async function trainerFromWorker(worker: Worker, options: TrainerWorkerOptions = {}): Promise<TrainerControl> {
+/**
+ * A TrainerControl living in `worker` (workers/trainer.worker.ts exposes one), configured with
+ * `options` first, and how to tell whether its thread still answers (`alive`: a ping within
+ * `limitMs`) and end it (`close`).
+ */
+export async function trainerFromWorker(worker: Worker, options: TrainerWorkerOptions = {}, limitMs = 60_000): Promise<TrainerControl & TrainerLiveness> {
   const remote = Comlink.wrap<TrainerWorkerApi>(worker);
   await remote.configure(options);
   return {
+    alive: () =>
+      new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), limitMs);
+        remote.ping().then((ok) => resolve(ok), () => resolve(false)).finally(() => clearTimeout(timer));
+      }),
+    close: () => worker.terminate(),
     start: (config) => remote.start(config),
     resume: (runId) => remote.resume(runId),
     autoResume: (runId) => remote.autoResume(runId),

@@ -31,14 +31,14 @@ describe("share links", () => {
     expect(l.error).toMatch(/config\.alpha: expected a value in \[0, 1\], got 2/);
   });
   it("reads the debugging flags apart from the config, and names a bad one", () => {
-    const l = readLaunch("?preset=classroom&seed=2&debug_pyodide=/stall/pyodide&debug_watchdog_s=6");
-    expect(l.debug).toEqual({ pyodidePath: "/stall/pyodide/", watchdogS: 6 });
+    const l = readLaunch("?preset=classroom&seed=2&debug_pyodide=/stall/pyodide&debug_watchdog_s=6&debug_stall_trainer=20");
+    expect(l.debug).toEqual({ pyodidePath: "/stall/pyodide/", watchdogS: 6, stallTrainerS: 20 });
     expect(l.config).toEqual(presetConfig("classroom", { seed: 2 }));
     expect(l.error).toBeNull();
     // Pyodide only from this site: never another origin's interpreter for the sandbox.
-    const bad = readLaunch("?debug_pyodide=//evil.example/pyodide/&debug_watchdog_s=-1");
+    const bad = readLaunch("?debug_pyodide=//evil.example/pyodide/&debug_watchdog_s=-1&debug_stall_trainer=x");
     expect(bad.debug).toEqual({});
-    expect(bad.error).toMatch(/debug_pyodide=\/\/evil\.example\/pyodide\/ \(a path on this site.*debug_watchdog_s=-1 \(seconds/);
+    expect(bad.error).toMatch(/debug_pyodide=\/\/evil\.example\/pyodide\/ \(a path on this site.*debug_watchdog_s=-1 \(seconds.*debug_stall_trainer=x \(seconds/);
   });
   it("says what a link applied beyond its preset", () => {
     const l = readLaunch("?preset=classroom&alpha=0.25&mistake_book=false");
