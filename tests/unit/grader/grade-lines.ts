@@ -24,3 +24,10 @@ export const gradeOne = (grader: SupervisedGrader, entry: string, reference: str
 /** `lines` as a golden suite of `code` (taken as written: no reference runs them). */
 export const gradeGolden = (grader: SupervisedGrader, entry: string, reference: string, lines: string[], code = reference) =>
   grade(grader, "golden", entry, reference, lines, code);
+
+/** A verdict a clean CPython does not contradict where its line holds: a pass, or a refusal. */
+export const OK_PASS = /^valid\/pass$|^invalid\/|^valid\/error/;
+/** A verdict a clean CPython does not contradict where its line fails: a fail, or a refusal. */
+export const OK_FAIL = /^valid\/fail$|^invalid\/|^valid\/error/;
+/** A line that puts the warnings machinery back, for a truth interpreter its test file shares. */
+export const UNWARN = "import warnings; warnings.simplefilter('ignore'); warnings.showwarning = warnings._showwarning_orig if hasattr(warnings, '_showwarning_orig') else warnings.showwarning";

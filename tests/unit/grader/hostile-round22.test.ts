@@ -17,13 +17,10 @@
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
 import { cleanPython } from "./clean-python.ts";
-import { gradeGolden, gradeOne } from "./grade-lines.ts";
+import { gradeGolden, gradeOne, OK_FAIL, OK_PASS, UNWARN } from "./grade-lines.ts";
 
 const grader = sharedNodeGrader();
 const { suiteTruth } = cleanPython();
-const OK_PASS = /^valid\/pass$|^invalid\/|^valid\/error/;
-const OK_FAIL = /^valid\/fail$|^invalid\/|^valid\/error/;
-const UNWARN = "import warnings; warnings.simplefilter('ignore'); warnings.showwarning = warnings._showwarning_orig if hasattr(warnings, '_showwarning_orig') else warnings.showwarning";
 
 describe("A. exec(line, ns) inserts __builtins__ into the program's namespace; the harness does not", () => {
   const PROG = "def f(x):\n    return 1 if '__builtins__' in globals() else 0\ndel __builtins__";

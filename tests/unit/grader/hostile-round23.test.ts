@@ -21,13 +21,10 @@
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
 import { cleanPython } from "./clean-python.ts";
-import { gradeGolden, gradeOne } from "./grade-lines.ts";
+import { gradeGolden, gradeOne, OK_FAIL, OK_PASS, UNWARN } from "./grade-lines.ts";
 
 const grader = sharedNodeGrader();
 const { suiteTruth } = cleanPython();
-const OK_PASS = /^valid\/pass$|^invalid\/|^valid\/error/;
-const OK_FAIL = /^valid\/fail$|^invalid\/|^valid\/error/;
-const UNWARN = "import warnings; warnings.simplefilter('ignore'); warnings.showwarning = warnings._showwarning_orig if hasattr(warnings, '_showwarning_orig') else warnings.showwarning";
 const UNFAKE = "import sys; sys.modules.pop('unicodedata', None)"; // the truth interpreter is shared
 
 // A program's unicodedata whose normalize maps each SPELLING to a name of its choosing (the judge folds them all by NFKC).

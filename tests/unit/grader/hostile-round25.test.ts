@@ -21,14 +21,11 @@
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
 import { cleanPython } from "./clean-python.ts";
-import { gradeGolden, gradeOne } from "./grade-lines.ts";
+import { gradeGolden, gradeOne, OK_FAIL, OK_PASS, UNWARN } from "./grade-lines.ts";
 
 const grader = sharedNodeGrader();
 const { suiteTruth } = cleanPython();
-const OK_PASS = /^valid\/pass$|^invalid\/|^valid\/error/;
-const OK_FAIL = /^valid\/fail$|^invalid\/|^valid\/error/;
 // The truth interpreter is shared by the file's tests: put the warnings machinery and the builtins back.
-const UNWARN = "import warnings; warnings.simplefilter('ignore'); warnings.showwarning = warnings._showwarning_orig if hasattr(warnings, '_showwarning_orig') else warnings.showwarning";
 const UNBUILTIN = "import builtins; vars(builtins).pop('f', None)";
 
 // A program whose warning hook counts the warnings it sees; f answers the count.
