@@ -317,7 +317,7 @@ describe("a stored run in every view", () => {
     const first = page.locator(".bugs-caught details.bug-catch").first();
     expect(await first.locator("table.bug-outputs").textContent()).toBe(`${catches[0].call}reference returned ${catches[0].reference}code ${catches[0].code + 1}: ${catches[0].program}`);
     // The reference beside the program comes with the built-in tasks, built in a worker after the page opens.
-    await expect.poll(() => first.locator(".side-by-side pre").count()).toBe(2);
+    await expect.poll(() => first.locator(".side-by-side pre").count(), { timeout: 60_000 }).toBe(2);
     expect(await first.locator(".side-by-side pre").nth(1).textContent()).toBe(arenaV1().tasks.find((t) => t.id === rec.task)!.reference);
     await shot(page, "duel");
     await page.screenshot({ path: `${SHOTS}/duel-viewport.png` });
