@@ -15,8 +15,8 @@ export interface TrainerWorkerOptions {
   watchdog?: Partial<WatchdogLimits>;
   /** Where the grader's runners load Pyodide (default /pyodide/): `?debug_pyodide=`. */
   pyodidePath?: string;
-  /** Block this worker's thread for good once its first run has started: `?debug_stall_trainer=`. */
-  stallAfterStart?: boolean;
+  /** Block this worker's thread for good once it has first started or resumed a run: `?debug_stall_trainer=`. */
+  stallAfterLaunch?: boolean;
 }
 
 export type TrainerWorkerApi = TrainerControl & {
@@ -35,25 +35,25 @@ export function createTrainerWorkerApi(): TrainerWorkerApi {
       const grader = createBrowserGrader({ startTimeoutMs: startMs, pyodidePath: options.pyodidePath });
       return new TrainerService(await createBrowserTrainerHost(grader), { watchdog: options.watchdog });
     })());
+  const stallIfAsked = <T>(answer: T): T => {
+    if (options.stallAfterLaunch) {
+      options = { ...options, stallAfterLaunch: false };
+      setTimeout(() => {
+        // What a stuck worker thread looks like to the page: nothing answers, no event comes.
+        while (Date.now() > 0) void 0;
+      }, 0);
+    }
+    return answer;
+  };
   return {
     async configure(o) {
       if (created) throw new Error("configure() must come before the trainer's first use");
       options = o;
     },
-    start: async (config) => {
-      const id = await (await service()).start(config);
-      if (options.stallAfterStart) {
-        options = { ...options, stallAfterStart: false };
-        setTimeout(() => {
-          // What a stuck worker thread looks like to the page: nothing answers, no event comes.
-          while (Date.now() > 0) void 0;
-        }, 0);
-      }
-      return id;
-    },
+    start: async (config) => stallIfAsked(await (await service()).start(config)),
     ping: async () => true,
-    resume: async (runId) => (await service()).resume(runId),
-    autoResume: async (runId) => (await service()).autoResume(runId),
+    resume: async (runId) => stallIfAsked(await (await service()).resume(runId)),
+    autoResume: async (runId, cause) => (await service()).autoResume(runId, cause),
     warm: async (config) => (await service()).warm(config),
     pause: async () => (await service()).pause(),
     stepOnce: async (runId) => (await service()).stepOnce(runId),

@@ -13,7 +13,7 @@
  *  3. The trainer connects (deps.trainer); its events drive the run state (run-state.ts).
  */
 import type { Config, PresetName } from "../core/config/index.ts";
-import type { TrainerControl, TrainerEvent } from "../core/loop/events.ts";
+import type { AutoResume, TrainerControl, TrainerEvent } from "../core/loop/events.ts";
 import { ROUTES, ROUTE_TITLES, type Actions, type AppState, type Route, type View, type ViewFactory } from "./app-types.ts";
 import { EMPTY_QUEUE, RunQueue, comparisonConfigs } from "./compare-plan.ts";
 import type { AppDeps, RunData, TrainerLiveness } from "./deps.ts";
@@ -220,22 +220,24 @@ export function createApp(root: HTMLElement, deps: AppDeps): App {
     while (!destroyed && trainer === t) {
       await new Promise((r) => setTimeout(r, TRAINER_PING_MS));
       if (destroyed || trainer !== t || (await t.alive()) || trainer !== t) continue;
-      const run = store.get().run;
-      const runId = run.status === "running" ? run.runId : null;
+      // The run the page shows, whatever the page last heard of it (a resumed run says "running" only
+      // once it steps): storage knows whether it was left running, and autoResume goes by that.
+      const runId = store.get().run.runId;
       t.close();
       trainer = null;
       store.update({ trainerReady: false, trainerMissing: "Restarting the training engine…" });
-      actions.notify("error", `The training engine stopped answering, so it was restarted${runId ? `; run ${runId} resumes from its last committed step` : ""}.`);
       await connectTrainer();
       const next = trainer as (TrainerControl & Partial<TrainerLiveness>) | null;
+      let resumed: AutoResume = { resumed: false, note: null };
       if (runId && next) {
         try {
-          const { resumed, note } = await next.autoResume(runId);
-          if (note) actions.notify(resumed ? "info" : "error", note);
+          resumed = await next.autoResume(runId, "the training engine stopped answering");
         } catch (e) {
-          actions.notify("error", `Could not resume run ${runId}: ${(e as Error).message}`);
+          resumed = { resumed: false, note: `Could not resume run ${runId}: ${(e as Error).message}` };
         }
       }
+      actions.notify("error", `The training engine stopped answering, so it was restarted${resumed.resumed ? `; run ${runId} resumes from its last committed step` : ""}.`);
+      if (resumed.note) actions.notify(resumed.resumed ? "info" : "error", resumed.note);
       return;
     }
   }

@@ -65,7 +65,7 @@ const { debug } = readLaunch(location.search);
 const debugMs = debug.watchdogS === undefined ? undefined : debug.watchdogS * 1000;
 
 const trainerLoader = firstLoader(trainerWorkers);
-// `?debug_stall_trainer=N`: the first trainer worker stalls after its first start; a silent one is restarted after N s.
+// `?debug_stall_trainer=N`: the first trainer worker stalls after its first start or resume; a silent one is restarted after N s.
 let trainersStarted = 0;
 const graderLoader = firstLoader(graderClients);
 const db = typeof indexedDB === "undefined" ? null : sharedConnection(() => openArenaDb({ onVersionChange: () => alert("Code-A1 Arena was updated in another tab: reload this page.") }));
@@ -77,7 +77,7 @@ const deps: AppDeps = {
         return trainerFromWorker(new (await trainerLoader())(), {
           pyodidePath: debug.pyodidePath,
           watchdog: debugMs === undefined ? undefined : { startMs: debugMs, firstMs: debugMs, minMs: debugMs },
-          stallAfterStart: debug.stallTrainerS !== undefined && trainersStarted++ === 0,
+          stallAfterLaunch: debug.stallTrainerS !== undefined && trainersStarted++ === 0,
         }, debug.stallTrainerS === undefined ? undefined : debug.stallTrainerS * 1000);
       }
     : null,

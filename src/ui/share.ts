@@ -7,8 +7,8 @@
  *                        whose Pyodide is missing, or never arrives, fails this way).
  *   debug_watchdog_s=N   every watchdog limit N seconds (src/core/duel/watchdog.ts), to see a stuck
  *                        phase fail quickly.
- *   debug_stall_trainer=N the first trainer worker blocks its thread for good once its first run has
- *                        started, and the page gives a silent trainer N seconds (instead of 60) before
+ *   debug_stall_trainer=N the first trainer worker blocks its thread for good once it has started or
+ *                        resumed a run, and the page gives a silent trainer N seconds (instead of 60) before
  *                        it restarts it: to see what the app does when its engine hangs.
  */
 import { configDiff, configFromQuery, configToQuery, presetConfig, type Config, type PresetName } from "../core/config/index.ts";

@@ -25,7 +25,7 @@ export async function trainerFromWorker(worker: Worker, options: TrainerWorkerOp
     close: () => worker.terminate(),
     start: (config) => remote.start(config),
     resume: (runId) => remote.resume(runId),
-    autoResume: (runId) => remote.autoResume(runId),
+    autoResume: (runId, cause) => remote.autoResume(runId, cause),
     warm: (config) => remote.warm(config),
     pause: () => remote.pause(),
     stepOnce: (runId) => remote.stepOnce(runId),

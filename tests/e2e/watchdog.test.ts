@@ -101,18 +101,26 @@ it("a sandbox that never starts: Pause works while it is stuck, the watchdog say
   await expect.poll(() => page.getByRole("button", { name: "Resume", exact: true }).isEnabled()).toBe(true);
 }, 240_000);
 
-it("a trainer whose worker thread is stuck: the page restarts it and the run resumes to its end", async () => {
-  // `debug_stall_trainer`: the first trainer worker blocks its thread for good once its run has
-  // started (no event, no answer: what a deadlocked worker looks like); the page gives it 20 s.
+it("a trainer whose worker thread is stuck: the page restarts it and the run it resumed goes on to its end", async () => {
+  // `debug_stall_trainer`: the first trainer worker blocks its thread for good once it has started
+  // or resumed a run (no event, no answer: what a deadlocked worker looks like); the page gives it
+  // 20 s. The run here is resumed, not started: the page shows it paused until it steps, and the
+  // restart must still resume it (storage says it was left running).
   browser ??= await launchBrowser({ webgpu: false });
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const config = presetConfig("classroom", { steps: 2, seed: 7, tasks_per_step: 1, num_generations: 2, suites_per_code: 2, tests_per_suite: 2, eval_every: 0 });
-  await page.goto(`${origin}/?${configToQuery(config)}&debug_stall_trainer=20`);
+  await page.goto(`${origin}/?${configToQuery(config)}`);
   await ready(page);
   await page.getByRole("button", { name: "Start", exact: true }).click();
   await expect.poll(async () => (await storedRuns(page)).length, { timeout: 30_000 }).toBe(1);
   const [run] = await storedRuns(page);
-  await expect.poll(() => notices(page), { timeout: 60_000 }).toMatch(new RegExp(`The training engine stopped answering, so it was restarted; run ${run.id} resumes from its last committed step`));
+  await page.getByRole("button", { name: "Pause", exact: true }).click();
+  await runState(page, run.id, "paused", 60_000);
+  await page.goto(`${origin}/?${configToQuery(config)}&debug_stall_trainer=20`);
+  await ready(page);
+  await expect.poll(() => page.getByRole("button", { name: "Resume", exact: true }).isEnabled()).toBe(true);
+  await page.getByRole("button", { name: "Resume", exact: true }).click();
+  await expect.poll(() => notices(page), { timeout: 90_000 }).toMatch(new RegExp(`The training engine stopped answering, so it was restarted; run ${run.id} resumes from its last committed step`));
   await runState(page, run.id, "done", 180_000);
   expect((await storedRuns(page)).find((r) => r.id === run.id)?.step).toBe(2);
 }, 300_000);

@@ -221,14 +221,14 @@ export class TrainerService implements TrainerControl {
     }
   }
 
-  async autoResume(runId: string): Promise<AutoResume> {
+  async autoResume(runId: string, cause = "the page was closed or reloaded"): Promise<AutoResume> {
     const { repo } = this.host;
     const trouble = repo.trouble ? await repo.trouble(runId) : null;
     if (!trouble) return { resumed: false, note: null };
     let failure = trouble.failure;
     if (trouble.status === "running" && repo.recordFailure) {
       // The page went away during a step (a reload, a crash, or a hang the user gave up on).
-      failure = await repo.recordFailure(runId, { signature: "interrupted", message: `the page was closed or reloaded during step ${trouble.step + 1}`, step: trouble.step, retry: true });
+      failure = await repo.recordFailure(runId, { signature: "interrupted", message: `${cause} during step ${trouble.step + 1}`, step: trouble.step, retry: true });
     } else if (trouble.status !== "running" && !(trouble.status === "failed" && failure?.retry)) {
       return { resumed: false, note: null };
     }

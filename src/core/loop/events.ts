@@ -49,8 +49,9 @@ export interface TrainerControl {
   /**
    * At launch: resume a run the page left running, or one that failed once in a way a retry may cure;
    * a run that failed (or was interrupted) the same way twice at the same step waits for the user.
+   * `cause` says what interrupted a run left running (default: the page was closed or reloaded).
    */
-  autoResume(runId: string): Promise<AutoResume>;
+  autoResume(runId: string, cause?: string): Promise<AutoResume>;
   /**
    * Stop stepping: the step in flight is committed if it ends within a short grace; a stuck or long
    * one is left (resume redoes it from the last committed step, with the same numbers).
