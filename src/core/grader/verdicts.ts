@@ -145,12 +145,15 @@ function emptySets(c: Canonical | ArgsDisplay | null): number {
   return 0;
 }
 
-/** A line's call: its identity, its arguments, its text, and what the runner does around it. */
-const callOf = (key: string, line: PlanLine, src: string | undefined): Call => {
-  // The plan's lines are the suite's non-blank lines (harness `plan`, `suiteLines`): one per line.
+/** The suite line a plan line stands for: the plan's lines are the suite's non-blank lines (harness `plan`, `suiteLines`), one per line. */
+const lineText = (key: string, src: string | undefined): string => {
   if (src === undefined) throw new Error(`internal: a plan line with no suite line (call ${key})`);
-  return { key, argv: line[5]!, sets: emptySets(line[5]) + emptySets(line[3]), src };
+  return src;
 };
+
+/** A line's call: its identity, its arguments, its text, and what the runner does around it. */
+const callOf = (key: string, line: PlanLine, src: string | undefined): Call =>
+  ({ key, argv: line[5]!, sets: emptySets(line[5]) + emptySets(line[3]), src: lineText(key, src) });
 
 /** A line Python's str.strip() empties (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff). */
 // eslint-disable-next-line no-control-regex -- Python counts these separators as whitespace
@@ -264,8 +267,7 @@ export function candidateLines(
   // hooks); such a line calls nothing of the program's (it is not opaque). Its step is read by no line.
   const compileOnly = (group: string, n: number, src: string | undefined): string => {
     const key = `${group}\u0000${n}`;
-    if (src === undefined) throw new Error(`internal: a plan line with no suite line (call ${key})`);
-    calls.push({ key, argv: null, src, group });
+    calls.push({ key, argv: null, src: lineText(key, src), group });
     return key;
   };
   // A refused line: its side call (`call`: where one is made), else a compile in its place; after a
