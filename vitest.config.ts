@@ -24,6 +24,9 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 300_000,
           fileParallelism: false,
+          // A page under CI's load can take seconds to render what a test waits for: expect.poll
+          // answers as soon as it holds, so a generous default costs nothing when things are quick.
+          expect: { poll: { timeout: 20_000 } },
         },
       },
     ],
