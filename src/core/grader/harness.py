@@ -118,7 +118,7 @@ class _ProgramObject(_NotBuiltin):
 
 _GUARDED_IMPORT_SRC = (
     "def __import__(name, globals=None, locals=None, fromlist=(), level=0):\n"
-    "    pick = restricted if caller(1) == '__candidate__' else real\n"
+    "    pick = restricted if caller(1) is None else real\n"
     "    return pick(name, globals, locals, fromlist, level)\n"
 )
 # Who imports: the calling function's module name (a str; no frame, which would lead to the harness).
@@ -339,8 +339,11 @@ _CellType = type((lambda x: lambda: x)(0).__closure__[0])
 
 def _fresh_namespace():
     """A module namespace for one program (its own copy of the builtins dict: a reference loaded in
-    the judge, which is not restored, cannot see what an earlier one put there)."""
-    return {"__builtins__": dict(_state["builtins"]), "__name__": "__candidate__"}
+    the judge, which is not restored, cannot see what an earlier one put there). No `__name__`, as
+    exec(program, {}) gives none: the program's `__name__` and its classes' `__module__` are the
+    builtins' ('builtins'), and its functions belong to no module (`__module__` None), which is how
+    the builtins module's guarded `__import__` tells a program's call from the stdlib's (round 26)."""
+    return {"__builtins__": dict(_state["builtins"])}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -984,6 +987,17 @@ def _name_loads(code):
     return out
 
 
+# The compile of a test line, made as exec(line, ns) makes it: from a frame whose builtins are the
+# builtins module. CPython's parser folds a non-ASCII name with unicodedata.normalize, which it imports
+# through the CURRENT frame's builtins' __import__ (PyImport_Import): a caller of exec whose builtins are
+# the module, so a program that rebound `len.__self__.__import__` runs its hook there (or makes the
+# compile raise). The harness's own frames look builtins up in their private copy (round 26). The real
+# compile is a default argument: the function's globals hold nothing but the builtins module.
+_LINE_COMPILE_NS = {"__builtins__": _builtins_module, "__name__": "_grader_line"}  # a module: real imports
+exec("def compile_line(src, real=compile):\n    return real(src, '<string>', 'exec')  # exec(line)'s own filename\n", _LINE_COMPILE_NS)
+_compile_line = _LINE_COMPILE_NS.pop("compile_line")
+
+
 def _exec_builtins(ns):
     """What CPython's exec(line, ns) does before it compiles the line: a namespace without
     `__builtins__` gets the caller's builtins back (builtin_exec); here the dict the program was
@@ -1013,7 +1027,7 @@ def call(args_text, literal):
             # interpreter (a SyntaxWarning runs the program's warning hooks). A line that does not
             # compile raises there, and CPython goes on to the next.
             _exec_builtins(ns)
-            code = compile(argv[1], "<string>", "exec")
+            code = _compile_line(argv[1])
             return '["ok",""]'
         if type(argv) is list and len(argv) == 4 and argv[0] == "L":
             _, src, argv, sets = argv
@@ -1027,7 +1041,7 @@ def call(args_text, literal):
             # answer's strs too) when it makes the code object, after the parser's warnings, as
             # CPython's; the code is kept alive for the call, as CPython's.
             try:
-                code = compile(src, "<string>", "exec")  # exec(line)'s own filename
+                code = _compile_line(src)
             except BaseException as e:  # CPython would not run the line either: it does not hold
                 return _outcome("error", "the line does not compile in the program's interpreter: " + _exc_reason(e))
             # The judge read `ENTRY(args) == answer` with `set()` its only other name: the code must
