@@ -12,6 +12,7 @@ import type { RunnerRole } from "../core/grader/runner.js";
 import type { RunnerInit, RunnerPortMessage, RunnerPortRequest } from "./grader-worker.ts";
 import type { AreniseTools } from "../core/arena/importers/arenise-sandbox.ts";
 import type { Mutant, Normalised } from "../core/arena/importers/arenise.ts";
+import { spawnWorker, type SpawnedWorker } from "./worker-spawn.ts";
 
 export class SandboxStartError extends Error {
   override name = "SandboxStartError";
@@ -31,11 +32,11 @@ export function createBrowserGrader(options: BrowserGraderOptions = {}): Supervi
   return createSupervisedGrader(spawnWorkerRunner(pyodidePath), supervisor);
 }
 
-function startWorker(role: RunnerRole | "tools", pyodidePath?: string): { worker: Worker; port: MessagePort } {
-  const worker = new Worker(new URL("../../workers/grader.worker.ts", import.meta.url), { type: "module", name: `grader-${role}` });
-  // The worker talks only through this port, never through its global postMessage (stripped).
+function startWorker(role: RunnerRole | "tools", pyodidePath?: string): { worker: SpawnedWorker; port: MessagePort } {
+  // The worker talks only through this port, never through its global postMessage (stripped); in the
+  // trainer worker the page creates it (worker-spawn.ts says why).
   const channel = new MessageChannel();
-  worker.postMessage({ port: channel.port2, role, pyodidePath } satisfies RunnerInit, [channel.port2]);
+  const worker = spawnWorker("grader", `grader-${role}`, { port: channel.port2, role, pyodidePath } satisfies RunnerInit, [channel.port2]);
   return { worker, port: channel.port1 };
 }
 
@@ -55,7 +56,7 @@ const spawnWorkerRunner = (pyodidePath?: string): SpawnRunner => (role, onEvent,
     };
     // A start the supervisor gave up on (it hangs): the worker goes.
     signal?.addEventListener("abort", () => exit("its start was given up"), { once: true });
-    worker.addEventListener("error", (e) => exit(`grader worker failed: ${e.message}`));
+    worker.onError((message) => exit(`grader worker failed: ${message}`));
     port.onmessage = (e: MessageEvent<string>) => {
       let m: RunnerPortMessage;
       try {
@@ -102,7 +103,7 @@ const TOOL_TIMEOUT_MS = 60_000;
  * that fails or times out ends the worker.
  */
 export function createBrowserAreniseTools(): AreniseTools & { close(): void } {
-  let live: Promise<{ worker: Worker; port: MessagePort }> | null = null;
+  let live: Promise<{ worker: SpawnedWorker; port: MessagePort }> | null = null;
   let queue: Promise<unknown> = Promise.resolve();
   let nextId = 1;
   const stop = () => {
@@ -111,9 +112,9 @@ export function createBrowserAreniseTools(): AreniseTools & { close(): void } {
     void was?.then(({ worker, port }) => { worker.terminate(); port.close(); }, () => undefined);
   };
   const start = () =>
-    new Promise<{ worker: Worker; port: MessagePort }>((resolve, reject) => {
+    new Promise<{ worker: SpawnedWorker; port: MessagePort }>((resolve, reject) => {
       const { worker, port } = startWorker("tools");
-      worker.addEventListener("error", (e) => reject(new SandboxStartError(`the import's parser did not start: ${e.message}`)));
+      worker.onError((message) => reject(new SandboxStartError(`the import's parser did not start: ${message}`)));
       port.onmessage = (e: MessageEvent<string>) => {
         const m = JSON.parse(e.data) as RunnerPortMessage;
         if (m.type === "ready") resolve({ worker, port });

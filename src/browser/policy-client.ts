@@ -1,5 +1,5 @@
 /**
- * Main-thread side of a policy worker: starts workers/policy.worker.ts and wraps it with comlink.
+ * The caller's side of a policy worker: starts workers/policy.worker.ts (worker-spawn.ts) and wraps it with comlink.
  * The returned `policy` has PolicyService's methods, each returning a promise.
  *
  *   const { policy, close } = startPolicyWorker();
@@ -8,6 +8,7 @@
  */
 import { type Remote, releaseProxy, wrap } from "comlink";
 import type { PolicyService } from "../core/policy/policy-service.ts";
+import { spawnWorker } from "./worker-spawn.ts";
 
 export interface PolicyWorker {
   policy: Remote<PolicyService>;
@@ -21,10 +22,13 @@ export interface PolicyWorker {
 }
 
 export function startPolicyWorker(name = "policy"): PolicyWorker {
-  const worker = new Worker(new URL("../../workers/policy.worker.ts", import.meta.url), { type: "module", name });
-  const policy = wrap<PolicyService>(worker);
+  // The worker talks through this port (its first message), so that it may be created by the page
+  // when this runs in the trainer worker (worker-spawn.ts says why).
+  const channel = new MessageChannel();
+  const worker = spawnWorker("policy", name, { connectPort: channel.port2 }, [channel.port2]);
+  const policy = wrap<PolicyService>(channel.port1);
   const failed = new Promise<never>((_, reject) => {
-    worker.addEventListener("error", (e) => reject(new Error(`the ${name} worker failed: ${e.message || "its script did not load"}`)));
+    worker.onError((message) => reject(new Error(`the ${name} worker failed: ${message}`)));
   });
   failed.catch(() => undefined); // observed by the callers that race it
   return {
@@ -33,6 +37,7 @@ export function startPolicyWorker(name = "policy"): PolicyWorker {
     close() {
       policy[releaseProxy]();
       worker.terminate();
+      channel.port1.close();
     },
   };
 }

@@ -6,6 +6,7 @@
  */
 import { createBrowserGrader } from "./grader-client.ts";
 import { createBrowserTrainerHost } from "./trainer-host.ts";
+import { useRemoteSpawner } from "./worker-spawn.ts";
 import { TrainerService } from "../core/duel/trainer-service.ts";
 import { DEFAULT_WATCHDOG, type WatchdogLimits } from "../core/duel/watchdog.ts";
 import type { TrainerControl } from "../core/loop/events.ts";
@@ -21,6 +22,11 @@ export interface TrainerWorkerOptions {
 
 export type TrainerWorkerApi = TrainerControl & {
   configure(options: TrainerWorkerOptions): Promise<void>;
+  /**
+   * Create the policy and grader workers through the page at `port` (its serveSpawner), not from
+   * this worker: call before the trainer's first use (src/browser/worker-spawn.ts says why).
+   */
+  useSpawner(port: MessagePort): Promise<void>;
   /** Answers at once: the page asks, to tell a worker whose thread is stuck (src/ui/worker-clients.ts). */
   ping(): Promise<true>;
 };
@@ -49,6 +55,10 @@ export function createTrainerWorkerApi(): TrainerWorkerApi {
     async configure(o) {
       if (created) throw new Error("configure() must come before the trainer's first use");
       options = o;
+    },
+    async useSpawner(port) {
+      if (created) throw new Error("useSpawner() must come before the trainer's first use");
+      useRemoteSpawner(port);
     },
     start: async (config) => stallIfAsked(await (await service()).start(config)),
     ping: async () => true,
