@@ -20,11 +20,13 @@ import { badge } from "./badges.ts";
 import { codeBlock, codeInline, clippedText } from "./code-block.ts";
 
 export function duelView(root: HTMLElement, ctx: ViewContext): View {
-  let last: { duels: unknown; sel: unknown; large: boolean } | null = null;
+  // The built-in tasks (a duel's prompt and reference) arrive from their worker after the page opens:
+  // a view shown before them is drawn again when they come.
+  let last: { duels: unknown; sel: unknown; large: boolean; tasks: unknown } | null = null;
   return {
     update(s) {
-      if (last && last.duels === s.run.duels && last.sel === s.duel && last.large === s.prefs.largeType) return;
-      last = { duels: s.run.duels, sel: s.duel, large: s.prefs.largeType };
+      if (last && last.duels === s.run.duels && last.sel === s.duel && last.large === s.prefs.largeType && last.tasks === s.tasks) return;
+      last = { duels: s.run.duels, sel: s.duel, large: s.prefs.largeType, tasks: s.tasks };
       const record = resolveDuel(s.run.duels, s.duel);
       if (!record) {
         replace(root, h("section", { class: "panel" }, h("h2", {}, "Duel"), h("p", { class: "muted" }, "No duel recorded yet: start a run or open a stored one.")));
