@@ -207,8 +207,8 @@ describe("a stranger's .a1run files (issue 32)", { timeout: 240_000 }, () => {
     });
     await page.setInputFiles("#import-file", heavyPath);
     await page.locator("#import-cancel").waitFor();
-    await expect.poll(async () => (await state(page)).importing?.progress?.phase ?? "none").toMatch(/read|inflate|check/);
-    expect(workers.some((u) => u.includes("bundle.worker"))).toBe(true);
+    // Cancel at once: a store committed before the worker ends cannot be undone, and under CI's load
+    // a click that waited for a later phase came after the commit. The progress is checked below.
     await page.click("#import-cancel");
     await expect.poll(async () => (await state(page)).notices.at(-1)?.text).toBe("Import failed: Import cancelled; nothing was stored.");
     expect((await state(page)).importing).toBeNull();
@@ -224,6 +224,7 @@ describe("a stranger's .a1run files (issue 32)", { timeout: 240_000 }, () => {
       clearInterval(watch);
     }
     expect([...phases].some((p) => p === "inflate" || p === "check")).toBe(true);
+    expect(workers.some((u) => u.includes("bundle.worker"))).toBe(true);
     const stored = (await runRecords(page, "heavy-run")) as { checkpoints: unknown[]; mistakes: unknown[] };
     expect(stored.checkpoints.length).toBe(HEAVY_STEPS);
     expect(stored.mistakes.length).toBe(2048);
