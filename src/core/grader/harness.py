@@ -38,8 +38,11 @@ _NO_TEXT = frozenset((_tokenize.NL, _tokenize.NEWLINE, _tokenize.INDENT, _tokeni
 # harness computes. Every function below is defined after this and looks its builtins up here.
 __builtins__ = dict(vars(_builtins_module))
 
-# Modules a candidate may import (each import hands out a fresh module with the public names).
+# Modules a candidate may import (an import statement of another raises ImportError).
 ALLOWED_IMPORTS = ("math", "itertools", "functools", "collections", "heapq", "bisect", "string", "operator", "re")
+# Modules CPython's C code imports lazily under a program's frame (long.c's big-int division and
+# int<->str conversions: _pylong; typevarobject.c's PEP 695 generics: typing), loaded at setup.
+_C_IMPORTS = ("_pylong", "typing")
 # Builtins a candidate does not get: I/O, interactive helpers, the real import machinery.
 _DENIED_BUILTINS = ("open", "input", "breakpoint", "exit", "quit", "help", "license", "credits", "copyright", "__loader__", "__spec__")
 # Audit events a program may trigger; everything else is refused (default deny). In the sandbox,
@@ -65,11 +68,13 @@ _BRIDGE_ROOTS = ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "mi
 
 MAX_LINE_CHARS = 2000     # a longer test line is invalid before it is parsed
 MAX_NESTING = 100         # so is one that nests deeper
-# Frames a call of the entry point may use fewer than the interpreter's limit allows: CPython's
-# depth at a line's call depends on its runner (exec's caller, the line's own frame, a test runner's
-# frames beneath: a clean Pyodide's runPython leaves 4 fewer than this harness's bare call), so a
-# recursion that only fits in the harness's shallower stack raises RecursionError here too (round 27).
-RECURSION_MARGIN = 50
+# How deep CPython runs a program under a clean Pyodide's runner (runPython's two frames, the runner's
+# module frame, then exec): the program's module frame at LOAD_DEPTH, the entry point's frame at
+# CALL_DEPTH (under the line's module frame). load and call run their code as deep, with frames of
+# `_deeper` between (they are called at setup's depth: runner.js, python-native.ts), so a program
+# that recurses, counts how deep it can go, or reads the limit meets CPython's (rounds 27 and 28).
+LOAD_DEPTH = 4
+CALL_DEPTH = 5
 _LONG_RUN = _re.compile(r"(?:[-+~(\[{] *){%d}" % (MAX_NESTING + 1))
 MAX_VALUE_NODES = 20000   # canonical values: at most this many nodes...
 MAX_VALUE_CHARS = 200000  # ...and this much text (a literal, a reference output, a candidate's value)
@@ -131,20 +136,22 @@ _GUARDED_IMPORT_SRC = (
 _caller_module = getattr(_sys, "_getframemodulename", None) or (lambda depth: _sys._getframe(depth + 1).f_globals.get("__name__"))
 
 _REFUSED_SRC = "def refused(*args, **kwargs):\n    raise RuntimeError('blocked by the grader sandbox')\n"
+# A program's `__import__`: CPython's own import (sys.modules[name], one module object, as an import
+# statement gets it) for the allow-list; and for what the interpreter's C code imports on a program's
+# behalf (PyImport_Import calls the current frame's builtins' `__import__` with a list for fromlist
+# and globals as locals: big-int division imports `_pylong`, a PEP 695 generic class `typing`) any
+# module already loaded. Nothing is loaded from files here: the audit hook refuses it (round 28).
 _IMPORT_SRC = (
     "def __import__(name, globals=None, locals=None, fromlist=(), level=0):\n"
-    "    if level != 0 or type(name) is not str or name not in PUBLIC:\n"
-    "        raise ImportError('import of %r is not allowed in the grader sandbox' % (name,))\n"
-    "    module = ModuleType(name)\n"
-    "    vars(module).update(PUBLIC[name])\n"
-    "    return module\n"
+    "    if level == 0 and type(name) is str and (name in ALLOWED or (type(fromlist) is list and name in modules)):\n"
+    "        return real(name, globals, locals, fromlist, level)\n"
+    "    raise ImportError('import of %r is not allowed in the grader sandbox' % (name,))\n"
 )
-
 
 
 def _tiny_function(src, name, env):
     """A function in a namespace of its own: its __globals__ leads nowhere."""
-    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "type", "str", "vars")}}
+    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "type", "str", "list")}}
     ns.update(env)
     exec(src, ns)
     return ns[name]
@@ -171,20 +178,12 @@ def setup(role):
         import unicodedata  # noqa: F401  (compile needs it for \N{...} escapes; loads no later)
     except ImportError:
         pass
+    for name in _C_IMPORTS:  # what C code imports on a program's behalf, loaded now (no file reads later)
+        try:
+            __import__(name)
+        except ImportError:  # not in this Python (a native baseline's 3.11 has no _pylong)
+            pass
     mods = _sys.modules
-    public = {}
-    for name in ALLOWED_IMPORTS:
-        # Every attribute but the module's own dunders (`heapq._heapify_max` is a program's to use): a
-        # star import binds the names of `__all__` where a module has one (CPython's rule), else those
-        # not starting with `_`, so the copy keeps `__all__`.
-        real = vars(mods[name])
-        listed = real.get("__all__", ())
-        listed = tuple(k for k in listed if type(k) is str and k in real) if type(listed) in (list, tuple) else ()
-        public[name] = {k: v for k, v in real.items() if not (k.startswith("__") and k.endswith("__")) or k in ("__name__", "__doc__")}
-        if "__all__" in real:
-            public[name]["__all__"] = listed
-    MappingProxy = type(type.__dict__)
-    _state["public"] = MappingProxy({k: MappingProxy(v) for k, v in public.items()})
     import opcode
     # The opcodes `_name_loads` reads a line's code by (before any program runs here).
     _state["ops"] = (opcode.opmap["LOAD_NAME"], opcode.opmap["EXTENDED_ARG"])
@@ -221,7 +220,8 @@ def setup(role):
     # code, imports only what candidates may; the stdlib's own lazy imports of loaded modules go on.
     # (Not a boundary: a candidate can reach loaded modules through function globals anyway; what
     # stops it is the audit hook, the restore after each unit, and no JavaScript to reach.)
-    restricted = _tiny_function(_IMPORT_SRC, "__import__", {"PUBLIC": _state["public"], "ModuleType": type(_sys)})
+    restricted = _tiny_function(_IMPORT_SRC, "__import__", {
+        "ALLOWED": frozenset(ALLOWED_IMPORTS), "real": _builtins_module.__import__, "modules": mods})
     # What a loaded program's builtins are: the pristine ones, less I/O, with the restricted import.
     candidate_builtins = {k: v for k, v in _PRISTINE_BUILTINS.items() if k not in _DENIED_BUILTINS}
     candidate_builtins["__import__"] = restricted
@@ -231,9 +231,11 @@ def setup(role):
     gc.collect()
     left = _sever(js_proxy, gc) if js_proxy is not None else 0
 
-    # (3) A raised recursion limit lets a recursion overflow the wasm stack, which kills Pyodide. A
-    # lowered one keeps a recursion's verdict from hanging on how deep the runner calls from.
-    _sys.setrecursionlimit(_sys.getrecursionlimit() - RECURSION_MARGIN)
+    # (3) A raised recursion limit lets a recursion overflow the wasm stack, which kills Pyodide.
+    depth, frame = 0, _sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    _state["pad"] = (max(0, LOAD_DEPTH - 2 - depth), max(0, CALL_DEPTH - 2 - depth))  # _deeper(k) is k + 1 frames
     vars(_sys)["setrecursionlimit"] = refused
     for m in (mods.get("os"), mods.get("posix")):
         for name in _OS_DENIED:
@@ -917,7 +919,7 @@ def load(source, entry_point):
     try:
         ns = _fresh_namespace()
         _state["exec_builtins"] = ns["__builtins__"]
-        exec(code, ns)
+        _deeper(_state["pad"][0], exec, (code, ns))
         fn = _lookup(ns, entry_point)
         if fn is None or fn is _MISSING or not callable(fn):
             return _outcome("load", "does not define a function %s" % entry_point)
@@ -928,6 +930,13 @@ def load(source, entry_point):
     _state["ns"] = ns
     _state["entry"] = entry_point
     return '["ok",""]'
+
+
+def _deeper(frames, fn, args):
+    """fn(*args), called `frames` Python frames deeper (each counts against the recursion limit)."""
+    if frames > 0:
+        return _deeper(frames - 1, fn, args)
+    return fn(*args)
 
 
 _pack = _tiny_function("def pack(*args):\n    return args\n", "pack", {})
@@ -1068,7 +1077,7 @@ def call(args_text, literal):
             # CPython's LOAD_NAME goes on to the builtins, where a program may have put its function:
             # not followed, so marked (round 25).
             return _marked("error", "raised NameError: name %r is not defined in the program's namespace" % entry)
-        value = fn(*args)
+        value = _deeper(_state["pad"][1], fn, args)
         # CPython releases the call's arguments before it compares (a program's __del__ on something
         # it put in them runs first): so does this, before reading the value.
         args = fn = None

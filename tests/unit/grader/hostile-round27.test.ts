@@ -1,9 +1,10 @@
 /**
  * Round 27 (issue 27): a stranger agent on 89ef46f. Each test asserts CPython's truth first (a clean
  * Pyodide: the program exec'd, then each line exec'd in its namespace), then that the grader's
- * verdict is that truth or a refusal; each fails on 89ef46f. Fixed: A (the sandbox and the judge
- * lower the recursion limit by RECURSION_MARGIN frames at setup: a recursion that fits only in the
- * harness's shallower stack raises there too, `error` for a program and `invalid` for a reference)
+ * verdict is that truth or a refusal; each fails on 89ef46f. Fixed: A (first by lowering the
+ * recursion limit, which round 28 found a program reads; since then load and call run the program as
+ * deep as a clean Pyodide's runner does: harness.py CALL_DEPTH; `error` for a program and `invalid`
+ * for a reference where the call raises RecursionError)
  * and C (the program compiles as "<string>"). Open, kept as `it.fails` (docs/SECURITY.md, Not
  * guaranteed): B (the harness has no way to stop pending collector work without a call, and a call
  * checks the eval breaker).
