@@ -37,6 +37,9 @@ function createLocalWorker(kind: SpawnKind, name: string): Worker {
     : new Worker(new URL("../../workers/grader.worker.ts", import.meta.url), { type: "module", name });
 }
 
+/** What a worker's error event says (a script that failed to load gives no message). */
+const errorText = (e: ErrorEvent): string => e.message || "its script did not load";
+
 let remote: { port: MessagePort; nextId: number; errors: Map<number, (message: string) => void> } | null = null;
 
 /**
@@ -49,7 +52,7 @@ export function spawnWorker(kind: SpawnKind, name: string, init: unknown, transf
     worker.postMessage(init, transfer);
     return {
       terminate: () => worker.terminate(),
-      onError: (listener) => worker.addEventListener("error", (e) => listener(e.message || "its script did not load")),
+      onError: (listener) => worker.addEventListener("error", (e) => listener(errorText(e))),
     };
   }
   const r = remote;
@@ -84,7 +87,7 @@ export function serveSpawner(port: MessagePort): { close(): void } {
       const worker = createLocalWorker(m.kind, m.name);
       workers.set(m.id, worker);
       worker.addEventListener("error", (ev) =>
-        port.postMessage({ type: "error", id: m.id, message: ev.message || "its script did not load" } satisfies SpawnReply));
+        port.postMessage({ type: "error", id: m.id, message: errorText(ev) } satisfies SpawnReply));
       worker.postMessage(m.init, m.transfer);
     } else if (m?.type === "terminate") {
       workers.get(m.id)?.terminate();

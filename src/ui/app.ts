@@ -63,9 +63,9 @@ export interface App {
   destroy(): void;
 }
 
-
 /** How often the page asks its trainer whether its thread still answers (`watchTrainer`). */
 const TRAINER_PING_MS = 5_000;
+
 export function createApp(root: HTMLElement, deps: AppDeps): App {
   const launch = readLaunch(deps.url.search);
   const prefs = loadPrefs(deps.storage);
