@@ -25,6 +25,7 @@ import ast as _A
 import builtins as _builtins_module
 import json as _json
 import math as _math
+import os as _os
 import re as _re
 import sys as _sys
 import tokenize as _tokenize
@@ -43,8 +44,6 @@ ALLOWED_IMPORTS = ("math", "itertools", "functools", "collections", "heapq", "bi
 # Modules CPython's C code imports lazily under a program's frame (long.c's big-int division and
 # int<->str conversions: _pylong; typevarobject.c's PEP 695 generics: typing), loaded at setup.
 _C_IMPORTS = ("_pylong", "typing")
-# Builtins a candidate does not get: I/O, interactive helpers, the real import machinery.
-_DENIED_BUILTINS = ("open", "input", "breakpoint", "exit", "quit", "help", "license", "credits", "copyright", "__loader__", "__spec__")
 # Audit events a program may trigger; everything else is refused (default deny). In the sandbox,
 # introspection (gc, frames, code attributes) is allowed: it reaches nothing outside the candidate's
 # own unit (the interpreter holds no JavaScript object, and is restored after the unit). The judge
@@ -135,23 +134,38 @@ _GUARDED_IMPORT_SRC = (
 # Python 3.11 (a native baseline, trusted batches only) has no such call: a frame's globals there.
 _caller_module = getattr(_sys, "_getframemodulename", None) or (lambda depth: _sys._getframe(depth + 1).f_globals.get("__name__"))
 
-_REFUSED_SRC = "def refused(*args, **kwargs):\n    raise RuntimeError('blocked by the grader sandbox')\n"
+# What the grader refused in the current step (load or call), where CPython would have gone on: an
+# audit event, a replaced os function, an import of a stdlib module off the allow-list. A program
+# may catch the error and take another path than CPython's, so such a step is a marked `error`
+# whatever it returns (round 29): its outcome is the grader's, not CPython's.
+# Refusals outside the hooks report to them by the event `grader.refused` (no list in a function's
+# globals for a program to find; the harness's own namespace is as reachable as ever: Not guaranteed).
+_REFUSED = []
+_REFUSED_EVENT = "grader.refused"
+_REFUSED_SRC = "def refused(*args, **kwargs):\n    audit('grader.refused', 'a process or file-descriptor call')\n    raise RuntimeError('blocked by the grader sandbox')\n"
 # A program's `__import__`: CPython's own import (sys.modules[name], one module object, as an import
-# statement gets it) for the allow-list; and for what the interpreter's C code imports on a program's
-# behalf (PyImport_Import calls the current frame's builtins' `__import__` with a list for fromlist
-# and globals as locals: big-int division imports `_pylong`, a PEP 695 generic class `typing`) any
-# module already loaded. Nothing is loaded from files here: the audit hook refuses it (round 28).
+# statement gets it) for the allow-list, its submodules and `__future__`, and for what the
+# interpreter's C code imports on a program's behalf (PyImport_Import calls the current frame's
+# builtins' `__import__` with a list for fromlist: big-int division imports `_pylong`, a PEP 695
+# generic class `typing`; round 28). Another stdlib module is refused (the step is marked: CPython
+# would have imported it); any other name is missing, as in CPython (round 29).
 _IMPORT_SRC = (
     "def __import__(name, globals=None, locals=None, fromlist=(), level=0):\n"
-    "    if level == 0 and type(name) is str and (name in ALLOWED or (type(fromlist) is list and name in modules)):\n"
+    "    if level != 0 or type(name) is not str:\n"
+    "        raise ImportError('import of %r is not allowed in the grader sandbox' % (name,))\n"
+    "    root = name.partition('.')[0]\n"
+    "    if root in ALLOWED or type(fromlist) is list:\n"
     "        return real(name, globals, locals, fromlist, level)\n"
-    "    raise ImportError('import of %r is not allowed in the grader sandbox' % (name,))\n"
+    "    if root in STDLIB:\n"
+    "        audit('grader.refused', 'import ' + name)\n"
+    "        raise ImportError('import of %r is not allowed in the grader sandbox' % (name,))\n"
+    "    raise ModuleNotFoundError('No module named %r' % (name,), name=name)\n"
 )
 
 
 def _tiny_function(src, name, env):
     """A function in a namespace of its own: its __globals__ leads nowhere."""
-    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "type", "str", "list")}}
+    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "ModuleNotFoundError", "type", "str", "list")}}
     ns.update(env)
     exec(src, ns)
     return ns[name]
@@ -184,10 +198,15 @@ def setup(role):
         except ImportError:  # not in this Python (a native baseline's 3.11 has no _pylong)
             pass
     mods = _sys.modules
+    # What a clean Pyodide imports (a refusal of it is marked): the standard library, frozen modules,
+    # and whatever is loaded now, the JavaScript bridge included.
+    frozen = getattr(mods.get("_imp"), "_frozen_module_names", lambda: ())()
+    importable = frozenset(getattr(_sys, "stdlib_module_names", ())) | frozenset(_BRIDGE_ROOTS) | frozenset(
+        [n.partition(".")[0] for n in list(mods) + list(frozen) if type(n) is str] + ["__main__"])
     import opcode
     # The opcodes `_name_loads` reads a line's code by (before any program runs here).
     _state["ops"] = (opcode.opmap["LOAD_NAME"], opcode.opmap["EXTENDED_ARG"])
-    refused = _tiny_function(_REFUSED_SRC, "refused", {})
+    refused = _tiny_function(_REFUSED_SRC, "refused", {"audit": _sys.audit})
 
     # (2) The JavaScript bridge. JsProxy is read before its module is emptied, then only used to
     # count what is left.
@@ -207,7 +226,9 @@ def setup(role):
             d = getattr(module, "__dict__", None)
             if type(d) is dict:
                 d.clear()
-    _sys.meta_path[:] = [f for f in _sys.meta_path if not type(f).__module__.startswith(_BRIDGE_ROOTS)]
+    # (A finder is an instance or, as Pyodide's stdlib and package finders are, a class: both counted.)
+    _sys.meta_path[:] = [f for f in _sys.meta_path if not (type(f).__module__.startswith(_BRIDGE_ROOTS)
+                                                          or str(getattr(f, "__module__", "")).startswith(_BRIDGE_ROOTS))]
     _sys.path_hooks[:] = [h for h in _sys.path_hooks if not getattr(h, "__module__", "").startswith(_BRIDGE_ROOTS)]
     # A builtin or extension module can be created again from its C definition
     # (BuiltinImporter.create_module -> _imp.create_builtin), which raises no audit event.
@@ -221,9 +242,11 @@ def setup(role):
     # (Not a boundary: a candidate can reach loaded modules through function globals anyway; what
     # stops it is the audit hook, the restore after each unit, and no JavaScript to reach.)
     restricted = _tiny_function(_IMPORT_SRC, "__import__", {
-        "ALLOWED": frozenset(ALLOWED_IMPORTS), "real": _builtins_module.__import__, "modules": mods})
+        "ALLOWED": frozenset(ALLOWED_IMPORTS + ("__future__",)), "real": _builtins_module.__import__,
+        "STDLIB": importable, "audit": _sys.audit})
+    _state["archives"] = frozenset([p for p in _sys.path if type(p) is str and p.endswith(".zip")])
     # What a loaded program's builtins are: the pristine ones, less I/O, with the restricted import.
-    candidate_builtins = {k: v for k, v in _PRISTINE_BUILTINS.items() if k not in _DENIED_BUILTINS}
+    candidate_builtins = dict(_PRISTINE_BUILTINS)
     candidate_builtins["__import__"] = restricted
     _state["builtins"] = candidate_builtins
     vars(_builtins_module)["__import__"] = _tiny_function(_GUARDED_IMPORT_SRC, "__import__", {
@@ -249,15 +272,34 @@ def setup(role):
 
 
 def _audit(event, args):
-    if event in _SANDBOX_EVENTS:
+    if event in _SANDBOX_EVENTS or _stdlib_read(event, args):
+        return
+    _REFUSED.append(args[0] if event == _REFUSED_EVENT and args and type(args[0]) is str else event)
+    if event == _REFUSED_EVENT:
         return
     raise RuntimeError("blocked by the grader sandbox: " + event)
 
 
 def _audit_judge(event, args):
-    if event in _JUDGE_EVENTS:
+    if event in _JUDGE_EVENTS or _stdlib_read(event, args):
+        return
+    _REFUSED.append(args[0] if event == _REFUSED_EVENT and args and type(args[0]) is str else event)
+    if event == _REFUSED_EVENT:
         return
     raise RuntimeError("blocked by the grader's judge: " + event)
+
+
+_WRITE_FLAGS = _os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND
+
+
+def _stdlib_read(event, args):
+    """A lazy import of the standard library (an encoding's codec, a package's submodule): the import
+    itself, and the stdlib archive opened for reading. What it loads is gone with the unit's restore;
+    the bridge's modules stay out (their finders are gone, their C modules cannot be created)."""
+    if event == "import":
+        return type(args[0]) is str and args[0].partition(".")[0] not in _BRIDGE_ROOTS
+    return (event == "open" and type(args[0]) is str and args[0] in _state["archives"] and type(args[1]) is str
+            and args[1] in ("r", "rb") and type(args[2]) is int and not args[2] & _WRITE_FLAGS)
 
 
 def _all_classes():
@@ -916,20 +958,29 @@ def load(source, entry_point):
         if compiles:
             return _outcome("load", "the reference calls %s: it would run a test line's text in the judge (tasks' references may not compile code at run time: a reference that reads text parses it itself)" % compiles)
         _state["source"], _state["code"] = source, code
+    del _REFUSED[:]
     try:
         ns = _fresh_namespace()
         _state["exec_builtins"] = ns["__builtins__"]
         _deeper(_state["pad"][0], exec, (code, ns))
+        if _REFUSED:
+            return _outcome("load", _refusal())
         fn = _lookup(ns, entry_point)
         if fn is None or fn is _MISSING or not callable(fn):
             return _outcome("load", "does not define a function %s" % entry_point)
     except _OddNamespace as e:
         return _outcome("load", e.args[0])
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here
-        return _outcome("load", "raised " + _exc_reason(e))
+        return _outcome("load", _refusal() if _REFUSED else "raised " + _exc_reason(e))
     _state["ns"] = ns
     _state["entry"] = entry_point
     return '["ok",""]'
+
+
+def _refusal():
+    """Why a step that met a refusal (`_REFUSED`) is not graded as CPython would."""
+    what = _REFUSED[0][:_REASON_CHARS] if type(_REFUSED[0]) is str else "?"
+    return "blocked by the grader sandbox: %s (CPython would have gone on; the program's outcome is not CPython's)" % (what,)
 
 
 def _deeper(frames, fn, args):
@@ -1032,6 +1083,7 @@ def call(args_text, literal):
     (a value that is not a builtin one, or too large); a third element 1 where the program's state
     may now differ from CPython's (`_marked`). With literal true (references: the corrected line),
     also the value's Python literal (`_lit`: it parses back to the same value)."""
+    del _REFUSED[:]
     try:
         argv = _scan_json(args_text, 0)[0]
         _folded.clear()
@@ -1078,6 +1130,8 @@ def call(args_text, literal):
             # not followed, so marked (round 25).
             return _marked("error", "raised NameError: name %r is not defined in the program's namespace" % entry)
         value = _deeper(_state["pad"][1], fn, args)
+        if _REFUSED:
+            return _marked("error", _refusal())
         # CPython releases the call's arguments before it compares (a program's __del__ on something
         # it put in them runs first): so does this, before reading the value.
         args = fn = None
@@ -1092,7 +1146,7 @@ def call(args_text, literal):
         # compares every item), which may hold a program's object: marked, as the state after it.
         return _marked("fail", "returned a non-builtin value: " + str(e.args[0]))
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here
-        return _outcome("error", "raised " + _exc_reason(e))
+        return _marked("error", _refusal()) if _REFUSED else _outcome("error", "raised " + _exc_reason(e))
     lit = ""
     if literal:
         try:

@@ -135,10 +135,17 @@ describe("B. every allowed import statement gives a new copy of the module, wher
     const got = await gradeOne(grader, "f", TRUE_REF, lines, MODULE_SPEC);
     expect(got[0], got.join(" | ")).toMatch(OK_PASS);
   }, 300_000);
-  it("an import statement of a module off the allow-list is still refused, and the allowed one is sys.modules' module", async () => {
-    const code = "import collections\ndef f(x):\n    try:\n        import os\n        return 'os'\n    except ImportError:\n        return collections.__spec__.name";
-    const got = await gradeOne(grader, "f", "def f(x):\n    return 'collections'", ["assert f(0) == 'collections'"], code);
-    expect(got).toEqual(["valid/pass"]);
+  it("an allowed import is sys.modules' module; a missing module is ModuleNotFoundError; a stdlib one off the list is a refusal, not a path", async () => {
+    const code = "import collections\ndef f(x):\n    try:\n        import no_such_module_xyz\n    except ModuleNotFoundError:\n        return collections.__spec__.name";
+    const lines = ["assert f(0) == 'collections'"];
+    expect(suiteTruth(code, lines)).toEqual([true]);
+    expect(await gradeOne(grader, "f", "def f(x):\n    return 'collections'", lines, code)).toEqual(["valid/pass"]);
+    // CPython imports os; the grader refuses it, and the program's fallback is not graded.
+    const fallback = "def f(x):\n    try:\n        import os\n        return 'os'\n    except ImportError:\n        return 'no os'";
+    const noOs = ["assert f(0) == 'no os'"];
+    expect(suiteTruth(fallback, noOs)).toEqual([false]);
+    const got = await gradeGolden(grader, "f", "def f(x):\n    return 'os'", noOs, fallback);
+    expect(got[0], got.join(" | ")).toMatch(OK_FAIL);
   }, 300_000);
 });
 

@@ -31,7 +31,7 @@ const handsJavaScript = (what: string) =>
 
 describe("Python objects handed to JavaScript", () => {
   it("cost only their own lines; honest and wrong candidates after them are judged as usual, in this batch and the next", async () => {
-    const attacks = ["_state", "_state['builtins']", "[1, 2, 3]", "(lambda: 0)", "_state['public']"];
+    const attacks = ["_state", "_state['builtins']", "[1, 2, 3]", "(lambda: 0)", "_state['ns']"];
     const codes: GradeRequest["codes"] = [];
     for (const what of attacks) codes.push({ task: "double", code: handsJavaScript(what) }, { task: "double", code: HONEST }, { task: "double", code: WRONG });
     const request: GradeRequest = { tasks: [DOUBLE], codes, suites: codes.map((_, code) => ({ code, text: EIGHT })), limits: { test_ms: 1000 } };
