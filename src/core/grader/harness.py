@@ -245,6 +245,8 @@ def setup(role):
         "ALLOWED": frozenset(ALLOWED_IMPORTS + ("__future__",)), "real": _builtins_module.__import__,
         "STDLIB": importable, "audit": _sys.audit})
     _state["archives"] = frozenset([p for p in _sys.path if type(p) is str and p.endswith(".zip")])
+    # The directories the import system lists when it looks for a module (sys.path, the working one).
+    _state["path_dirs"] = frozenset([p for p in _sys.path if type(p) is str and p and not p.endswith(".zip")] + [os.getcwd()])
     # What a loaded program's builtins are: the pristine ones, less I/O, with the restricted import.
     candidate_builtins = dict(_PRISTINE_BUILTINS)
     candidate_builtins["__import__"] = restricted
@@ -289,17 +291,32 @@ def _audit_judge(event, args):
     raise RuntimeError("blocked by the grader's judge: " + event)
 
 
+_stat = _os.stat
 _WRITE_FLAGS = _os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND
 
 
 def _stdlib_read(event, args):
-    """A lazy import of the standard library (an encoding's codec, a package's submodule): the import
-    itself, and the stdlib archive opened for reading. What it loads is gone with the unit's restore;
-    the bridge's modules stay out (their finders are gone, their C modules cannot be created)."""
+    """What CPython does as it imports lazily from the standard library (an encoding's codec, a
+    package's submodule) or probes for a file it may lack: the import itself, the stdlib archive
+    opened for reading, a read of a path that does not exist (it fails as in CPython: a SyntaxError
+    looks for its source line in "<string>"), and a listing of an import path. What an import loads
+    is gone with the unit's restore; the bridge's modules stay out (their finders are gone, their C
+    modules cannot be created)."""
     if event == "import":
         return type(args[0]) is str and args[0].partition(".")[0] not in _BRIDGE_ROOTS
-    return (event == "open" and type(args[0]) is str and args[0] in _state["archives"] and type(args[1]) is str
-            and args[1] in ("r", "rb") and type(args[2]) is int and not args[2] & _WRITE_FLAGS)
+    if event == "os.listdir" or event == "os.scandir":
+        return len(args) > 0 and type(args[0]) is str and args[0] in _state["path_dirs"]
+    if event != "open" or len(args) < 3 or type(args[0]) is not str or type(args[1]) is not str or type(args[2]) is not int:
+        return False
+    if args[1] not in ("r", "rb") or args[2] & _WRITE_FLAGS:
+        return False
+    if args[0] in _state["archives"]:
+        return True
+    try:
+        _stat(args[0])
+    except OSError:
+        return True
+    return False
 
 
 def _all_classes():

@@ -323,6 +323,14 @@ describe("what the fix lets through, and what it still refuses", () => {
     expect(r.golden[0].map((l) => l.verdict)).toEqual(["error", "error"]);
     expect(r.golden[0][0].reason).toMatch(/blocked by the grader sandbox: open/);
   }, 300_000);
+  it("CPython's own probing is not a refusal: a missing file opened for reading, a missing module through the import system", async () => {
+    for (const [probe, caught] of [["open('/no/such/file')", "FileNotFoundError"], ["__import__('no_such_module_q', None, None, [])", "ImportError"]]) {
+      const code = `def f(x):\n    try:\n        ${probe}\n        return 'found'\n    except ${caught}:\n        return 'missing'`;
+      const lines = ["assert f(0) == 'missing'"];
+      expect(suiteTruth(code, lines)).toEqual([true]);
+      expect(await gradeGolden(grader, "f", code, lines, code), probe).toEqual(["valid/pass"]);
+    }
+  }, 300_000);
   it("the JavaScript bridge's modules stay out of reach, by an import statement or C's import shape", async () => {
     for (const how of ["import js as m", "m = __import__('js', None, None, [])", "m = __import__('pyodide.ffi', None, None, [])"]) {
       const code = `def f(x):\n    try:\n        ${how}\n        return 'bridge'\n    except BaseException:\n        return 'none'`;

@@ -26,7 +26,7 @@ interface Snippet {
 
 const SNIPPETS: Snippet[] = [
   // Escapes: JavaScript, Pyodide, the file system, the process.
-  { name: "import js", code: "import js\ndef f(xs):\n    return max(xs)", status: "load-error", verdicts: ["skipped"], reason: "not allowed" },
+  { name: "import js", code: "import js\ndef f(xs):\n    return max(xs)", status: "load-error", verdicts: ["skipped"], reason: "blocked by the grader sandbox: import js" },
   { name: "import pyodide", code: "import pyodide\ndef f(xs):\n    return max(xs)", status: "load-error", verdicts: ["skipped"] },
   { name: "import pyodide_js", code: "import pyodide_js\ndef f(xs):\n    return max(xs)", status: "load-error", verdicts: ["skipped"] },
   { name: "from js import fetch", code: body("    from js import fetch\n    return max(xs)"), status: "ok", verdicts: ["error"] },
@@ -52,27 +52,29 @@ const SNIPPETS: Snippet[] = [
   },
   { name: "import os", code: "import os\ndef f(xs):\n    return max(xs)", status: "load-error", verdicts: ["skipped"] },
   { name: "import threading", code: "import threading\ndef f(xs):\n    return max(xs)", status: "load-error", verdicts: ["skipped"] },
-  { name: "open() is not a builtin", code: body("    open('/tmp/a1', 'w')\n    return max(xs)"), status: "ok", verdicts: ["error"], reason: "NameError" },
+  { name: "open() for writing", code: body("    open('/tmp/a1', 'w')\n    return max(xs)"), status: "ok", verdicts: ["error"], reason: "blocked by the grader sandbox: open" },
   { name: "open() of the real builtins", code: body("    len.__self__.open('/tmp/a1', 'w')\n    return max(xs)"), status: "ok", verdicts: ["error"], reason: "blocked" },
   { name: "io.open via sys.modules", code: body(`${SYS}    sys.modules['io'].open('/tmp/a1', 'w')\n    return max(xs)`), status: "ok", verdicts: ["error"], reason: "blocked by the grader sandbox: open" },
   { name: "os.listdir", code: body(`${SYS}    sys.modules['os'].listdir('/')\n    return max(xs)`), status: "ok", verdicts: ["error"], reason: "blocked" },
   {
     name: "write a file for the next candidate",
     code: body(`${SYS}    try:\n        sys.modules['io'].open('/tmp/shared.txt', 'w').write('1')\n    except Exception:\n        pass\n    return max(xs)`),
-    status: "ok", verdicts: ["pass"],
+    // The refusal marks the step though the program caught it (round 29): its fallback is not graded.
+    status: "ok", verdicts: ["error"], reason: "blocked by the grader sandbox: open",
   },
   {
     name: "read a file an earlier candidate wrote",
     code: body(`${SYS}    try:\n        sys.modules['io'].open('/tmp/shared.txt').read()\n        return -1\n    except Exception:\n        return max(xs)`),
+    // No file was written, so the read fails as in CPython (a read of a missing path is let through).
     status: "ok", verdicts: ["pass"],
   },
   { name: "os.system", code: body(`${SYS}    sys.modules['os'].system('true')\n    return max(xs)`), status: "ok", verdicts: ["error"] },
   { name: "os._exit(0)", code: body(`${SYS}    sys.modules['os']._exit(0)`), status: "ok", verdicts: ["error"], reason: "blocked" },
   { name: "posix._exit(0)", code: body(`${SYS}    sys.modules['posix']._exit(0)`), status: "ok", verdicts: ["error"], reason: "blocked" },
   { name: "os.abort()", code: body(`${SYS}    sys.modules['os'].abort()`), status: "ok", verdicts: ["error"], reason: "blocked" },
-  { name: "exec('import js')", code: body("    exec('import js')\n    return max(xs)"), status: "ok", verdicts: ["error"], reason: "ImportError" },
-  // CPython drops a new hook silently when an existing one refuses it, so this passes, harmlessly.
-  { name: "sys.addaudithook denial of service", code: body(`${SYS}    sys.addaudithook(lambda *a: 1 / 0)\n    return max(xs)`), status: "ok", verdicts: ["pass"] },
+  { name: "exec('import js')", code: body("    exec('import js')\n    return max(xs)"), status: "ok", verdicts: ["error"], reason: "blocked by the grader sandbox: import js" },
+  // CPython drops a new hook silently when an existing one refuses it; the refusal marks the step.
+  { name: "sys.addaudithook denial of service", code: body(`${SYS}    sys.addaudithook(lambda *a: 1 / 0)\n    return max(xs)`), status: "ok", verdicts: ["error"], reason: "sys.addaudithook" },
   // Reward hacks.
   { name: "sys.exit(0)", code: body(`${SYS}    sys.exit(0)`), status: "ok", verdicts: ["error"], reason: "SystemExit" },
   { name: "SystemExit at load", code: "raise SystemExit(0)\ndef f(xs):\n    return max(xs)", status: "load-error", verdicts: ["skipped"] },
@@ -162,12 +164,13 @@ const SNIPPETS: Snippet[] = [
   { name: "a test line of 900 nested lists", code: body("    return max(xs)"), status: "ok", verdicts: ["pass", "skipped"], suite: `assert f([1, 5]) == 5\nassert f(${"[".repeat(900)}${"]".repeat(900)}) == 1` },
   { name: "import _pyodide_core through importlib", code: body(`${SYS}    return sys.modules['importlib'].import_module('_pyodide_core')`), status: "ok", verdicts: ["error"] },
   { name: "ctypes through the real builtins' __import__", code: body("    return len.__self__.__import__('ctypes').string_at(0, 8)"), status: "ok", verdicts: ["error"] },
-  { name: "sys through the real builtins' __import__", code: body("    return len.__self__.__import__('sys').modules['ctypes']"), status: "ok", verdicts: ["error"], reason: "not allowed" },
+  { name: "sys through the real builtins' __import__", code: body("    return len.__self__.__import__('sys').modules['ctypes']"), status: "ok", verdicts: ["error"], reason: "blocked by the grader sandbox: import sys" },
   { name: "import ctypes for raw memory", code: body(`${SYS}    return sys.modules['importlib'].import_module('ctypes')`), status: "ok", verdicts: ["error"] },
   {
     name: "a callback scheduled on an event loop",
     code: body(`${SYS}    try:\n        aio = sys.modules['asyncio']\n        loop = aio.new_event_loop()\n        loop.call_soon(lambda: [0 for _ in iter(int, 1)])\n    except Exception:\n        pass\n    return max(xs)`),
-    status: "ok", verdicts: ["pass"],
+    // The loop's self-pipe is refused, and the refusal marks the step though the program caught it.
+    status: "ok", verdicts: ["error"], reason: "blocked",
   },
   {
     // A test line calls what the name is bound to now, as in CPython: the second line gets the lambda's 0.
