@@ -238,7 +238,7 @@ def setup(role):
             if name in vars(imp):
                 vars(imp)[name] = refused
     # The real builtins module is reachable (len.__self__): its __import__, called from candidate
-    # code, imports only what candidates may; the stdlib's own lazy imports of loaded modules go on.
+    # code, imports only what candidates may; the stdlib's own lazy imports go on (`_stdlib_read`).
     # (Not a boundary: a candidate can reach loaded modules through function globals anyway; what
     # stops it is the audit hook, the restore after each unit, and no JavaScript to reach.)
     restricted = _tiny_function(_IMPORT_SRC, "__import__", {
@@ -247,7 +247,7 @@ def setup(role):
     _state["archives"] = frozenset([p for p in _sys.path if type(p) is str and p.endswith(".zip")])
     # The directories the import system lists when it looks for a module (sys.path, the working one).
     _state["path_dirs"] = frozenset([p for p in _sys.path if type(p) is str and p and not p.endswith(".zip")] + [os.getcwd()])
-    # What a loaded program's builtins are: the pristine ones, less I/O, with the restricted import.
+    # What a loaded program's builtins are: the pristine ones, with the restricted import.
     candidate_builtins = dict(_PRISTINE_BUILTINS)
     candidate_builtins["__import__"] = restricted
     _state["builtins"] = candidate_builtins
@@ -274,21 +274,25 @@ def setup(role):
 
 
 def _audit(event, args):
-    if event in _SANDBOX_EVENTS or _stdlib_read(event, args):
-        return
-    _REFUSED.append(args[0] if event == _REFUSED_EVENT and args and type(args[0]) is str else event)
-    if event == _REFUSED_EVENT:
-        return
-    raise RuntimeError("blocked by the grader sandbox: " + event)
+    if event not in _SANDBOX_EVENTS:
+        _refuse(event, args, "the grader sandbox")
 
 
 def _audit_judge(event, args):
-    if event in _JUDGE_EVENTS or _stdlib_read(event, args):
+    if event not in _JUDGE_EVENTS:
+        _refuse(event, args, "the grader's judge")
+
+
+def _refuse(event, args, who):
+    """An event off the role's list: let CPython's own stdlib reads through; record the rest in
+    `_REFUSED` (a `grader.refused` report is only recorded: its reporter raises) and raise."""
+    if _stdlib_read(event, args):
         return
-    _REFUSED.append(args[0] if event == _REFUSED_EVENT and args and type(args[0]) is str else event)
     if event == _REFUSED_EVENT:
+        _REFUSED.append(args[0] if args and type(args[0]) is str else event)
         return
-    raise RuntimeError("blocked by the grader's judge: " + event)
+    _REFUSED.append(event)
+    raise RuntimeError("blocked by " + who + ": " + event)
 
 
 _stat = _os.stat
