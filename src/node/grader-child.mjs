@@ -3,15 +3,21 @@
 // workers) with code generation from strings disallowed, where no TypeScript loader may run.
 //
 //   node --experimental-permission --allow-fs-read=... --disallow-code-generation-from-strings \
-//        grader-child.mjs <pyodide.mjs URL> <harness.py path> <judge|sandbox>
+//        grader-child.mjs <pyodide.mjs URL> <harness.py path> <judge|sandbox> [<base snapshot path>]
+//
+// With a base snapshot (src/node/pyodide-snapshot.ts) Python's start is loaded from it; one that does
+// not load is left, and Python starts from scratch (the ready event's `start` says which). The same
+// script makes that snapshot, as role `snapshot` (allowed to write its one file, it starts no runner),
+// so that the interpreter it keeps is the one a runner process would start: even the program path
+// in its environment (`_`) is this script's.
 //
 // Protocol: requests arrive as JSON lines on stdin; events leave as JSON lines on fd 3, written
 // synchronously so that the supervisor sees each step as it ends, even while Python runs on.
-import { constants, readFileSync, writeSync } from "node:fs";
+import { constants, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import { encodeEvent, probeGlobalScope, RUNNER_ENV, startRunner, stripGlobalScope, STRIPPED_GLOBALS } from "../core/grader/runner.js";
 
-const [pyodideUrl, harnessPath, role] = process.argv.slice(2);
+const [pyodideUrl, harnessPath, role, snapshotPath] = process.argv.slice(2);
 const stdin = process.stdin;
 const EVENTS = 3;
 
@@ -84,13 +90,48 @@ const probeHost = () => {
   return seen;
 };
 
+/**
+ * Role `snapshot`: the memory of a Pyodide just started with the runners' environment, loaded back
+ * once to prove it loads, then written to a temporary file and renamed into place (atomic: a reader
+ * sees the whole file or none). Trusted work only: no harness, no candidate exists yet.
+ */
+async function makeBaseSnapshot(loadPyodide, out) {
+  const made = await loadPyodide({ env: { ...RUNNER_ENV }, _makeSnapshot: true });
+  // Pyodide's last start step puts "" at the head of sys.path on every load, from a snapshot too:
+  // the snapshot is taken without it, so that a load from it has one, as a start from scratch has.
+  const path = made.globals.get("__builtins__").__import__("sys").path;
+  if (path.get(0) !== "") throw new Error(`sys.path does not start with "" after a start: ${path.toString()}`);
+  path.remove(""); // the first: the only one
+  path.destroy();
+  const bytes = made.makeMemorySnapshot();
+  const back = await loadPyodide({ _loadSnapshot: bytes });
+  if (back.runPython("import os; os.environ.get('PYTHONHASHSEED')") !== RUNNER_ENV.PYTHONHASHSEED) throw new Error("the snapshot lost the runners' environment");
+  const tmp = `${out}.${process.pid}.tmp`;
+  writeFileSync(tmp, bytes);
+  renameSync(tmp, out);
+}
+
 try {
   const { loadPyodide } = await import(pyodideUrl);
-  const pyodide = await loadPyodide({ env: { ...RUNNER_ENV } });
+  if (role === "snapshot") {
+    await makeBaseSnapshot(loadPyodide, snapshotPath);
+    process.exit(0);
+  }
+  let pyodide;
+  let start = "fresh";
+  if (snapshotPath) {
+    try {
+      pyodide = await loadPyodide({ _loadSnapshot: readFileSync(snapshotPath) });
+      start = "snapshot";
+    } catch (e) {
+      start = `fresh: the base snapshot did not load (${String(e?.message ?? e).slice(0, 200)})`;
+    }
+  }
+  pyodide ??= await loadPyodide({ env: { ...RUNNER_ENV } });
   const failed = stripGlobalScope(globalThis, [...STRIPPED_GLOBALS, "process", "require"]);
   if (failed.length) throw new Error(`could not strip globals: ${failed.join(", ")}`);
   const runner = startRunner(pyodide, readFileSync(harnessPath, "utf8"), role);
-  emit({ type: "ready", report: runner.report });
+  emit({ type: "ready", report: runner.report, start });
   let buffered = "";
   stdin.setEncoding("utf8");
   stdin.on("data", (chunk) => {
@@ -105,6 +146,6 @@ try {
     }
   });
 } catch (e) {
-  emit({ type: "failed", id: -1, error: String(e?.stack ?? e).slice(0, 2000) });
-  throw e;
+  if (role !== "snapshot") emit({ type: "failed", id: -1, error: String(e?.stack ?? e).slice(0, 2000) });
+  throw e; // (its stack on stderr)
 }

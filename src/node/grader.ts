@@ -13,20 +13,25 @@ import { fileURLToPath } from "node:url";
 import type { Readable } from "node:stream";
 import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "../core/grader/supervisor.ts";
 import type { RunnerEvent } from "../core/grader/runner.js";
+import { baseSnapshot } from "./pyodide-snapshot.ts";
 
 export const HARNESS_PATH = new URL("../core/grader/harness.py", import.meta.url);
 const CHILD = new URL("./grader-child.mjs", import.meta.url);
 const RUNNER_DIR = new URL("../core/grader/", import.meta.url);
 const PYODIDE = new URL(import.meta.resolve("pyodide/pyodide.mjs"));
 
-/** The command line of a runner process: what it may read, and nothing else. */
-export function runnerArgs(role: string): string[] {
+/**
+ * The command line of a runner process: what it may read, and nothing else (with a base snapshot,
+ * that one file too: src/node/pyodide-snapshot.ts).
+ */
+export function runnerArgs(role: string, snapshot?: string): string[] {
   const dir = (u: URL) => fileURLToPath(new URL("./", u));
   return [
     "--experimental-permission",
     `--allow-fs-read=${dir(PYODIDE)}`,
     `--allow-fs-read=${fileURLToPath(RUNNER_DIR)}`,
     `--allow-fs-read=${fileURLToPath(CHILD)}`,
+    ...(snapshot ? [`--allow-fs-read=${snapshot}`] : []),
     "--disallow-code-generation-from-strings",
     "--no-warnings",
     "--max-old-space-size=1024",
@@ -34,6 +39,7 @@ export function runnerArgs(role: string): string[] {
     PYODIDE.href,
     fileURLToPath(HARNESS_PATH),
     role,
+    ...(snapshot ? [snapshot] : []),
   ];
 }
 
@@ -124,8 +130,10 @@ export function childProcessRunner(
   });
 }
 
-export const spawnNodeRunner: SpawnRunner = (role, onEvent, onExit, signal) => {
-  const child = spawn(process.execPath, runnerArgs(role), { stdio: ["pipe", "ignore", "pipe", "pipe"] });
+export const spawnNodeRunner: SpawnRunner = async (role, onEvent, onExit, signal) => {
+  const snapshot = await baseSnapshot();
+  if (signal?.aborted) throw new Error(`grader ${role}: its start was given up`);
+  const child = spawn(process.execPath, runnerArgs(role, snapshot), { stdio: ["pipe", "ignore", "pipe", "pipe"] });
   return childProcessRunner(child, child.stdio[3] as Readable, `grader ${role}`, onEvent, onExit, signal);
 };
 

@@ -35,7 +35,8 @@
 /**
  * Runner -> host. `step` results are harness JSON texts ([outcome, ...]); outcome "timeout" is
  * the runner's own. `done` says whether this runner may take another unit (`fit`).
- * @typedef {{ type: "ready", report: string }
+ * `start` (Node runners): "snapshot" where Python's start was loaded from the base snapshot.
+ * @typedef {{ type: "ready", report: string, start?: string }
  *   | { type: "plan", id: number, plan: string }
  *   | { type: "step", id: number, step: number, result: string }
  *   | { type: "done", id: number, fit: boolean, why: string }
@@ -114,7 +115,7 @@ function intrinsicsChanged(/** @type {unknown[]} */ before) {
 export function encodeEvent(event) {
   const e = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (event));
   let text = "";
-  for (const key of ["type", "id", "step", "fit", "why", "report", "plan", "result", "error"]) {
+  for (const key of ["type", "id", "step", "fit", "why", "report", "start", "plan", "result", "error"]) {
     const v = e[key];
     if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") text += `${text ? "," : ""}${stringify(key)}:${stringify(v)}`;
   }
