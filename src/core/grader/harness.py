@@ -29,6 +29,7 @@ import os as _os
 import re as _re
 import sys as _sys
 import tokenize as _tokenize
+from warnings import simplefilter as _ignore_warnings  # the judge's parses (`plan`)
 
 _OP = _tokenize.OP
 # Tokens that hold no text of the line between two operators (a prefix run goes on across them).
@@ -184,8 +185,10 @@ def setup(role):
     import gc
     import os
     import warnings
-    # A compile warning (an invalid escape in a test line's string) would run the warnings
-    # machinery's Python code from inside a parse; nothing reads it (the streams are discarded).
+    # Setup's own imports and compiles warn nobody; the filters go back to CPython's defaults at the
+    # end, before the snapshot: a program starts with a clean interpreter's filters (round 31 D).
+    quiet = warnings.catch_warnings()
+    quiet.__enter__()
     warnings.simplefilter("ignore")
     import collections, functools, heapq, bisect, itertools, math, operator, re, string  # noqa: F401
     try:
@@ -260,13 +263,15 @@ def setup(role):
     depth, frame = 0, _sys._getframe()
     while frame is not None:
         depth, frame = depth + 1, frame.f_back
-    _state["pad"] = (max(0, LOAD_DEPTH - 2 - depth), max(0, CALL_DEPTH - 2 - depth))  # _deeper(k) is k + 1 frames
+    # _deeper(k) is k + 1 frames, under `_load` / `_call` (a frame below `load` / `call`).
+    _state["pad"] = (max(0, LOAD_DEPTH - 3 - depth), max(0, CALL_DEPTH - 3 - depth))
     vars(_sys)["setrecursionlimit"] = refused
     for m in (mods.get("os"), mods.get("posix")):
         for name in _OS_DENIED:
             if m is not None and name in vars(m):
                 vars(m)[name] = refused
-    del gc, os, warnings
+    quiet.__exit__(None, None, None)
+    del gc, os, warnings, quiet
     # (4) Once installed a hook cannot be removed.
     _sys.addaudithook(_audit_judge if role == "judge" else _audit)
     _state["ready"] = True
@@ -894,6 +899,10 @@ def plan(request_json):
     candidates make that call in its place in the suite, as CPython runs a suite. A refused line that
     may do in CPython what candidates do not (`_opaque`) ends with a seventh element, 1: the supervisor
     refuses the lines after it."""
+    # A compile warning (an invalid escape in a test line's string) would run the warnings machinery's
+    # Python code from inside a parse; nothing reads it. The judge's memory is put back before its
+    # next unit, so a reference runs under CPython's default filters again.
+    _ignore_warnings("ignore")
     req = _json.loads(request_json)
     max_lines = req["limits"]["max_lines"]
     entry_of = {t["id"]: t["entry_point"] for t in req["tasks"]}
@@ -956,6 +965,16 @@ def _compiles_at_run_time(tree):
 
 
 def load(source, entry_point):
+    """A step of `_load`, a load error where it met a refusal anywhere (as `call`)."""
+    del _REFUSED[:]
+    out = _load(source, entry_point)
+    if _REFUSED:
+        _state["ns"] = None
+        return _outcome("load", _refusal())
+    return out
+
+
+def _load(source, entry_point):
     """Run a module body in a fresh namespace and keep the namespace and the entry point's name (a
     call looks the name up, as a test line does: a program may rebind it).
     -> ["ok", ""] | ["syntax", reason] | ["load", reason]"""
@@ -979,20 +998,19 @@ def load(source, entry_point):
         if compiles:
             return _outcome("load", "the reference calls %s: it would run a test line's text in the judge (tasks' references may not compile code at run time: a reference that reads text parses it itself)" % compiles)
         _state["source"], _state["code"] = source, code
-    del _REFUSED[:]
     try:
         ns = _fresh_namespace()
         _state["exec_builtins"] = ns["__builtins__"]
         _deeper(_state["pad"][0], exec, (code, ns))
         if _REFUSED:
-            return _outcome("load", _refusal())
+            return ""  # a load error, by `load`
         fn = _lookup(ns, entry_point)
         if fn is None or fn is _MISSING or not callable(fn):
             return _outcome("load", "does not define a function %s" % entry_point)
     except _OddNamespace as e:
         return _outcome("load", e.args[0])
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here
-        return _outcome("load", _refusal() if _REFUSED else "raised " + _exc_reason(e))
+        return _outcome("load", "raised " + _exc_reason(e))  # a refusal's reason by `load`
     _state["ns"] = ns
     _state["entry"] = entry_point
     return '["ok",""]'
@@ -1095,6 +1113,15 @@ def _exec_builtins(ns):
 
 
 def call(args_text, literal):
+    """A step of `_call`, marked where it met a refusal (`_REFUSED`) anywhere: in the call, in the
+    line's compile, in a finalizer run as the arguments, the value or the line's code are released
+    (round 31). One check, after every bit of program code the step can run."""
+    del _REFUSED[:]
+    out = _call(args_text, literal)
+    return _marked("error", _refusal()) if _REFUSED else out
+
+
+def _call(args_text, literal):
     """Call the loaded entry point on fresh arguments, and return its outcome as JSON text.
     args_text is a test line's call, ["L", its text, the arguments (canonical), how many set() it
     writes]; a refused line the candidate only compiles, ["C", its text]
@@ -1104,7 +1131,6 @@ def call(args_text, literal):
     (a value that is not a builtin one, or too large); a third element 1 where the program's state
     may now differ from CPython's (`_marked`). With literal true (references: the corrected line),
     also the value's Python literal (`_lit`: it parses back to the same value)."""
-    del _REFUSED[:]
     try:
         argv = _scan_json(args_text, 0)[0]
         _folded.clear()
@@ -1152,7 +1178,7 @@ def call(args_text, literal):
             return _marked("error", "raised NameError: name %r is not defined in the program's namespace" % entry)
         value = _deeper(_state["pad"][1], fn, args)
         if _REFUSED:
-            return _marked("error", _refusal())
+            return ""  # marked by `call`
         # CPython releases the call's arguments before it compares (a program's __del__ on something
         # it put in them runs first): so does this, before reading the value.
         args = fn = None
@@ -1167,7 +1193,7 @@ def call(args_text, literal):
         # compares every item), which may hold a program's object: marked, as the state after it.
         return _marked("fail", "returned a non-builtin value: " + str(e.args[0]))
     except BaseException as e:  # SystemExit, KeyboardInterrupt and friends are verdicts here
-        return _marked("error", _refusal()) if _REFUSED else _outcome("error", "raised " + _exc_reason(e))
+        return _outcome("error", "raised " + _exc_reason(e))  # marked by `call` where it met a refusal
     lit = ""
     if literal:
         try:

@@ -7,27 +7,35 @@ import { beforeAll } from "vitest";
 import { loadPyodide, type PyodideInterface } from "pyodide";
 import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
 
-/** Per line of `lines` (one suite) on `py`: whether it holds (neither fails nor raises), the program exec'd once into a namespace, then the lines in it in order. */
+/** Python's warnings and tracebacks on the truth interpreters' stderr: not the test log's. */
+const quiet = () => undefined;
+
+/**
+ * Per line of `lines` (one suite) on `py`: whether it holds (neither fails nor raises), the program
+ * exec'd once into a namespace, then the lines in it in order. Nothing is set before the program (a
+ * warning filter set here hid round 31 D: the truth is a clean interpreter's defaults); the warning
+ * filters a question changed are put back after it, for the next question on the same interpreter.
+ */
 function suiteOn(py: PyodideInterface, code: string, lines: string[]): boolean[] {
   return JSON.parse(py.runPython(`
-import warnings, json
-warnings.simplefilter("ignore")
-_ns = {}
-exec(${JSON.stringify(code)}, _ns)
-_out = []
-for _line in json.loads(${JSON.stringify(JSON.stringify(lines))}):
-    try:
-        exec(_line, _ns)
-        _out.append(True)
-    except Exception:  # an assert that fails, or a line that raises: it does not hold
-        _out.append(False)
+import json, warnings
+with warnings.catch_warnings():  # the filters as they were after, for the next question
+    _ns = {}
+    exec(${JSON.stringify(code)}, _ns)
+    _out = []
+    for _line in json.loads(${JSON.stringify(JSON.stringify(lines))}):
+        try:
+            exec(_line, _ns)
+            _out.append(True)
+        except Exception:  # an assert that fails, or a line that raises: it does not hold
+            _out.append(False)
 json.dumps(_out)`) as string) as boolean[];
 }
 
 export function cleanPython() {
   let py: PyodideInterface | undefined;
   beforeAll(async () => {
-    py = await loadPyodide({ env: { ...RUNNER_ENV } });
+    py = await loadPyodide({ env: { ...RUNNER_ENV }, stderr: quiet });
   }, 120_000);
   const suiteTruth = (code: string, lines: string[]): boolean[] => {
     if (!py) throw new Error("the clean interpreter exists once its test file's beforeAll ran");
@@ -40,5 +48,5 @@ export function cleanPython() {
 
 /** As `suiteTruth`, in an interpreter of its own that nothing ran in before. */
 export async function freshTruth(code: string, lines: string[]): Promise<boolean[]> {
-  return suiteOn(await loadPyodide({ env: { ...RUNNER_ENV } }), code, lines);
+  return suiteOn(await loadPyodide({ env: { ...RUNNER_ENV }, stderr: quiet }), code, lines);
 }
