@@ -8,7 +8,8 @@
  *   const result = await grader.grade(request, (p) => console.log(p.phase, p.done, p.total));
  */
 import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "../core/grader/supervisor.ts";
-import type { RunnerRole } from "../core/grader/runner.js";
+import { version as pyodideVersion } from "pyodide";
+import { BASE_SNAPSHOT_RECIPE, RUNNER_ENV } from "../core/grader/runner.js";
 import type { RunnerInit, RunnerPortMessage, RunnerPortRequest } from "./grader-worker.ts";
 import type { AreniseTools } from "../core/arena/importers/arenise-sandbox.ts";
 import type { Mutant, Normalised } from "../core/arena/importers/arenise.ts";
@@ -32,17 +33,87 @@ export function createBrowserGrader(options: BrowserGraderOptions = {}): Supervi
   return createSupervisedGrader(spawnWorkerRunner(pyodidePath), supervisor);
 }
 
-function startWorker(role: RunnerRole | "tools", pyodidePath?: string): { worker: SpawnedWorker; port: MessagePort } {
+function startWorker(role: RunnerInit["role"], pyodidePath?: string, snapshot?: Uint8Array): { worker: SpawnedWorker; port: MessagePort } {
   // The worker talks only through this port, never through its global postMessage (stripped); in the
-  // trainer worker the page creates it (worker-spawn.ts says why).
+  // trainer worker the page creates it (worker-spawn.ts says why). A snapshot is copied, not moved:
+  // the next start takes it too.
   const channel = new MessageChannel();
-  const worker = spawnWorker("grader", `grader-${role}`, { port: channel.port2, role, pyodidePath } satisfies RunnerInit, [channel.port2]);
+  const worker = spawnWorker("grader", `grader-${role}`, { port: channel.port2, role, pyodidePath, snapshot } satisfies RunnerInit, [channel.port2]);
   return { worker, port: channel.port1 };
 }
 
-const spawnWorkerRunner = (pyodidePath?: string): SpawnRunner => (role, onEvent, onExit, signal) =>
-  new Promise<RunnerHost>((resolve, reject) => {
-    const { worker, port } = startWorker(role, pyodidePath);
+/**
+ * The base snapshot (runner.js `makeBaseSnapshot`: a fresh interpreter's memory, before any harness
+ * or program): every runner of this realm loads Python's start from it, a fraction of a second where
+ * a start from scratch takes seconds (a restart after a kill too). Made once by a worker in the
+ * `snapshot` role and kept in Cache Storage for the next visit, keyed by Pyodide's version, the
+ * runners' environment and the recipe. Where it cannot be had, runners start from scratch, as before.
+ */
+const SNAPSHOT_CACHE = "code-a1-base-snapshot";
+const SNAPSHOT_MAKE_MS = 120_000;
+let baseSnapshot: Promise<Uint8Array | undefined> | undefined;
+
+const snapshotKey = (pyodidePath?: string) =>
+  new URL(`base-${pyodideVersion}-${RUNNER_ENV.PYTHONHASHSEED}-${BASE_SNAPSHOT_RECIPE}.snapshot`, new URL(pyodidePath ?? "/pyodide/", self.location.origin)).href;
+
+async function snapshotCache(): Promise<Cache | undefined> {
+  return typeof caches === "undefined" ? undefined : caches.open(SNAPSHOT_CACHE).catch(() => undefined);
+}
+
+function makeSnapshot(pyodidePath?: string): Promise<Uint8Array> {
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const { worker, port } = startWorker("snapshot", pyodidePath);
+    const end = (error?: string, bytes?: Uint8Array) => {
+      clearTimeout(timer);
+      worker.terminate();
+      port.close();
+      if (bytes) resolve(bytes);
+      else reject(new Error(error));
+    };
+    const timer = setTimeout(() => end(`no snapshot within ${SNAPSHOT_MAKE_MS / 1000} s`), SNAPSHOT_MAKE_MS);
+    worker.onError((message) => end(message));
+    port.onmessage = (e: MessageEvent<Uint8Array | string>) => {
+      if (e.data instanceof Uint8Array) return end(undefined, e.data);
+      const m = (() => { try { return JSON.parse(String(e.data)) as { error?: string }; } catch { return {}; } })();
+      end(m.error ?? "the snapshot worker broke its protocol");
+    };
+  });
+}
+
+function getBaseSnapshot(pyodidePath?: string): Promise<Uint8Array | undefined> {
+  baseSnapshot ??= (async () => {
+    const key = snapshotKey(pyodidePath);
+    const cache = await snapshotCache();
+    const hit = await cache?.match(key).catch(() => undefined);
+    if (hit) return new Uint8Array(await hit.arrayBuffer());
+    const bytes = await makeSnapshot(pyodidePath);
+    baseSnapshotStats.made++;
+    // Kept for the next visit (older keys go): best effort, a full quota only costs that visit a start.
+    void (async () => {
+      for (const old of (await cache?.keys()) ?? []) if (old.url !== key) await cache?.delete(old);
+      await cache?.put(key, new Response(bytes.slice()));
+    })().catch(() => undefined);
+    return bytes;
+  })().catch(() => undefined);
+  return baseSnapshot;
+}
+
+/** A snapshot a runner could not load (another build, a damaged entry): dropped, made again next time. */
+function dropBaseSnapshot(pyodidePath?: string): void {
+  baseSnapshot = undefined;
+  void snapshotCache().then((cache) => cache?.delete(snapshotKey(pyodidePath))).catch(() => undefined);
+}
+
+/** This realm's base snapshots made, and its runners started from one or from scratch (tests read it). */
+export const baseSnapshotStats = { made: 0, loaded: 0, fresh: 0 };
+
+const spawnWorkerRunner = (pyodidePath?: string): SpawnRunner => async (role, onEvent, onExit, signal) => {
+  const snapshot = await Promise.race([
+    getBaseSnapshot(pyodidePath),
+    new Promise<undefined>((resolve) => signal?.addEventListener("abort", () => resolve(undefined), { once: true })),
+  ]);
+  return new Promise<RunnerHost>((resolve, reject) => {
+    const { worker, port } = startWorker(role, pyodidePath, snapshot);
     let ready = false;
     let exited = false;
     const exit = (why: string) => {
@@ -67,6 +138,8 @@ const spawnWorkerRunner = (pyodidePath?: string): SpawnRunner => (role, onEvent,
       if (!m || typeof m !== "object") return exit("the grader worker broke its protocol");
       if (m.type === "ready") {
         ready = true;
+        baseSnapshotStats[m.start === "snapshot" ? "loaded" : "fresh"]++;
+        if (snapshot && m.start !== "snapshot") dropBaseSnapshot(pyodidePath);
         resolve({
           send: (request) => port.postMessage(request satisfies RunnerPortRequest),
           terminate: async () => exit("grader worker terminated"),
@@ -74,7 +147,9 @@ const spawnWorkerRunner = (pyodidePath?: string): SpawnRunner => (role, onEvent,
       } else if (m.type === "failed" && !ready) exit(m.error);
       else if (m.type !== "probe" && m.type !== "tool") onEvent(m);
     };
+    if (signal?.aborted) exit("its start was given up");
   });
+};
 
 /** Test and debugging aid: a sandbox worker's view of its own global scope after the lockdown. */
 export async function probeSandboxScope(): Promise<Record<string, string>> {

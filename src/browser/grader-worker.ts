@@ -3,29 +3,38 @@
  * (all logic in src/core/grader/runner.js). Started by src/browser/grader-client.ts as a judge or a
  * sandbox, and terminated at will. A third role, `tools`, runs the import's trusted parsing (arenise.py's
  * `normalise` and `variants` over a reference's TEXT, passed as a Python string, never run) under the
- * same global-scope lockdown, without the harness: no program it is given ever executes.
+ * same global-scope lockdown, without the harness: no program it is given ever executes. A fourth,
+ * `snapshot`, makes the base snapshot (runner.js `makeBaseSnapshot`: a fresh interpreter's memory,
+ * before any harness or program) and posts its bytes; the other roles load Python's start from it
+ * where the client passes one.
  *
  * Order matters: (1) take the one MessagePort the page sends and keep it in this closure only;
  * (2) refuse to go on where code generation from strings is allowed (the worker's CSP is missing);
  * (3) strip this global scope of storage, messaging and every network API but fetch; (4) load
- * Pyodide from /pyodide/ (the last network access this worker makes); (5) strip fetch too; (6) only
- * then start the harness and answer.
+ * Pyodide from /pyodide/ (the last network access this worker makes; Python's start from the base
+ * snapshot where one is given); (5) strip fetch too; (6) only then start the harness and answer.
  */
 import { loadPyodide } from "pyodide";
 import HARNESS from "../core/grader/harness.py?raw";
 import ARENISE_PY from "../core/arena/importers/arenise.py?raw";
 import MUTATE_PY from "../core/arena/mutate.py?raw";
-import { codeGenerationBlocked, encodeEvent, probeGlobalScope, RUNNER_ENV, startRunner, STRIPPED_GLOBALS, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../core/grader/runner.js";
+import { codeGenerationBlocked, encodeEvent, loadRunnerPyodide, makeBaseSnapshot, probeGlobalScope, startRunner, STRIPPED_GLOBALS, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../core/grader/runner.js";
 
 /** Page -> worker, once. */
 export interface RunnerInit {
   port: MessagePort;
-  role: RunnerRole | "tools";
+  /** `snapshot`: make the base snapshot (runner.js `makeBaseSnapshot`), post its bytes and stop. */
+  role: RunnerRole | "tools" | "snapshot";
   /** Where Pyodide is served on this origin (default /pyodide/; src/browser/grader-client.ts). */
   pyodidePath?: string;
+  /** The base snapshot to load Python's start from (a runner that cannot starts from scratch). */
+  snapshot?: Uint8Array;
 }
 
-/** Worker -> page on the port: runner events (and the probe's answer, in `report`) as JSON text. */
+/**
+ * Worker -> page on the port: runner events (and the probe's answer, in `report`) as JSON text; the
+ * `snapshot` role's one message is the snapshot's bytes (or its failed event).
+ */
 export type RunnerPortMessage = RunnerEvent | { type: "probe"; report: string } | { type: "tool"; id: number; result: string };
 /** Page -> worker on the port. `tool`: one of arenise.py's parsing functions on JSON arguments. */
 export type RunnerPortRequest = RunnerRequest | { type: "probe" } | { type: "tool"; id: number; fn: "normalise" | "variants"; args: string };
@@ -45,7 +54,7 @@ export function serveGraderRunner(): void {
   scope.addEventListener(
     "message",
     (event: MessageEvent<RunnerInit>) => {
-      const { port, role, pyodidePath } = event.data;
+      const { port, role, pyodidePath, snapshot } = event.data;
       const emit = (m: RunnerPortMessage) => apply(post, port, [encodeEvent(m as RunnerEvent)]);
       void (async () => {
         try {
@@ -57,7 +66,13 @@ export function serveGraderRunner(): void {
           const indexURL = new URL(pyodidePath ?? "/pyodide/", scope.location.origin);
           // Only ever this origin's files: the interpreter that runs candidates is never someone else's.
           if (indexURL.origin !== scope.location.origin) throw new Error(`Pyodide must come from this app's origin, not ${indexURL.origin}`);
-          const pyodide = await loadPyodide({ indexURL: indexURL.href, env: { ...RUNNER_ENV } });
+          if (role === "snapshot") {
+            // Before any harness or candidate exists: the bytes are a fresh interpreter's.
+            const bytes = await makeBaseSnapshot(loadPyodide, { indexURL: indexURL.href });
+            apply(post, port, [bytes, [bytes.buffer]]);
+            return;
+          }
+          const { pyodide, start } = await loadRunnerPyodide(loadPyodide, { indexURL: indexURL.href }, snapshot);
           const failed = [...early, ...stripGlobalScope(scope)];
           if (failed.length) throw new Error(`could not strip worker globals: ${failed.join(", ")}`);
           if (role === "tools") {
@@ -73,7 +88,7 @@ export function serveGraderRunner(): void {
                 emit({ type: "failed", id: m.id, error: String((err as Error)?.message ?? err).slice(-300) });
               }
             };
-            emit({ type: "ready", report: "tools" });
+            emit({ type: "ready", report: "tools", start });
             return;
           }
           const runner = startRunner(pyodide, HARNESS, role);
@@ -81,7 +96,7 @@ export function serveGraderRunner(): void {
             if (e.data.type === "probe") emit({ type: "probe", report: JSON.stringify(probeGlobalScope(scope)) });
             else if (e.data.type !== "tool") runner.handle(e.data, emit);
           };
-          emit({ type: "ready", report: runner.report });
+          emit({ type: "ready", report: runner.report, start });
         } catch (e) {
           emit({ type: "failed", id: -1, error: String((e as Error)?.message ?? e) });
         }

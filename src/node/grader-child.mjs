@@ -15,7 +15,7 @@
 // synchronously so that the supervisor sees each step as it ends, even while Python runs on.
 import { constants, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { encodeEvent, probeGlobalScope, RUNNER_ENV, startRunner, stripGlobalScope, STRIPPED_GLOBALS } from "../core/grader/runner.js";
+import { encodeEvent, loadRunnerPyodide, makeBaseSnapshot, probeGlobalScope, startRunner, stripGlobalScope, STRIPPED_GLOBALS } from "../core/grader/runner.js";
 
 const [pyodideUrl, harnessPath, role, snapshotPath] = process.argv.slice(2);
 const stdin = process.stdin;
@@ -91,21 +91,11 @@ const probeHost = () => {
 };
 
 /**
- * Role `snapshot`: the memory of a Pyodide just started with the runners' environment, loaded back
- * once to prove it loads, then written to a temporary file and renamed into place (atomic: a reader
- * sees the whole file or none). Trusted work only: no harness, no candidate exists yet.
+ * Role `snapshot`: runner.js's base snapshot, written to a temporary file and renamed into place
+ * (atomic: a reader sees the whole file or none).
  */
-async function makeBaseSnapshot(loadPyodide, out) {
-  const made = await loadPyodide({ env: { ...RUNNER_ENV }, _makeSnapshot: true });
-  // Pyodide's last start step puts "" at the head of sys.path on every load, from a snapshot too:
-  // the snapshot is taken without it, so that a load from it has one, as a start from scratch has.
-  const path = made.globals.get("__builtins__").__import__("sys").path;
-  if (path.get(0) !== "") throw new Error(`sys.path does not start with "" after a start: ${path.toString()}`);
-  path.remove(""); // the first: the only one
-  path.destroy();
-  const bytes = made.makeMemorySnapshot();
-  const back = await loadPyodide({ _loadSnapshot: bytes });
-  if (back.runPython("import os; os.environ.get('PYTHONHASHSEED')") !== RUNNER_ENV.PYTHONHASHSEED) throw new Error("the snapshot lost the runners' environment");
+async function writeBaseSnapshot(loadPyodide, out) {
+  const bytes = await makeBaseSnapshot(loadPyodide, {});
   const tmp = `${out}.${process.pid}.tmp`;
   writeFileSync(tmp, bytes);
   renameSync(tmp, out);
@@ -114,20 +104,10 @@ async function makeBaseSnapshot(loadPyodide, out) {
 try {
   const { loadPyodide } = await import(pyodideUrl);
   if (role === "snapshot") {
-    await makeBaseSnapshot(loadPyodide, snapshotPath);
+    await writeBaseSnapshot(loadPyodide, snapshotPath);
     process.exit(0);
   }
-  let pyodide;
-  let start = "fresh";
-  if (snapshotPath) {
-    try {
-      pyodide = await loadPyodide({ _loadSnapshot: readFileSync(snapshotPath) });
-      start = "snapshot";
-    } catch (e) {
-      start = `fresh: the base snapshot did not load (${String(e?.message ?? e).slice(0, 200)})`;
-    }
-  }
-  pyodide ??= await loadPyodide({ env: { ...RUNNER_ENV } });
+  const { pyodide, start } = await loadRunnerPyodide(loadPyodide, {}, snapshotPath ? readFileSync(snapshotPath) : undefined);
   const failed = stripGlobalScope(globalThis, [...STRIPPED_GLOBALS, "process", "require"]);
   if (failed.length) throw new Error(`could not strip globals: ${failed.join(", ")}`);
   const runner = startRunner(pyodide, readFileSync(harnessPath, "utf8"), role);

@@ -20,16 +20,16 @@ import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { RUNNER_ENV } from "../core/grader/runner.js";
+import { BASE_SNAPSHOT_RECIPE, RUNNER_ENV } from "../core/grader/runner.js";
 import { runnerArgs } from "./grader.ts";
 
 const PYODIDE = new URL(import.meta.resolve("pyodide/pyodide.mjs"));
 
-/** Where the snapshot for this Pyodide (version, wasm size) and environment lives. */
+/** Where the snapshot for this Pyodide (version, wasm size), environment and recipe lives. */
 export function baseSnapshotPath(): string {
   const { version } = JSON.parse(readFileSync(new URL("./package.json", PYODIDE), "utf8")) as { version: string };
   const key = createHash("sha256")
-    .update(JSON.stringify([version, statSync(new URL("./pyodide.asm.wasm", PYODIDE)).size, RUNNER_ENV]))
+    .update(JSON.stringify([version, statSync(new URL("./pyodide.asm.wasm", PYODIDE)).size, RUNNER_ENV, BASE_SNAPSHOT_RECIPE]))
     .digest("hex")
     .slice(0, 16);
   return fileURLToPath(new URL(`../.cache/code-a1-arena/pyodide-${version}-${key}.snapshot`, PYODIDE));

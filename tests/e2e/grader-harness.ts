@@ -2,7 +2,7 @@
  * Page-side code for tests/e2e/grader.test.ts, served from source by the vite dev server: drives
  * the browser grader (src/browser/grader-client.ts) while a counter on the page keeps ticking.
  */
-import { createBrowserGrader, probeSandboxScope } from "../../src/browser/grader-client.ts";
+import { baseSnapshotStats, createBrowserGrader, probeSandboxScope } from "../../src/browser/grader-client.ts";
 import type { GradeRequest, GradeResult } from "../../src/core/grader/types.ts";
 
 export interface GraderRun {
@@ -29,6 +29,12 @@ export async function gradeWithCounter(request: GradeRequest): Promise<GraderRun
 }
 
 export const probe = probeSandboxScope;
+
+/** How this page's runners started, and the base snapshots in Cache Storage. */
+export async function snapshotState(): Promise<typeof baseSnapshotStats & { cached: string[] }> {
+  const keys = await (await caches.open("code-a1-base-snapshot")).keys();
+  return { ...baseSnapshotStats, cached: keys.map((k) => new URL(k.url).pathname) };
+}
 
 /** The CSP header the server sends with the sandbox worker script. */
 export async function sandboxCsp(): Promise<string | null> {

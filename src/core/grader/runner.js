@@ -50,6 +50,58 @@
  */
 export const RUNNER_ENV = Object.freeze({ PYTHONHASHSEED: "0" });
 
+/**
+ * A runner's Pyodide: from `snapshot` (a base snapshot, `makeBaseSnapshot`'s bytes) where one is
+ * given and loads, else started from scratch with RUNNER_ENV. `start` says which, and why a
+ * snapshot was left ("fresh: ..."): a snapshot of another build or a damaged one is never used.
+ * @param {(options: any) => Promise<import("pyodide").PyodideAPI>} loadPyodide
+ * @param {Record<string, unknown>} options loadPyodide's other options (indexURL)
+ * @param {Uint8Array | undefined} snapshot
+ * @returns {Promise<{ pyodide: import("pyodide").PyodideAPI, start: string }>}
+ */
+export async function loadRunnerPyodide(loadPyodide, options, snapshot) {
+  let start = "fresh";
+  if (snapshot) {
+    try {
+      return { pyodide: await loadPyodide({ ...options, _loadSnapshot: snapshot }), start: "snapshot" };
+    } catch (e) {
+      start = `fresh: the base snapshot did not load (${String(/** @type {Error} */ (e)?.message ?? e).slice(0, 200)})`;
+    }
+  }
+  return { pyodide: await loadPyodide({ ...options, env: { ...RUNNER_ENV } }), start };
+}
+
+/** Part of a cached base snapshot's key: raised whenever `makeBaseSnapshot` makes another one. */
+export const BASE_SNAPSHOT_RECIPE = 1;
+
+/**
+ * The base snapshot: the memory of a Pyodide just started with RUNNER_ENV, before any harness,
+ * reference or candidate exists, so that a runner loads Python's start (a fraction of a second)
+ * instead of running it (seconds). A runner loaded from it must be the interpreter a start from
+ * scratch gives (tests/unit/grader/snapshot.test.ts compares them): Pyodide's last start step puts
+ * "" at the head of sys.path on every load, from a snapshot too, so the snapshot is taken without
+ * it; and it is loaded back once here to prove it loads.
+ * @param {(options: any) => Promise<import("pyodide").PyodideAPI>} loadPyodide
+ * @param {Record<string, unknown>} options loadPyodide's other options (indexURL)
+ * @returns {Promise<Uint8Array>}
+ */
+export async function makeBaseSnapshot(loadPyodide, options) {
+  const made = await loadPyodide({ ...options, env: { ...RUNNER_ENV }, _makeSnapshot: true });
+  const sys = /** @type {any} */ (made.pyimport("sys"));
+  const path = sys.path;
+  try {
+    if (path.get(0) !== "") throw new Error(`sys.path does not start with "" after a start: ${path.toString()}`);
+    path.remove(""); // the first: the only one
+  } finally {
+    path.destroy();
+    sys.destroy();
+  }
+  const bytes = /** @type {any} */ (made).makeMemorySnapshot();
+  const back = await loadPyodide({ ...options, _loadSnapshot: bytes });
+  if (back.runPython("import os; os.environ.get('PYTHONHASHSEED')") !== RUNNER_ENV.PYTHONHASHSEED) throw new Error("the base snapshot lost the runners' environment");
+  return bytes;
+}
+
 /** Largest step result a runner sends (canonical values are capped far below; a forged one is not). */
 const MAX_RESULT_CHARS = 1_000_000;
 

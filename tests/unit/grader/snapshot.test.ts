@@ -57,7 +57,10 @@ it("the command line grants one read more: the snapshot file itself", () => {
 /**
  * What a program can see of its interpreter's start: hashing, the loaded modules and the
  * environment (through the C-level import shape the harness passes, a list for fromlist), every
- * class that exists, the collector's settings, the allowed modules' own state.
+ * class that exists, the collector's settings, the allowed modules' own state. Not compared: the
+ * reference counts of the few objects Pyodide's own JavaScript holds from its start (`sys`, `os`,
+ * `sys.path`: one or two more from the snapshot, whose maker held them too), which only
+ * `sys.getrefcount` shows.
  */
 const PROBE = `import math, re, collections, functools
 def f():
