@@ -542,21 +542,38 @@ _SHOW_INT_LIMIT = 10**40
 
 
 # A class's own name, read by type's C getter: a metaclass's `__name__` property (program code) never runs.
-_type_name = type.__dict__["__name__"].__get__
+_class_name = type.__dict__["__name__"].__get__
+_exact_str = str.__str__  # an exact str copy of a str subclass, by C code alone
+
+
+def _type_name(t):
+    """t's name as an exact str: a program can set a class's `__name__` to a str subclass, whose
+    methods (`__add__`, `__str__`, `__hash__`) are its code (round 32)."""
+    return _exact_str(_class_name(t))
+
+
 # The builtin exception classes: their `args` is BaseException's C getter. A program's own class may
 # define `args` (a property) or a metaclass: reading either would run its code, which CPython's
-# `except` does not.
-_BUILTIN_EXCEPTIONS = frozenset([v for v in vars(_builtins_module).values() if type(v) is type and issubclass(v, BaseException)])
+# `except` does not. Compared by identity only: a membership test in a set or a tuple hashes or
+# compares the class, i.e. calls its metaclass's `__hash__` / `__eq__`, program code (round 32).
+_BUILTIN_EXCEPTIONS = tuple([v for v in vars(_builtins_module).values() if type(v) is type and issubclass(v, BaseException)])
+
+
+def _builtin_exception(t):
+    for c in _BUILTIN_EXCEPTIONS:
+        if t is c:
+            return True
+    return False
 
 
 def _exc_reason(e):
     t = type(e)
     name = _type_name(t)
-    if t not in _BUILTIN_EXCEPTIONS:
+    if not _builtin_exception(t):
         return name + " (an exception class of the program's own)"
     args = e.args if type(e.args) is tuple else ()
     # Only builtin str/int arguments are shown: formatting a candidate object would run its code.
-    if len(args) == 1 and type(args[0]) in (str, int):
+    if len(args) == 1 and (type(args[0]) is str or type(args[0]) is int):
         arg = args[0]
         text = arg if type(arg) is str else (str(arg) if -_SHOW_INT_LIMIT < arg < _SHOW_INT_LIMIT else "<int>")
         return (name + ": " + text)[:_REASON_CHARS]
@@ -966,11 +983,15 @@ def _compiles_at_run_time(tree):
 
 def load(source, entry_point):
     """A step of `_load`, a load error where it met a refusal anywhere (as `call`)."""
-    del _REFUSED[:]
-    out = _load(source, entry_point)
+    try:
+        out = _load(source, entry_point)
+    except BaseException:  # the harness's own reading of the outcome raised (an interrupt, say)
+        _state["ns"] = None
+        out = _outcome("load", "the grader could not read the load's outcome")
     if _REFUSED:
         _state["ns"] = None
-        return _outcome("load", _refusal())
+        out = _outcome("load", _refusal())
+        del _REFUSED[:]
     return out
 
 
@@ -1115,10 +1136,17 @@ def _exec_builtins(ns):
 def call(args_text, literal):
     """A step of `_call`, marked where it met a refusal (`_REFUSED`) anywhere: in the call, in the
     line's compile, in a finalizer run as the arguments, the value or the line's code are released
-    (round 31). One check, after every bit of program code the step can run."""
-    del _REFUSED[:]
-    out = _call(args_text, literal)
-    return _marked("error", _refusal()) if _REFUSED else out
+    (round 31), or since the last step's end (a collection between two steps). One check, after
+    every bit of program code the step can run, whatever escaped `_call` (round 32); the mark is
+    cleared as it is read."""
+    try:
+        out = _call(args_text, literal)
+    except BaseException:  # the harness's own reading of the outcome raised: its state is unknown
+        out = _marked("error", "the grader could not read the call's outcome")
+    if _REFUSED:
+        out = _marked("error", _refusal())
+        del _REFUSED[:]
+    return out
 
 
 def _call(args_text, literal):
