@@ -9,7 +9,7 @@
  */
 import { createSupervisedGrader, type RunnerHost, type SpawnRunner, type SupervisedGrader, type SupervisorOptions } from "../core/grader/supervisor.ts";
 import { version as pyodideVersion } from "pyodide";
-import { BASE_SNAPSHOT_RECIPE, RUNNER_ENV } from "../core/grader/runner.js";
+import { BASE_SNAPSHOT_RECIPE, RUNNER_ENV, type RunnerRole } from "../core/grader/runner.js";
 import type { RunnerInit, RunnerPortMessage, RunnerPortRequest } from "./grader-worker.ts";
 import type { AreniseTools } from "../core/arena/importers/arenise-sandbox.ts";
 import type { Mutant, Normalised } from "../core/arena/importers/arenise.ts";
@@ -33,74 +33,64 @@ export function createBrowserGrader(options: BrowserGraderOptions = {}): Supervi
   return createSupervisedGrader(spawnWorkerRunner(pyodidePath), supervisor);
 }
 
-function startWorker(role: RunnerInit["role"], pyodidePath?: string, snapshot?: Uint8Array): { worker: SpawnedWorker; port: MessagePort } {
+function startWorker(role: RunnerInit["role"], pyodidePath?: string, start?: Snapshot): { worker: SpawnedWorker; port: MessagePort } {
   // The worker talks only through this port, never through its global postMessage (stripped); in the
   // trainer worker the page creates it (worker-spawn.ts says why). A snapshot is copied, not moved:
   // the next start takes it too.
   const channel = new MessageChannel();
-  const worker = spawnWorker("grader", `grader-${role}`, { port: channel.port2, role, pyodidePath, snapshot } satisfies RunnerInit, [channel.port2]);
+  const init: RunnerInit = { port: channel.port2, role, pyodidePath, snapshot: start?.bytes, makeSnapshot: start?.make };
+  const worker = spawnWorker("grader", `grader-${role}`, init, [channel.port2]);
   return { worker, port: channel.port1 };
 }
 
 /**
- * The base snapshot (runner.js `makeBaseSnapshot`: a fresh interpreter's memory, before any harness
- * or program): every runner of this realm loads Python's start from it, a fraction of a second where
- * a start from scratch takes seconds (a restart after a kill too). Made once by a worker in the
- * `snapshot` role and kept in Cache Storage for the next visit, keyed by Pyodide's version, the
- * runners' environment and the recipe. Where it cannot be had, runners start from scratch, as before.
+ * The base snapshot (runner.js `takeBaseSnapshot`: a fresh interpreter's memory, before any harness
+ * or program): the runners of this realm load Python's start from it, a fraction of a second where a
+ * start from scratch takes seconds (a restart after a kill too). Where there is none yet, the judge's
+ * start (no candidate ever runs there) posts the snapshot of its own start: no extra Pyodide start,
+ * and the sandbox after it already loads from it. Kept in Cache Storage for the next visit, keyed by
+ * Pyodide's version, the runners' environment and the recipe; where it cannot be had, runners start
+ * from scratch, as before.
  */
+type Snapshot = { bytes?: Uint8Array; make?: boolean };
 const SNAPSHOT_CACHE = "code-a1-base-snapshot";
-const SNAPSHOT_MAKE_MS = 120_000;
-let baseSnapshot: Promise<Uint8Array | undefined> | undefined;
+const snapshot: { bytes?: Uint8Array; looked?: Promise<void>; making: boolean } = { making: false };
 
 const snapshotKey = (pyodidePath?: string) =>
   new URL(`base-${pyodideVersion}-${RUNNER_ENV.PYTHONHASHSEED}-${BASE_SNAPSHOT_RECIPE}.snapshot`, new URL(pyodidePath ?? "/pyodide/", self.location.origin)).href;
 
-async function snapshotCache(): Promise<Cache | undefined> {
-  return typeof caches === "undefined" ? undefined : caches.open(SNAPSHOT_CACHE).catch(() => undefined);
-}
+const snapshotCache = (): Promise<Cache | undefined> =>
+  typeof caches === "undefined" ? Promise.resolve(undefined) : caches.open(SNAPSHOT_CACHE).catch(() => undefined);
 
-function makeSnapshot(pyodidePath?: string): Promise<Uint8Array> {
-  return new Promise<Uint8Array>((resolve, reject) => {
-    const { worker, port } = startWorker("snapshot", pyodidePath);
-    const end = (error?: string, bytes?: Uint8Array) => {
-      clearTimeout(timer);
-      worker.terminate();
-      port.close();
-      if (bytes) resolve(bytes);
-      else reject(new Error(error));
-    };
-    const timer = setTimeout(() => end(`no snapshot within ${SNAPSHOT_MAKE_MS / 1000} s`), SNAPSHOT_MAKE_MS);
-    worker.onError((message) => end(message));
-    port.onmessage = (e: MessageEvent<Uint8Array | string>) => {
-      if (e.data instanceof Uint8Array) return end(undefined, e.data);
-      const m = (() => { try { return JSON.parse(String(e.data)) as { error?: string }; } catch { return {}; } })();
-      end(m.error ?? "the snapshot worker broke its protocol");
-    };
-  });
-}
-
-function getBaseSnapshot(pyodidePath?: string): Promise<Uint8Array | undefined> {
-  baseSnapshot ??= (async () => {
-    const key = snapshotKey(pyodidePath);
-    const cache = await snapshotCache();
-    const hit = await cache?.match(key).catch(() => undefined);
-    if (hit) return new Uint8Array(await hit.arrayBuffer());
-    const bytes = await makeSnapshot(pyodidePath);
-    baseSnapshotStats.made++;
-    // Kept for the next visit (older keys go): best effort, a full quota only costs that visit a start.
-    void (async () => {
-      for (const old of (await cache?.keys()) ?? []) if (old.url !== key) await cache?.delete(old);
-      await cache?.put(key, new Response(bytes.slice()));
-    })().catch(() => undefined);
-    return bytes;
+/** What a `role` runner starts with: the snapshot, or the task of making it, or neither. */
+async function snapshotFor(role: RunnerRole, pyodidePath?: string): Promise<Snapshot> {
+  snapshot.looked ??= (async () => {
+    const hit = await (await snapshotCache())?.match(snapshotKey(pyodidePath));
+    if (hit) snapshot.bytes ??= new Uint8Array(await hit.arrayBuffer());
   })().catch(() => undefined);
-  return baseSnapshot;
+  await snapshot.looked;
+  if (snapshot.bytes) return { bytes: snapshot.bytes };
+  if (role !== "judge" || snapshot.making) return {};
+  snapshot.making = true;
+  return { make: true };
 }
 
-/** A snapshot a runner could not load (another build, a damaged entry): dropped, made again next time. */
-function dropBaseSnapshot(pyodidePath?: string): void {
-  baseSnapshot = undefined;
+/** A judge's snapshot arrived: used from now on, and kept for the next visit (older keys go; best effort). */
+function keepSnapshot(bytes: Uint8Array, pyodidePath?: string): void {
+  snapshot.bytes = bytes;
+  snapshot.making = false;
+  baseSnapshotStats.made++;
+  const key = snapshotKey(pyodidePath);
+  void (async () => {
+    const cache = await snapshotCache();
+    for (const old of (await cache?.keys()) ?? []) if (old.url !== key) await cache?.delete(old);
+    await cache?.put(key, new Response(bytes.slice()));
+  })().catch(() => undefined);
+}
+
+/** A snapshot a runner could not load (another build, a damaged entry): dropped, made again. */
+function dropSnapshot(pyodidePath?: string): void {
+  snapshot.bytes = undefined;
   void snapshotCache().then((cache) => cache?.delete(snapshotKey(pyodidePath))).catch(() => undefined);
 }
 
@@ -108,17 +98,18 @@ function dropBaseSnapshot(pyodidePath?: string): void {
 export const baseSnapshotStats = { made: 0, loaded: 0, fresh: 0 };
 
 const spawnWorkerRunner = (pyodidePath?: string): SpawnRunner => async (role, onEvent, onExit, signal) => {
-  const snapshot = await Promise.race([
-    getBaseSnapshot(pyodidePath),
-    new Promise<undefined>((resolve) => signal?.addEventListener("abort", () => resolve(undefined), { once: true })),
+  const start = await Promise.race([
+    snapshotFor(role, pyodidePath),
+    new Promise<Snapshot>((resolve) => signal?.addEventListener("abort", () => resolve({}), { once: true })),
   ]);
   return new Promise<RunnerHost>((resolve, reject) => {
-    const { worker, port } = startWorker(role, pyodidePath, snapshot);
+    const { worker, port } = startWorker(role, pyodidePath, start);
     let ready = false;
     let exited = false;
     const exit = (why: string) => {
       if (exited) return;
       exited = true;
+      if (start.make && !snapshot.bytes) snapshot.making = false; // the next judge's start makes it
       worker.terminate();
       port.close();
       const where = pyodidePath ?? "/pyodide/";
@@ -128,7 +119,12 @@ const spawnWorkerRunner = (pyodidePath?: string): SpawnRunner => async (role, on
     // A start the supervisor gave up on (it hangs): the worker goes.
     signal?.addEventListener("abort", () => exit("its start was given up"), { once: true });
     worker.onError((message) => exit(`grader worker failed: ${message}`));
-    port.onmessage = (e: MessageEvent<string>) => {
+    port.onmessage = (e: MessageEvent<string | Uint8Array>) => {
+      if (e.data instanceof Uint8Array) {
+        if (start.make && !ready) keepSnapshot(e.data, pyodidePath);
+        else exit("the grader worker broke its protocol");
+        return;
+      }
       let m: RunnerPortMessage;
       try {
         m = JSON.parse(e.data) as RunnerPortMessage;
@@ -139,7 +135,7 @@ const spawnWorkerRunner = (pyodidePath?: string): SpawnRunner => async (role, on
       if (m.type === "ready") {
         ready = true;
         baseSnapshotStats[m.start === "snapshot" ? "loaded" : "fresh"]++;
-        if (snapshot && m.start !== "snapshot") dropBaseSnapshot(pyodidePath);
+        if (start.bytes && m.start !== "snapshot") dropSnapshot(pyodidePath);
         resolve({
           send: (request) => port.postMessage(request satisfies RunnerPortRequest),
           terminate: async () => exit("grader worker terminated"),

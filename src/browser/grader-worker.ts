@@ -3,10 +3,10 @@
  * (all logic in src/core/grader/runner.js). Started by src/browser/grader-client.ts as a judge or a
  * sandbox, and terminated at will. A third role, `tools`, runs the import's trusted parsing (arenise.py's
  * `normalise` and `variants` over a reference's TEXT, passed as a Python string, never run) under the
- * same global-scope lockdown, without the harness: no program it is given ever executes. A fourth,
- * `snapshot`, makes the base snapshot (runner.js `makeBaseSnapshot`: a fresh interpreter's memory,
- * before any harness or program) and posts its bytes; the other roles load Python's start from it
- * where the client passes one.
+ * same global-scope lockdown, without the harness: no program it is given ever executes. A runner
+ * loads Python's start from the base snapshot the client passes, or starts from scratch and, where
+ * asked (`makeSnapshot`), posts the base snapshot of that start (runner.js `takeBaseSnapshot`: a
+ * fresh interpreter's memory, before any harness or program) for the runners after it.
  *
  * Order matters: (1) take the one MessagePort the page sends and keep it in this closure only;
  * (2) refuse to go on where code generation from strings is allowed (the worker's CSP is missing);
@@ -18,22 +18,23 @@ import { loadPyodide } from "pyodide";
 import HARNESS from "../core/grader/harness.py?raw";
 import ARENISE_PY from "../core/arena/importers/arenise.py?raw";
 import MUTATE_PY from "../core/arena/mutate.py?raw";
-import { codeGenerationBlocked, encodeEvent, loadRunnerPyodide, makeBaseSnapshot, probeGlobalScope, startRunner, STRIPPED_GLOBALS, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../core/grader/runner.js";
+import { codeGenerationBlocked, encodeEvent, loadRunnerPyodide, probeGlobalScope, startRunner, STRIPPED_GLOBALS, stripGlobalScope, type RunnerEvent, type RunnerRequest, type RunnerRole } from "../core/grader/runner.js";
 
 /** Page -> worker, once. */
 export interface RunnerInit {
   port: MessagePort;
-  /** `snapshot`: make the base snapshot (runner.js `makeBaseSnapshot`), post its bytes and stop. */
-  role: RunnerRole | "tools" | "snapshot";
+  role: RunnerRole | "tools";
   /** Where Pyodide is served on this origin (default /pyodide/; src/browser/grader-client.ts). */
   pyodidePath?: string;
   /** The base snapshot to load Python's start from (a runner that cannot starts from scratch). */
   snapshot?: Uint8Array;
+  /** Started from scratch, post the base snapshot of this start (its bytes) before going on. */
+  makeSnapshot?: boolean;
 }
 
 /**
- * Worker -> page on the port: runner events (and the probe's answer, in `report`) as JSON text; the
- * `snapshot` role's one message is the snapshot's bytes (or its failed event).
+ * Worker -> page on the port: runner events (and the probe's answer, in `report`) as JSON text; with
+ * `makeSnapshot`, first the base snapshot's bytes.
  */
 export type RunnerPortMessage = RunnerEvent | { type: "probe"; report: string } | { type: "tool"; id: number; result: string };
 /** Page -> worker on the port. `tool`: one of arenise.py's parsing functions on JSON arguments. */
@@ -54,7 +55,7 @@ export function serveGraderRunner(): void {
   scope.addEventListener(
     "message",
     (event: MessageEvent<RunnerInit>) => {
-      const { port, role, pyodidePath, snapshot } = event.data;
+      const { port, role, pyodidePath, snapshot, makeSnapshot } = event.data;
       const emit = (m: RunnerPortMessage) => apply(post, port, [encodeEvent(m as RunnerEvent)]);
       void (async () => {
         try {
@@ -66,13 +67,9 @@ export function serveGraderRunner(): void {
           const indexURL = new URL(pyodidePath ?? "/pyodide/", scope.location.origin);
           // Only ever this origin's files: the interpreter that runs candidates is never someone else's.
           if (indexURL.origin !== scope.location.origin) throw new Error(`Pyodide must come from this app's origin, not ${indexURL.origin}`);
-          if (role === "snapshot") {
-            // Before any harness or candidate exists: the bytes are a fresh interpreter's.
-            const bytes = await makeBaseSnapshot(loadPyodide, { indexURL: indexURL.href });
-            apply(post, port, [bytes, [bytes.buffer]]);
-            return;
-          }
-          const { pyodide, start } = await loadRunnerPyodide(loadPyodide, { indexURL: indexURL.href }, snapshot);
+          // A snapshot is taken before the harness or any program exists: a fresh interpreter's bytes.
+          const onSnapshot = makeSnapshot ? (bytes: Uint8Array) => apply(post, port, [bytes, [bytes.buffer]]) : undefined;
+          const { pyodide, start } = await loadRunnerPyodide(loadPyodide, { indexURL: indexURL.href }, snapshot, onSnapshot);
           const failed = [...early, ...stripGlobalScope(scope)];
           if (failed.length) throw new Error(`could not strip worker globals: ${failed.join(", ")}`);
           if (role === "tools") {

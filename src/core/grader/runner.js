@@ -51,15 +51,18 @@
 export const RUNNER_ENV = Object.freeze({ PYTHONHASHSEED: "0" });
 
 /**
- * A runner's Pyodide: from `snapshot` (a base snapshot, `makeBaseSnapshot`'s bytes) where one is
- * given and loads, else started from scratch with RUNNER_ENV. `start` says which, and why a
- * snapshot was left ("fresh: ..."): a snapshot of another build or a damaged one is never used.
+ * A runner's Pyodide: from `snapshot` (a base snapshot, `takeBaseSnapshot`'s bytes) where one is
+ * given and loads, else started from scratch with RUNNER_ENV; `start` says which, and why a snapshot
+ * was left ("fresh: ..."): a snapshot of another build or a damaged one is never used. Started from
+ * scratch with `onSnapshot`, it hands that callback the base snapshot of its own start (before the
+ * harness: the caller has run nothing yet) and goes on as any runner.
  * @param {(options: any) => Promise<import("pyodide").PyodideAPI>} loadPyodide
  * @param {Record<string, unknown>} options loadPyodide's other options (indexURL)
  * @param {Uint8Array | undefined} snapshot
+ * @param {(bytes: Uint8Array) => void} [onSnapshot]
  * @returns {Promise<{ pyodide: import("pyodide").PyodideAPI, start: string }>}
  */
-export async function loadRunnerPyodide(loadPyodide, options, snapshot) {
+export async function loadRunnerPyodide(loadPyodide, options, snapshot, onSnapshot) {
   let start = "fresh";
   if (snapshot) {
     try {
@@ -68,35 +71,52 @@ export async function loadRunnerPyodide(loadPyodide, options, snapshot) {
       start = `fresh: the base snapshot did not load (${String(/** @type {Error} */ (e)?.message ?? e).slice(0, 200)})`;
     }
   }
-  return { pyodide: await loadPyodide({ ...options, env: { ...RUNNER_ENV } }), start };
+  const pyodide = await loadPyodide({ ...options, env: { ...RUNNER_ENV }, ...(onSnapshot ? { _makeSnapshot: true } : {}) });
+  if (onSnapshot) onSnapshot(takeBaseSnapshot(pyodide));
+  return { pyodide, start };
 }
 
-/** Part of a cached base snapshot's key: raised whenever `makeBaseSnapshot` makes another one. */
+/** Part of a cached base snapshot's key: raised whenever `takeBaseSnapshot` makes another one. */
 export const BASE_SNAPSHOT_RECIPE = 1;
 
 /**
- * The base snapshot: the memory of a Pyodide just started with RUNNER_ENV, before any harness,
- * reference or candidate exists, so that a runner loads Python's start (a fraction of a second)
- * instead of running it (seconds). A runner loaded from it must be the interpreter a start from
- * scratch gives (tests/unit/grader/snapshot.test.ts compares them): Pyodide's last start step puts
- * "" at the head of sys.path on every load, from a snapshot too, so the snapshot is taken without
- * it; and it is loaded back once here to prove it loads.
+ * The base snapshot of `pyodide`, just started with RUNNER_ENV and `_makeSnapshot` (nothing else run):
+ * its memory, so that a runner loads Python's start (a fraction of a second) instead of running it
+ * (seconds). A runner loaded from it must be the interpreter a start from scratch gives
+ * (tests/unit/grader/snapshot.test.ts compares them): Pyodide's last start step puts "" at the head of
+ * sys.path on every load, from a snapshot too, so the snapshot is taken without it (and `pyodide` gets
+ * it back).
+ * @param {import("pyodide").PyodideAPI} pyodide
+ * @returns {Uint8Array}
+ */
+export function takeBaseSnapshot(pyodide) {
+  const sys = /** @type {any} */ (pyodide.pyimport("sys"));
+  const path = sys.path;
+  try {
+    if (path.get(0) !== "") throw new Error(`sys.path does not start with "" after a start: ${path.toString()}`);
+    path.remove(""); // the first: the only one
+    try {
+      return /** @type {any} */ (pyodide).makeMemorySnapshot();
+    } finally {
+      path.insert(0, "");
+    }
+  } finally {
+    path.destroy();
+    sys.destroy();
+  }
+}
+
+/**
+ * A base snapshot made by a Pyodide of its own, and loaded back once to prove it loads.
  * @param {(options: any) => Promise<import("pyodide").PyodideAPI>} loadPyodide
  * @param {Record<string, unknown>} options loadPyodide's other options (indexURL)
  * @returns {Promise<Uint8Array>}
  */
 export async function makeBaseSnapshot(loadPyodide, options) {
-  const made = await loadPyodide({ ...options, env: { ...RUNNER_ENV }, _makeSnapshot: true });
-  const sys = /** @type {any} */ (made.pyimport("sys"));
-  const path = sys.path;
-  try {
-    if (path.get(0) !== "") throw new Error(`sys.path does not start with "" after a start: ${path.toString()}`);
-    path.remove(""); // the first: the only one
-  } finally {
-    path.destroy();
-    sys.destroy();
-  }
-  const bytes = /** @type {any} */ (made).makeMemorySnapshot();
+  /** @type {Uint8Array | undefined} */
+  let bytes;
+  await loadRunnerPyodide(loadPyodide, options, undefined, (b) => (bytes = b));
+  if (!bytes) throw new Error("no base snapshot was made");
   const back = await loadPyodide({ ...options, _loadSnapshot: bytes });
   if (back.runPython("import os; os.environ.get('PYTHONHASHSEED')") !== RUNNER_ENV.PYTHONHASHSEED) throw new Error("the base snapshot lost the runners' environment");
   return bytes;
