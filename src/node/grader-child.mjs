@@ -5,7 +5,7 @@
 //   node --experimental-permission --allow-fs-read=... --disallow-code-generation-from-strings \
 //        grader-child.mjs <pyodide.mjs URL> <harness.py path> <judge|sandbox> [<base snapshot path>]
 //
-// With a base snapshot (src/node/pyodide-snapshot.ts) Python's start is loaded from it; one that does
+// With a base snapshot (src/node/grader.ts `baseSnapshot`) Python's start is loaded from it; one that does
 // not load is left, and Python starts from scratch (the ready event's `start` says which). The same
 // script makes that snapshot, as role `snapshot` (allowed to write its one file, it starts no runner),
 // so that the interpreter it keeps is the one a runner process would start: even the program path

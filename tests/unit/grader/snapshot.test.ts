@@ -1,5 +1,5 @@
 /**
- * The Node runners' base snapshot (src/node/pyodide-snapshot.ts): a runner loads Python's start from
+ * The Node runners' base snapshot (src/node/grader.ts `baseSnapshot`): a runner loads Python's start from
  * it, a damaged one is left for a start from scratch, the runner may read that one file more, and a
  * program sees the same interpreter either way.
  */
@@ -9,8 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, expect, it } from "vitest";
-import { createNodeGrader, runnerArgs } from "../../../src/node/grader.ts";
-import { baseSnapshot, baseSnapshotPath } from "../../../src/node/pyodide-snapshot.ts";
+import { baseSnapshot, baseSnapshotPath, createNodeGrader, runnerArgs } from "../../../src/node/grader.ts";
 
 /** The first event a runner process started with `snapshot` writes (its ready or failed event). */
 function firstEvent(snapshot: string | undefined): Promise<{ type: string; start?: string; error?: string }> {
