@@ -148,28 +148,66 @@ _REFUSED_SRC = "def refused(*args, **kwargs):\n    audit('grader.refused', 'a pr
 # statement gets it) for the allow-list, its submodules and `__future__`, and for what the
 # interpreter's C code imports on a program's behalf (PyImport_Import calls the current frame's
 # builtins' `__import__` with a list for fromlist: big-int division imports `_pylong`, a PEP 695
-# generic class `typing`; round 28). Another stdlib module is refused (the step is marked: CPython
-# would have imported it); any other name is missing, as in CPython (round 29).
+# generic class `typing`; round 28). Another module a clean Pyodide finds is refused (the step is
+# marked: CPython would have imported it); any other name is missing, as in CPython (round 29). A
+# name or level of a subclass of str or int, or a relative import, is refused too (marked): CPython
+# imports by them, and their methods are the program's; a name that is no str, a negative level or an
+# empty name go to CPython's import, which raises before it imports anything (round 33).
 _IMPORT_SRC = (
     "def __import__(name, globals=None, locals=None, fromlist=(), level=0):\n"
-    "    if level != 0 or type(name) is not str:\n"
-    "        raise ImportError('import of %r is not allowed in the grader sandbox' % (name,))\n"
+    "    if type(name) is not str and not issubclass(type(name), str):\n"
+    "        return real(name, globals, locals, fromlist, level)  # CPython's TypeError: nothing is imported\n"
+    "    if type(name) is not str or type(level) is not int:\n"
+    "        audit('grader.refused', 'an import by a name or level of a subclass')\n"
+    "        raise ImportError('this import is not allowed in the grader sandbox')\n"
+    "    if level < 0 or (level == 0 and not name):\n"
+    "        return real(name, globals, locals, fromlist, level)  # CPython's ValueError: nothing is imported\n"
+    "    if level != 0:\n"
+    "        audit('grader.refused', 'a relative import')\n"
+    "        raise ImportError('a relative import is not allowed in the grader sandbox')\n"
     "    root = name.partition('.')[0]\n"
     "    if root in ALLOWED or type(fromlist) is list:\n"
     "        return real(name, globals, locals, fromlist, level)\n"
     "    if root in STDLIB:\n"
     "        audit('grader.refused', 'import ' + name)\n"
     "        raise ImportError('import of %r is not allowed in the grader sandbox' % (name,))\n"
+    "    for key in MODULES:\n"
+    "        if type(key) is str and key == name:  # put there by the program: CPython would return it\n"
+    "            audit('grader.refused', 'import ' + name)\n"
+    "            raise ImportError('import of %r is not allowed in the grader sandbox' % (name,))\n"
     "    raise ModuleNotFoundError('No module named %r' % (name,), name=name)\n"
 )
 
 
 def _tiny_function(src, name, env):
     """A function in a namespace of its own: its __globals__ leads nowhere."""
-    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "ModuleNotFoundError", "type", "str", "list")}}
+    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "ModuleNotFoundError", "type", "str", "int", "list", "issubclass")}}
     ns.update(env)
     exec(src, ns)
     return ns[name]
+
+
+def _found_on_path(os):
+    """The top-level names the import system can find on sys.path and in the working directory: each
+    archive's and each folder's entries (a module, a package, a namespace package: round 33 found
+    stdlib modules the standard-library list lacks, and folders of `/`)."""
+    import zipfile
+    names = set()
+    for p in list(_sys.path) + [os.getcwd()]:
+        if type(p) is not str:
+            continue
+        p = p or os.getcwd()
+        try:
+            if p.endswith(".zip"):
+                with zipfile.ZipFile(p) as z:
+                    entries = z.namelist()
+            else:
+                entries = os.listdir(p)
+        except OSError:
+            continue
+        names.update([e.partition("/")[0].partition(".")[0] for e in entries])
+    names.discard("")
+    return frozenset(names)
 
 
 def setup(role):
@@ -205,7 +243,7 @@ def setup(role):
     # and whatever is loaded now, the JavaScript bridge included.
     frozen = getattr(mods.get("_imp"), "_frozen_module_names", lambda: ())()
     importable = frozenset(getattr(_sys, "stdlib_module_names", ())) | frozenset(_BRIDGE_ROOTS) | frozenset(
-        [n.partition(".")[0] for n in list(mods) + list(frozen) if type(n) is str] + ["__main__"])
+        [n.partition(".")[0] for n in list(mods) + list(frozen) if type(n) is str] + ["__main__"]) | _found_on_path(os)
     import opcode
     # The opcodes `_name_loads` reads a line's code by (before any program runs here).
     _state["ops"] = (opcode.opmap["LOAD_NAME"], opcode.opmap["EXTENDED_ARG"])
@@ -246,7 +284,7 @@ def setup(role):
     # stops it is the audit hook, the restore after each unit, and no JavaScript to reach.)
     restricted = _tiny_function(_IMPORT_SRC, "__import__", {
         "ALLOWED": frozenset(ALLOWED_IMPORTS + ("__future__",)), "real": _builtins_module.__import__,
-        "STDLIB": importable, "audit": _sys.audit})
+        "STDLIB": importable, "MODULES": mods, "audit": _sys.audit})
     _state["archives"] = frozenset([p for p in _sys.path if type(p) is str and p.endswith(".zip")])
     # The directories the import system lists when it looks for a module (sys.path, the working one).
     _state["path_dirs"] = frozenset([p for p in _sys.path if type(p) is str and p and not p.endswith(".zip")] + [os.getcwd()])

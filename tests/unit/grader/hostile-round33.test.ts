@@ -7,6 +7,13 @@
  * mark, and runs program methods; B: "missing" is decided by a list that omits modules CPython finds),
  * 10 reproducers (plain `it`s that FAIL on cdd14ae). The rest are boundaries (pass).
  *
+ * Fixed in the same stop (docs/SECURITY.md, round 33): the program's `__import__` hands a name that is
+ * no str, a negative level and an empty name to CPython's import (its TypeError / ValueError, nothing
+ * imported); a name or level of a subclass and a relative import are refused, marked; "missing" is
+ * decided after the names the import system finds on sys.path and in the working directory (the
+ * archives' and folders' entries) and after sys.modules (a module the program put there is refused,
+ * marked). Two tests at the end pin what the fix's review added.
+ *
  * A. A program's own `__import__` (the harness's `restricted`, harness.py `_IMPORT_SRC`) REFUSES,
  *    WITHOUT A MARK, imports that CPython's `__import__` makes, and runs program code CPython does not.
  *    Its first check is `if level != 0 or type(name) is not str: raise ImportError('... %r ...' % (name,))`:
@@ -243,5 +250,23 @@ describe("B2. a module the program put in sys.modules is 'missing' for the grade
     expect(suiteTruth(prog, lines)).toEqual([true]);
     const got = await gradeOne(grader, "f", REF1, lines, prog);
     expect(got[0], got.join(" | ")).toMatch(OK_PASS);
+  }, 300_000);
+});
+
+describe("found in the fix's review: a level CPython reads by __index__, and a name nothing finds", () => {
+  it("a level with __index__: CPython imports by it (here math); the grader never does it unmarked", async () => {
+    const prog = "class L:\n    def __index__(self):\n        return 0\ndef f(x):\n    try:\n        __import__('sys', None, None, (), L())\n        return 1\n    except ImportError:\n        return 2";
+    const lines = ["assert f(0) == 1", "assert f(0) == 2"];
+    expect(suiteTruth(prog, lines)).toEqual([true, false]);
+    const got = await gradeGolden(grader, "f", REF1, lines, prog);
+    expect(got[0], got.join(" | ")).toMatch(OK_PASS);
+    expect(got[1], got.join(" | ")).toMatch(OK_FAIL);
+  }, 300_000);
+  it("a missing module is still CPython's ModuleNotFoundError, unmarked: a fallback CPython takes is graded", async () => {
+    const prog = "def f(x):\n    try:\n        import numpy_nowhere_to_be_found\n        return 1\n    except ModuleNotFoundError:\n        return 2";
+    const lines = ["assert f(0) == 2"];
+    expect(suiteTruth(prog, lines)).toEqual([true]);
+    const got = await gradeGolden(grader, "f", "def f(x):\n    return 2", lines, prog);
+    expect(got).toEqual(["valid/pass"]);
   }, 300_000);
 });
