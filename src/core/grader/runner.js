@@ -35,7 +35,8 @@
 /**
  * Runner -> host. `step` results are harness JSON texts ([outcome, ...]); outcome "timeout" is
  * the runner's own. `done` says whether this runner may take another unit (`fit`).
- * `start` (Node runners): "snapshot" where Python's start was loaded from the base snapshot.
+ * `start`: "snapshot" where Python's start was loaded from the base snapshot, else "fresh" (with why a
+ * snapshot given was left).
  * @typedef {{ type: "ready", report: string, start?: string }
  *   | { type: "plan", id: number, plan: string }
  *   | { type: "step", id: number, step: number, result: string }
