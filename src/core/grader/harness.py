@@ -149,12 +149,18 @@ _REFUSED_SRC = "def refused(*args, **kwargs):\n    audit('grader.refused', 'a pr
 # interpreter's C code imports on a program's behalf (PyImport_Import calls the current frame's
 # builtins' `__import__` with a list for fromlist: big-int division imports `_pylong`, a PEP 695
 # generic class `typing`; round 28). Another module a clean Pyodide finds is refused (the step is
-# marked: CPython would have imported it); any other name is missing, as in CPython (round 29). A
-# name or level of a subclass of str or int, or a relative import, is refused too (marked): CPython
-# imports by them, and their methods are the program's; a name that is no str, a negative level or an
-# empty name go to CPython's import, which raises before it imports anything (round 33).
+# marked: CPython would have imported it), and so is a name in sys.modules; a name whose root nothing
+# finds goes to CPython's import, which raises CPython's own error (the first missing parent, a
+# malformed name: round 34), unless the program changed the import system (a finder, a path entry,
+# a hook), where the grader cannot tell what CPython would find and refuses. A name or level of a
+# subclass of str or int, a relative import, an import call of another shape are refused too (marked):
+# CPython imports by them, and their methods are the program's; a name that is no str, a negative
+# level or an empty name go to CPython's import, which raises before it imports anything (round 33).
 _IMPORT_SRC = (
-    "def __import__(name, globals=None, locals=None, fromlist=(), level=0):\n"
+    "def __import__(name=NO_NAME, globals=None, locals=None, fromlist=(), level=0, *more, **extra):\n"
+    "    if name is NO_NAME or more or extra:\n"
+    "        audit('grader.refused', 'an import call of another shape')\n"
+    "        raise ImportError('this import is not allowed in the grader sandbox')\n"
     "    if type(name) is not str and not issubclass(type(name), str):\n"
     "        return real(name, globals, locals, fromlist, level)  # CPython's TypeError: nothing is imported\n"
     "    if type(name) is not str or type(level) is not int:\n"
@@ -168,20 +174,38 @@ _IMPORT_SRC = (
     "    root = name.partition('.')[0]\n"
     "    if root in ALLOWED or type(fromlist) is list:\n"
     "        return real(name, globals, locals, fromlist, level)\n"
-    "    if root in STDLIB:\n"
+    "    if root in STDLIB or moved():\n"
     "        audit('grader.refused', 'import ' + name)\n"
     "        raise ImportError('import of %r is not allowed in the grader sandbox' % (name,))\n"
     "    for key in MODULES:\n"
-    "        if type(key) is str and key == name:  # put there by the program: CPython would return it\n"
+    "        if type(key) is str and key == root:  # put there by the program: CPython would use it\n"
     "            audit('grader.refused', 'import ' + name)\n"
     "            raise ImportError('import of %r is not allowed in the grader sandbox' % (name,))\n"
-    "    raise ModuleNotFoundError('No module named %r' % (name,), name=name)\n"
+    "    return real(name, globals, locals, fromlist, level)  # nothing finds its root: CPython's own error\n"
+)
+
+
+_IMPORT_SYSTEM_SRC = (
+    "def moved():\n"
+    "    for now, was, items in ((SYS.meta_path, *META), (SYS.path_hooks, *HOOKS), (SYS.path, *PATH)):\n"
+    "        if now is not was or len(now) != len(items):\n"
+    "            return True\n"
+    "        for i in range(len(items)):\n"
+    "            if now[i] is not items[i]:\n"
+    "                return True\n"
+    "    cache, entries = CACHE\n"
+    "    if SYS.path_importer_cache is not cache or len(cache) != len(entries):\n"
+    "        return True\n"
+    "    for k, v in cache.items():\n"
+    "        if type(k) is not str or k not in entries or entries[k] is not v:\n"
+    "            return True\n"
+    "    return False\n"
 )
 
 
 def _tiny_function(src, name, env):
     """A function in a namespace of its own: its __globals__ leads nowhere."""
-    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "ModuleNotFoundError", "type", "str", "int", "list", "issubclass")}}
+    ns = {"__builtins__": {k: _PRISTINE_BUILTINS[k] for k in ("RuntimeError", "ImportError", "ModuleNotFoundError", "type", "str", "int", "list", "issubclass", "len", "range")}}
     ns.update(env)
     exec(src, ns)
     return ns[name]
@@ -243,7 +267,7 @@ def setup(role):
     # and whatever is loaded now, the JavaScript bridge included.
     frozen = getattr(mods.get("_imp"), "_frozen_module_names", lambda: ())()
     importable = frozenset(getattr(_sys, "stdlib_module_names", ())) | frozenset(_BRIDGE_ROOTS) | frozenset(
-        [n.partition(".")[0] for n in list(mods) + list(frozen) if type(n) is str] + ["__main__"]) | _found_on_path(os)
+        [n.partition(".")[0] for n in list(mods) + list(frozen) + list(_sys.builtin_module_names) if type(n) is str] + ["__main__"]) | _found_on_path(os)
     import opcode
     # The opcodes `_name_loads` reads a line's code by (before any program runs here).
     _state["ops"] = (opcode.opmap["LOAD_NAME"], opcode.opmap["EXTENDED_ARG"])
@@ -282,9 +306,19 @@ def setup(role):
     # code, imports only what candidates may; the stdlib's own lazy imports go on (`_stdlib_read`).
     # (Not a boundary: a candidate can reach loaded modules through function globals anyway; what
     # stops it is the audit hook, the restore after each unit, and no JavaScript to reach.)
+    # The import system as setup leaves it: a name nothing on it finds goes to CPython's import for
+    # CPython's own error; where a program changed it (a finder, a path entry, a hook: round 34) the
+    # grader cannot tell what CPython would find, and refuses (marked). Every path entry's finder is
+    # made now (a search for a name that is nowhere), so an allowed import does not add one later.
+    from importlib.machinery import PathFinder  # loaded already in Pyodide; a native python3 loads it here
+    PathFinder.find_spec("__code_a1_nowhere__")
+    cache = _sys.path_importer_cache
+    moved = _tiny_function(_IMPORT_SYSTEM_SRC, "moved", {
+        "SYS": _sys, "META": (_sys.meta_path, tuple(_sys.meta_path)), "HOOKS": (_sys.path_hooks, tuple(_sys.path_hooks)),
+        "PATH": (_sys.path, tuple(_sys.path)), "CACHE": (cache, dict(cache))})
     restricted = _tiny_function(_IMPORT_SRC, "__import__", {
         "ALLOWED": frozenset(ALLOWED_IMPORTS + ("__future__",)), "real": _builtins_module.__import__,
-        "STDLIB": importable, "MODULES": mods, "audit": _sys.audit})
+        "STDLIB": importable, "MODULES": mods, "audit": _sys.audit, "NO_NAME": _MISSING, "moved": moved})
     _state["archives"] = frozenset([p for p in _sys.path if type(p) is str and p.endswith(".zip")])
     # The directories the import system lists when it looks for a module (sys.path, the working one).
     _state["path_dirs"] = frozenset([p for p in _sys.path if type(p) is str and p and not p.endswith(".zip")] + [os.getcwd()])
