@@ -1095,8 +1095,6 @@ def _load(source, entry_point):
         ns = _fresh_namespace()
         _state["exec_builtins"] = ns["__builtins__"]
         _deeper(_state["pad"][0], exec, (code, ns))
-        if _REFUSED:
-            return ""  # a load error, by `load`
         fn = _lookup(ns, entry_point)
         if fn is None or fn is _MISSING or not callable(fn):
             return _outcome("load", "does not define a function %s" % entry_point)
@@ -1277,8 +1275,6 @@ def _call(args_text, literal):
             # not followed, so marked (round 25).
             return _marked("error", "raised NameError: name %r is not defined in the program's namespace" % entry)
         value = _deeper(_state["pad"][1], fn, args)
-        if _REFUSED:
-            return ""  # marked by `call`
         # CPython releases the call's arguments before it compares (a program's __del__ on something
         # it put in them runs first): so does this, before reading the value.
         args = fn = None
