@@ -13,8 +13,9 @@
  *     a clean interpreter builds them (set iteration order included).
  * They must agree on every line: refused by one iff refused by the other, and for an accepted line
  * the same arguments (ordered canonical text), the same answer, arguments rebuilt by a runner
- * (`_from_canon` of argv) equal to CPython's, and a corrected call that reads back to the same
- * call. Keys: lines, accepted, refused, mismatches, exec_events, lines_per_s. The unit suite runs
+ * (`_from_canon` of argv) equal to CPython's and built alike (types, `__sizeof__`: a list's capacity,
+ * a table's size; which objects are one object: `_layout`), and a corrected call that reads back to
+ * the same call. Keys: lines, accepted, refused, mismatches, exec_events, lines_per_s. The unit suite runs
  * a fixed seed (tests/unit/grader/line-fuzz.test.ts); this command a longer run (default 50,000).
  */
 import { readFileSync } from "node:fs";
@@ -287,6 +288,9 @@ def oracle(line, entry):
         return None
     if not all(_plain(v) for v in values):
         return None
+    # A value a repeated dict key overwrote is built all the same: every constant written counts.
+    if any(type(n) is ast.Constant and type(n.value) not in _ALLOWED for n in ast.walk(test)):
+        return None
     for n in ast.walk(tree):  # see _interned_order
         if type(n) is ast.Constant and _name_like(n.value):
             sys.intern(n.value)
@@ -324,6 +328,31 @@ def _interned_order(harness, line):
     finally:
         harness["_build_set"] = own
 
+def _rebuilt(harness, argv):
+    """The arguments a runner builds from argv for one call (its constants merged within the call)."""
+    harness["_folded"].clear()
+    try:
+        return harness["_from_canon"](argv)
+    finally:
+        harness["_folded"].clear()
+
+def _layout(v):
+    """What a program can read of its arguments beyond their values: each object's type, its memory
+    size (a list's capacity, a set's or dict's table: __sizeof__) and which objects are one object."""
+    ids, out = {}, []
+    def walk(x):
+        t = type(x)
+        out.append((t.__name__, ids.setdefault(id(x), len(ids)), x.__sizeof__() if t in (list, tuple, set, frozenset, dict) else 0))
+        if t is dict:
+            for k, y in x.items():
+                walk(k)
+                walk(y)
+        elif t in (list, tuple, set, frozenset):
+            for y in x:
+                walk(y)
+    walk(v)
+    return out
+
 def compare(harness, lines_json, entry):
     """Read every line with the judge and the oracle; return the counts and the disagreements."""
     groups = json.loads(lines_json)
@@ -334,7 +363,7 @@ def compare(harness, lines_json, entry):
         plan = json.loads(harness["plan"](json.dumps(req)))
     finally:
         _exec_events[1] = False
-    canonical, from_canon = harness["canonical"], harness["_from_canon"]
+    canonical = harness["canonical"]
     accepted = refused = interned = 0
     bad = []
     for group, judged in zip(groups, plan["s"]):
@@ -366,8 +395,11 @@ def compare(harness, lines_json, entry):
                 bad.append({"line": line, "why": "arguments differ", "judge": j[2], "cpython": args})
             elif json.dumps(j[3]) != json.dumps(json.loads(canonical(o[1]))):
                 bad.append({"line": line, "why": "answers differ", "judge": j[3], "cpython": canonical(o[1])})
-            elif canonical(tuple(from_canon(j[5])), True) != args:
+            elif canonical(tuple(_rebuilt(harness, j[5])), True) != args:
                 bad.append({"line": line, "why": "a runner rebuilds other arguments", "argv": j[5], "cpython": args})
+            elif _layout(tuple(_rebuilt(harness, j[5]))) != _layout(o[0]):
+                bad.append({"line": line, "why": "a runner builds the arguments otherwise (capacities, shared objects)",
+                            "runner": _layout(tuple(_rebuilt(harness, j[5]))), "cpython": _layout(o[0])})
             else:
                 again = oracle("assert " + j[4] + " == 0", entry)
                 if again is None or canonical(again[0], True) != args:

@@ -567,7 +567,7 @@ def _from_canon(c):
         return _const(float(c[1]))
     items = [_from_canon(x) for x in c[1]] if tag != "d" else None
     if tag == "l":
-        return items
+        return _build_list(items)
     if tag == "t":
         t = tuple(items)
         # A tuple display of constants is a constant itself (folded); one holding a list is built at run time.
@@ -704,6 +704,27 @@ def _const_key(v):
     if t is frozenset:
         return (frozenset([_const_key(x) for x in v]), v)
     return v
+
+
+# How CPython builds a list display, which decides its capacity (`list.__sizeof__` reads it; round 35):
+# up to 30 elements (the stack guideline) BUILD_LIST n, exactly n slots, except that 3 or more
+# constants are folded into one tuple and extended into an empty list (BUILD_LIST 0; LOAD_CONST
+# tuple; LIST_EXTEND: one resize); past 30, an empty list appended to one by one (LIST_APPEND).
+_LIST_FOLD = (3, 30)
+
+
+def _build_list(items):
+    """The list a display of `items` builds, capacity included."""
+    if len(items) > _LIST_FOLD[1]:
+        out = []
+        for x in items:
+            out.append(x)
+        return out
+    if len(items) >= _LIST_FOLD[0] and all([_is_const(x) for x in items]):
+        out = []
+        out.extend(_const(tuple(items)))
+        return out
+    return items[:]  # a slice is allocated at its exact length
 
 
 def _build_set(items):
