@@ -93,6 +93,14 @@ const BRACKETS = { l: ["[", "]"], t: ["(", ")"], S: ["{", "}"], F: ["frozenset({
 
 /** Bounded, Python-like display of a canonical value for reasons ("expected 3, got [1, 2]"). */
 export function showValue(c: Canonical, budget = 30): string {
+  try {
+    return show(c, budget);
+  } catch {
+    return "<no value>"; // total: a reason is never what loses a batch (round 36)
+  }
+}
+
+function show(c: Canonical, budget: number): string {
   switch (c[0]) {
     case "n":
       return "None";
@@ -112,8 +120,8 @@ export function showValue(c: Canonical, budget = 30): string {
       const [open, close] = BRACKETS[c[0]];
       if ((c[0] === "S" || c[0] === "F") && c[1].length === 0) return c[0] === "S" ? "set()" : "frozenset()";
       const items = c[0] === "d"
-        ? (c[1] as [Canonical, Canonical][]).slice(0, 8).map(([k, v]) => `${showValue(k, 20)}: ${showValue(v, 20)}`)
-        : (c[1] as Canonical[]).slice(0, 8).map((x) => showValue(x, 20));
+        ? (c[1] as [Canonical, Canonical][]).slice(0, 8).map(([k, v]) => `${show(k, 20)}: ${show(v, 20)}`)
+        : (c[1] as Canonical[]).slice(0, 8).map((x) => show(x, 20));
       const tail = c[1].length > 8 ? ", ..." : c[0] === "t" && c[1].length === 1 ? "," : "";
       return (open + items.join(", ") + tail + close).slice(0, budget * 2);
     }

@@ -303,7 +303,8 @@ class RunnerSlot {
         if (!event || typeof event !== "object" || !("id" in event) || (event.id !== id && event.id !== -1)) return;
         if (event.type === "step") {
           if (event.step !== steps.length || steps.length > unit.calls.length) return broken("a step out of order");
-          const step = parseStep(event.result);
+          // Step 0 is the load; a compile-only line (["C", text]) answers as a load does.
+          const step = parseStep(event.result, steps.length === 0 || unit.calls[steps.length - 1].startsWith('["C"') ? "load" : "call");
           if (!step) return broken("a malformed result");
           steps.push(step);
           onStep();

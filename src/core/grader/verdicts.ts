@@ -62,10 +62,12 @@ export type StepResult =
 const REASON_OUTCOMES = new Set(["syntax", "load", "error", "fail", "timeout"]);
 
 /**
- * A step's result as a runner sent it (JSON text), checked: null when it is not a well-formed
- * StepResult (a runner that ran untrusted code may send anything).
+ * A step's result as a runner sent it (JSON text), checked against what that step can answer: null
+ * when it is not a well-formed StepResult of its kind (a runner that ran untrusted code may send
+ * anything). A load and a compile-only line answer `["ok",""]`, a call its value: a call's
+ * `["ok",""]` would reach the verdicts as a value that is none (round 36: the batch was lost).
  */
-export function parseStep(text: unknown): StepResult | null {
+export function parseStep(text: unknown, kind: "load" | "call"): StepResult | null {
   if (typeof text !== "string") return null;
   let step: unknown;
   try {
@@ -75,9 +77,10 @@ export function parseStep(text: unknown): StepResult | null {
   }
   if (!Array.isArray(step)) return null;
   if (step[0] === "ok") {
-    const loadOk = step.length === 2 && step[1] === "";
-    const callOk = step.length === 3 && checkCanonical(step[1]) !== null && typeof step[2] === "string";
-    return loadOk || callOk ? (step as StepResult) : null;
+    const ok = kind === "load"
+      ? step.length === 2 && step[1] === ""
+      : step.length === 3 && checkCanonical(step[1]) !== null && typeof step[2] === "string";
+    return ok ? (step as StepResult) : null;
   }
   if (step.length === 3 && step[2] === 1 && (step[0] === "error" || step[0] === "fail") && typeof step[1] === "string") return [step[0], step[1].slice(0, 500), 1];
   return step.length === 2 && REASON_OUTCOMES.has(step[0]) && typeof step[1] === "string" ? [step[0], step[1].slice(0, 500)] as StepResult : null;
