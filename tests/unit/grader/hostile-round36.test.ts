@@ -61,7 +61,7 @@ describe("A. a forged `[\"ok\",\"\"]` call result throws in the supervisor (verd
 });
 
 /** As FORGE_OK_EMPTY, with the harness's `call` answering `text` (a Python str literal). */
-const forging = (text: string) => FORGE_OK_EMPTY.replace(`'[\"ok\",\"\"]'`, text);
+const forging = (text: string) => FORGE_OK_EMPTY.replace("'[\"ok\",\"\"]'", text);
 
 describe("B. a call's result of another step's shape, or none, costs its candidate alone", () => {
   it("parseStep takes a load's shape for a load only, a call's for a call only; showValue never throws", () => {
