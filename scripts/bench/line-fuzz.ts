@@ -2,7 +2,8 @@
  * `npm run bench -- line-fuzz [--lines N] [--seed S] [--json]`: the differential fuzzer of the
  * judge's reading of test lines (docs/SECURITY.md, rule 1 of the judge). Seeded generated lines,
  * honest and hostile (Unicode names that NFKC-normalise to the entry point or only look like it,
- * parentheses, walrus, attribute chains, set displays of every size, nested calls, comments,
+ * parentheses, walrus, attribute chains, set displays of every size, lists and dicts either side of
+ * CPython's folding and chunks (repeated keys), nested calls, comments,
  * backslashes, semicolons, string prefixes, number forms, random cuts), are read twice in one
  * Pyodide:
  *   - by the judge: harness.py's `plan` (the code the grader's judge runs), under an audit hook
@@ -111,8 +112,11 @@ function value(rng: Rng, depth: number): string {
     case 8:
       return rng.pick(["-(1)", "- 1", "(1)", "((2))", "-0", "+0.5", "(- 3)"]);
     case 9:
-    case 10:
+    case 10: {
+      // Now and then a size either side of CPython's list folding (3-30 constants) and capacity steps.
+      if (rng.int(5) === 0) return `[${Array.from({ length: rng.pick([3, 5, 8, 9, 17, 30, 31, 33]) }, () => (rng.int(8) === 0 ? "[1]" : intText(rng))).join(", ")}]`;
       return `[${seq(rng, depth, rng.int(4))}]`;
+    }
     case 11: {
       const n = rng.int(4);
       return n === 1 ? `(${value(rng, depth - 1)},)` : `(${seq(rng, depth, n)})`;
@@ -121,6 +125,11 @@ function value(rng: Rng, depth: number): string {
     case 13:
       return setDisplay(rng, depth);
     default: {
+      // Now and then a size either side of CPython's dict chunks (15, 16-17, 18+), keys repeated.
+      if (rng.int(5) === 0) {
+        const n = rng.pick([5, 6, 9, 15, 16, 17, 18, 34, 35]);
+        return `{${Array.from({ length: n }, () => `${rng.int(2) === 0 ? rng.pick(["0", "1", "True", "0.0", "-0.0", "'a'"]) : intText(rng)}: ${intText(rng)}`).join(", ")}}`;
+      }
       const n = rng.int(4);
       return `{${Array.from({ length: n }, () => `${hashable(rng, depth - 1)}: ${value(rng, depth - 1)}`).join(", ")}}`;
     }

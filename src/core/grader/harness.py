@@ -578,7 +578,8 @@ def _from_canon(c):
         return frozenset(items)
     if tag == "D":  # a set display, elements as written (an argument: `_display`)
         return _build_set(items)
-    return {_from_canon(k): _from_canon(x) for k, x in c[1]}
+    # A dict display, entries as written (repeated keys too, in an argument: `_display`).
+    return _build_dict([(_from_canon(k), _from_canon(x)) for k, x in c[1]])
 
 
 _REPR_INT_LIMIT = 10**4000  # below sys.int_info.default_max_str_digits (4300); a constant, not per call
@@ -727,6 +728,43 @@ def _build_list(items):
     return items[:]  # a slice is allocated at its exact length
 
 
+# How CPython builds a dict display, which decides its table size (`dict.__sizeof__` reads it; round
+# 38): the written entries (repeated keys included) in chunks (codegen_dict); a chunk of up to 15 is
+# BUILD_MAP n, a table presized for its n written entries, one of 16 or 17 an empty dict added to
+# entry by entry (MAP_ADD), and every chunk after the first is merged into the first (DICT_UPDATE).
+_STACK_GUIDELINE = 30
+_DICT_BUILDERS = [
+    _tiny_function("def build(%s):\n    return {%s}\n" % (", ".join(["k%d, v%d" % (i, i) for i in range(n)]), ", ".join(["k%d: v%d" % (i, i) for i in range(n)])), "build", {})
+    for n in range(_STACK_GUIDELINE // 2 + 1)
+]
+
+
+def _build_dict(pairs):
+    """The dict a display of `pairs` (key, value in written order) builds, table size included."""
+    chunks, elements = [], 0
+    for i in range(len(pairs)):
+        if elements * 2 > _STACK_GUIDELINE:
+            chunks.append(pairs[i - elements:i + 1])
+            elements = 0
+        else:
+            elements += 1
+    if elements:
+        chunks.append(pairs[len(pairs) - elements:])
+    out = None
+    for chunk in chunks:
+        if len(chunk) * 2 > _STACK_GUIDELINE:
+            d = {}
+            for k, v in chunk:
+                d[k] = v
+        else:
+            d = _DICT_BUILDERS[len(chunk)](*[x for kv in chunk for x in kv])
+        if out is None:
+            out = d
+        else:
+            out.update(d)
+    return {} if out is None else out
+
+
 def _build_set(items):
     """The set a display of `items` (in written order) builds, iteration order included."""
     s = set()
@@ -774,7 +812,7 @@ def _literal(n):
 def _display(n, budget):
     """Canonical text of a literal node AS WRITTEN (what runners rebuild arguments from): a set
     display is ["D", [elements in written order, repeats kept]], rebuilt by `_build_set`; everything
-    else as `canonical(value, ordered=True)`. Only for arguments holding a set display."""
+    else as `canonical(value, ordered=True)`. Only for arguments holding a set or dict display."""
     t = type(n)
     budget[0] -= 1
     if budget[0] < 0:
@@ -930,7 +968,8 @@ def _call_of(call, text, entry_point, lineno):
         args_text = canonical(args, True)
         # A set's iteration order is how CPython builds its display, which rebuilding it from its
         # elements does not reproduce: arguments holding a set display travel as written.
-        argv = _display(_A.Tuple(elts=call.args), [MAX_VALUE_NODES, 0]) if any(type(n) is _A.Set for x in call.args for n in _A.walk(x)) else args_text
+        # So do dict displays (a repeated key sizes CPython's table for every written entry).
+        argv = _display(_A.Tuple(elts=call.args), [MAX_VALUE_NODES, 0]) if any(type(n) in (_A.Set, _A.Dict) for x in call.args for n in _A.walk(x)) else args_text
     except _NotBuiltin as e:
         raise ValueError("literal " + str(e.args[0]))
     return args_text, call_src, argv
