@@ -1189,6 +1189,12 @@ def _deeper(frames, fn, args):
     return fn(*args)
 
 
+# The frame a test line calls the entry point from, as exec(line, ns) makes it: a module frame whose
+# globals are the program's namespace, its code '<string>' line 1 (`warnings.warn(..., stacklevel=2)`
+# files a warning there: the registry in the program's globals, the filename '<string>'; round 39).
+# Its names are looked up in a locals dict of its own, so nothing is bound in the namespace.
+_LINE_CALL = compile("r = f(*a)", "<string>", "exec")
+
 _pack = _tiny_function("def pack(*args):\n    return args\n", "pack", {})
 
 
@@ -1343,10 +1349,18 @@ def _call(args_text, literal):
             # CPython's LOAD_NAME goes on to the builtins, where a program may have put its function:
             # not followed, so marked (round 25).
             return _marked("error", "raised NameError: name %r is not defined in the program's namespace" % entry)
-        value = _deeper(_state["pad"][1], fn, args)
+        if _lookup(ns, "__builtins__") is _MISSING:  # exec(line, ns) puts its caller's builtins there
+            ns["__builtins__"] = vars(_builtins_module)
+        line_locals = {"f": fn, "a": args}
+        pad = _state["pad"][1]  # the line's frame is the last of the pad's frames
+        if pad > 0:
+            _deeper(pad - 1, exec, (_LINE_CALL, ns, line_locals))
+        else:
+            exec(_LINE_CALL, ns, line_locals)
+        value = line_locals["r"]
         # CPython releases the call's arguments before it compares (a program's __del__ on something
         # it put in them runs first): so does this, before reading the value.
-        args = fn = None
+        args = fn = line_locals = None
         if uses_set and _set_rebound(ns):
             return _SET_REBOUND
         text = canonical(value)

@@ -47,9 +47,12 @@
 /**
  * The environment every runner's interpreter starts with. A fixed hash seed: set and dict-of-str
  * iteration orders are then the same in the judge, in every sandbox and after every restart (each
- * process would otherwise draw its own, and a candidate equal to its reference could fail).
+ * process would otherwise draw its own, and a candidate equal to its reference could fail). `_`, which
+ * Emscripten sets to the host's script (in Node the runner's own path, in a browser "./this.program"),
+ * is the browser's everywhere: a program cannot tell a Node runner from a browser one or from the
+ * truth interpreters of the tests, nor read the host's paths (round 39).
  */
-export const RUNNER_ENV = Object.freeze({ PYTHONHASHSEED: "0" });
+export const RUNNER_ENV = Object.freeze({ PYTHONHASHSEED: "0", _: "./this.program" });
 
 /**
  * A runner's Pyodide: from `snapshot` (a base snapshot, `takeBaseSnapshot`'s bytes) where one is
@@ -67,7 +70,7 @@ export async function loadRunnerPyodide(loadPyodide, options, snapshot, onSnapsh
   let start = "fresh";
   if (snapshot) {
     try {
-      return { pyodide: await loadPyodide({ ...options, _loadSnapshot: snapshot }), start: "snapshot" };
+      return { pyodide: await loadPyodide({ ...options, env: { ...RUNNER_ENV }, _loadSnapshot: snapshot }), start: "snapshot" };
     } catch (e) {
       start = `fresh: the base snapshot did not load (${String(/** @type {Error} */ (e)?.message ?? e).slice(0, 200)})`;
     }
@@ -78,7 +81,7 @@ export async function loadRunnerPyodide(loadPyodide, options, snapshot, onSnapsh
 }
 
 /** Part of a cached base snapshot's key: raised whenever `takeBaseSnapshot` makes another one. */
-export const BASE_SNAPSHOT_RECIPE = 1;
+export const BASE_SNAPSHOT_RECIPE = 2;
 
 /**
  * The base snapshot of `pyodide`, just started with RUNNER_ENV and `_makeSnapshot` (nothing else run):
@@ -118,8 +121,9 @@ export async function makeBaseSnapshot(loadPyodide, options) {
   let bytes;
   await loadRunnerPyodide(loadPyodide, options, undefined, (b) => (bytes = b));
   if (!bytes) throw new Error("no base snapshot was made");
-  const back = await loadPyodide({ ...options, _loadSnapshot: bytes });
-  if (back.runPython("import os; os.environ.get('PYTHONHASHSEED')") !== RUNNER_ENV.PYTHONHASHSEED) throw new Error("the base snapshot lost the runners' environment");
+  const back = await loadPyodide({ ...options, env: { ...RUNNER_ENV }, _loadSnapshot: bytes });
+  const env = JSON.parse(back.runPython("import os, json; json.dumps([os.environ.get(k) for k in ('PYTHONHASHSEED', '_')])"));
+  if (env[0] !== RUNNER_ENV.PYTHONHASHSEED || env[1] !== RUNNER_ENV._) throw new Error("the base snapshot lost the runners' environment");
   return bytes;
 }
 

@@ -96,8 +96,9 @@ describe("C. the warning of a called line: CPython's filename, not the harness's
 });
 
 describe("B. the harness's call frame and references are visible to the program", () => {
-  // Open (docs/SECURITY.md, Not guaranteed): the harness's frame and references are visible to the program.
-  it.fails("the caller's code name: '<module>' in CPython", async () => {
+  // Closed by round 39: the entry point is called from a '<string>' module frame whose globals are the
+  // program's namespace, as exec(line, ns) calls it.
+  it("the caller's code name: '<module>' in CPython", async () => {
     const prog = "import collections\ndef f(x):\n    return collections._sys._getframe(1).f_code.co_name";
     const ref = "def f(x):\n    return '<module>'";
     const lines = ["assert f(0) == '<module>'"];
