@@ -11,6 +11,8 @@ import type { CodeStatus, GradeRequest, GradeResult, Verdict } from "../../../sr
 import { SYS, WALK } from "../../hostile-python.ts";
 
 const body = (lines: string) => `def f(xs):\n${lines}`;
+/** `g = the harness's globals`, found up the frames (the line's own frame has the program's, as in CPython). */
+const HARNESS_GLOBALS = "    g = sys._getframe(1)\n    while 'canonical' not in g.f_globals:\n        g = g.f_back\n    g = g.f_globals\n";
 const TWO = "assert f([1, 5]) == 5\nassert f([7, 2]) == 7";
 
 interface Snippet {
@@ -115,7 +117,7 @@ const SNIPPETS: Snippet[] = [
   },
   {
     name: "rewrite the harness's own state through its frame",
-    code: body(`${SYS}    g = sys._getframe(1).f_globals\n    g['canonical'] = lambda v: '["i","0x5"]'\n    g['_state']['fn'] = lambda *a: 5\n    return 0`),
+    code: body(`${SYS}${HARNESS_GLOBALS}    g['canonical'] = lambda v: '["i","0x5"]'\n    g['_state']['fn'] = lambda *a: 5\n    return 0`),
     // Its own return values are all it can change: the verdicts are still decided outside.
     status: "ok", verdicts: ["pass", "fail"], suite: "assert f([1, 5]) == 5\nassert f([7, 5]) == 7",
   },
@@ -146,18 +148,18 @@ const SNIPPETS: Snippet[] = [
   },
   {
     name: "the harness's canonical form replaced with malformed text",
-    code: `def f(xs):\n${SYS}    g = sys._getframe(1).f_globals\n    g['canonical'] = lambda v: '{'\n    return max(xs)`,
+    code: `def f(xs):\n${SYS}${HARNESS_GLOBALS}    g['canonical'] = lambda v: '{'\n    return max(xs)`,
     status: "ok", verdicts: ["error", "error"], suite: TWO, reason: "broke its protocol",
   },
   {
     name: "the harness's canonical form replaced with a wrong shape",
-    code: `def f(xs):\n${SYS}    g = sys._getframe(1).f_globals\n    g['canonical'] = lambda v: '["i", 5]'\n    return max(xs)`,
+    code: `def f(xs):\n${SYS}${HARNESS_GLOBALS}    g['canonical'] = lambda v: '["i", 5]'\n    return max(xs)`,
     status: "ok", verdicts: ["error", "error"], suite: TWO, reason: "broke its protocol",
   },
   {
     // 3 MB: three times the runner's result cap (MAX_RESULT_CHARS), small enough to build well inside the step's time on a loaded machine.
     name: "a reason of 3 MB through the harness's own formatter",
-    code: `def f(xs):\n${SYS}    g = sys._getframe(1).f_globals\n    g['_exc_reason'] = lambda e: 'y' * 3_000_000\n    raise ValueError(1)`,
+    code: `def f(xs):\n${SYS}${HARNESS_GLOBALS}    g['_exc_reason'] = lambda e: 'y' * 3_000_000\n    raise ValueError(1)`,
     status: "ok", verdicts: ["error"], reason: "too large",
   },
   { name: "a test line nested 1,980 deep (the parser would overflow the stack)", code: body("    return max(xs)"), status: "ok", verdicts: ["pass", "skipped"], suite: `assert f([1, 5]) == 5\nassert f([${"-".repeat(1980)}1]) == 1` },

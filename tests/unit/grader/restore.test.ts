@@ -100,7 +100,8 @@ describe("Python references held by JavaScript (round 3 of issue 27)", () => {
     `    call.__code__ = (lambda args_text, literal: ${what}).__code__\n_rebind()`;
 
   // How many references the pristine interpreter holds to the harness's `_state` (read by a candidate).
-  const STATE_REFS = `def f():\n${SYS}    return sys.getrefcount(sys._getframe(1).f_globals['_state'])`;
+  // Up the frames to the harness's (the line's own frame has the program's globals, as in CPython).
+  const STATE_REFS = `def f():\n${SYS}    g = sys._getframe(1)\n    while '_state' not in g.f_globals:\n        g = g.f_back\n    return sys.getrefcount(g.f_globals['_state'])`;
 
   it.each([
     ["the harness's state dict", "_state"],
