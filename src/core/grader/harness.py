@@ -1189,11 +1189,26 @@ def _deeper(frames, fn, args):
     return fn(*args)
 
 
+def _boxed_call(box):
+    """A '<string>' code `BOX[0](*BOX[1])` whose BOX is a constant (its LOAD_NAMEs made LOAD_CONSTs):
+    the callee and the arguments come from `box`, no name from the frame's namespaces."""
+    import opcode
+    code = compile("BOX[0](*BOX[1])", "<string>", "eval")
+    load_name, load_const, k = opcode.opmap["LOAD_NAME"], opcode.opmap["LOAD_CONST"], len(code.co_consts)
+    raw = bytearray(code.co_code)
+    for i in range(0, len(raw), 2):
+        if raw[i] == load_name and raw[i + 1] == 0:
+            raw[i], raw[i + 1] = load_const, k
+    return code.replace(co_code=bytes(raw), co_consts=code.co_consts + (box,), co_names=())
+
+
 # The frame a test line calls the entry point from, as exec(line, ns) makes it: a module frame whose
-# globals are the program's namespace, its code '<string>' line 1 (`warnings.warn(..., stacklevel=2)`
-# files a warning there: the registry in the program's globals, the filename '<string>'; round 39).
-# Its names are looked up in a locals dict of its own, so nothing is bound in the namespace.
-_LINE_CALL = compile("r = f(*a)", "<string>", "exec")
+# globals AND locals are the program's namespace, its code '<string>' line 1: `warnings.warn(...,
+# stacklevel=2)` files a warning there (the registry in the program's globals, the filename
+# '<string>'; round 39), and an entry point that reads its caller's names (`eval`, `exec`, `dir`)
+# reads and binds the program's (round 40). The call's callee and arguments wait in the box.
+_LINE_BOX = [None, None]
+_LINE_CALL = _boxed_call(_LINE_BOX)
 
 _pack = _tiny_function("def pack(*args):\n    return args\n", "pack", {})
 
@@ -1351,16 +1366,15 @@ def _call(args_text, literal):
             return _marked("error", "raised NameError: name %r is not defined in the program's namespace" % entry)
         if _lookup(ns, "__builtins__") is _MISSING:  # exec(line, ns) puts its caller's builtins there
             ns["__builtins__"] = vars(_builtins_module)
-        line_locals = {"f": fn, "a": args}
+        _LINE_BOX[0], _LINE_BOX[1] = fn, args
         pad = _state["pad"][1]  # the line's frame is the last of the pad's frames
-        if pad > 0:
-            _deeper(pad - 1, exec, (_LINE_CALL, ns, line_locals))
-        else:
-            exec(_LINE_CALL, ns, line_locals)
-        value = line_locals["r"]
+        try:
+            value = _deeper(pad - 1, eval, (_LINE_CALL, ns)) if pad > 0 else eval(_LINE_CALL, ns)
+        finally:
+            _LINE_BOX[0] = _LINE_BOX[1] = None
         # CPython releases the call's arguments before it compares (a program's __del__ on something
         # it put in them runs first): so does this, before reading the value.
-        args = fn = line_locals = None
+        args = fn = None
         if uses_set and _set_rebound(ns):
             return _SET_REBOUND
         text = canonical(value)

@@ -26,7 +26,7 @@
  *    not drop it), so `loadPyodide`'s env keeps Emscripten's default.
  *
  * Fixed: A, harness `_call` runs the call as `r = f(*a)`, a '<string>' module code exec'd with the
- * program's namespace as globals (its names in a locals dict of its own), the last of the depth pad's
+ * program's namespace as globals (and, since round 40, locals: `BOX[0](*BOX[1])`), the last of the depth pad's
  * frames (round 21's caller-name test passes since); A1/A2 now want exactly CPython's verdict. C,
  * RUNNER_ENV pins `_` to the browser's "./this.program" in every runner (fresh or from the base
  * snapshot, whose recipe is raised) and in the truth interpreters. B stays open (Not guaranteed: the
