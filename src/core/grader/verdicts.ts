@@ -148,6 +148,17 @@ function emptySets(c: Canonical | ArgsDisplay | null): number {
   return 0;
 }
 
+/**
+ * Whether a reference's call returned (in time): with a value, or with one the harness cannot write
+ * down (no literal form, past the size bound, not a builtin: round 41). Only a raise, a timeout or no
+ * run at all spares candidates the call CPython makes.
+ */
+function returned(step: StepResult | undefined): boolean {
+  if (!step) return false;
+  return step[0] === "ok" || (step[0] === "error" && step[1].startsWith("output has no literal form: ")) ||
+    (step[0] === "fail" && step[1].startsWith("returned a non-builtin value: "));
+}
+
 /** The suite line a plan line stands for: the plan's lines are the suite's non-blank lines (harness `plan`, `suiteLines`), one per line. */
 const lineText = (key: string, src: string | undefined): string => {
   if (src === undefined) throw new Error(`internal: a plan line with no suite line (call ${key})`);
@@ -293,7 +304,7 @@ export function candidateLines(
     const lines = plan.s[index].map((line, n): JudgedLine => {
       const judged = judgeLine(line, index, ref?.outputs, ref?.load);
       if ("invalid" in judged) {
-        const called = ref?.load?.[0] === "ok" && ref.outputs.get(referenceKey(index, callKey(line)))?.[0] === "ok";
+        const called = ref?.load?.[0] === "ok" && returned(ref.outputs.get(referenceKey(index, callKey(line))));
         return { validity: "invalid", reason: judged.invalid, key: inPlace(group, n, line, texts[n], called, after) };
       }
       return { ...judged, key: add(group, line, texts[n]), group };
