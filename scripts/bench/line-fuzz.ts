@@ -404,11 +404,11 @@ def compare(harness, lines_json, entry):
                 bad.append({"line": line, "why": "arguments differ", "judge": j[2], "cpython": args})
             elif json.dumps(j[3]) != json.dumps(json.loads(canonical(o[1]))):
                 bad.append({"line": line, "why": "answers differ", "judge": j[3], "cpython": canonical(o[1])})
-            elif canonical(tuple(_rebuilt(harness, j[5])), True) != args:
+            elif canonical(rebuilt := tuple(_rebuilt(harness, j[5])), True) != args:
                 bad.append({"line": line, "why": "a runner rebuilds other arguments", "argv": j[5], "cpython": args})
-            elif _layout(tuple(_rebuilt(harness, j[5]))) != _layout(o[0]):
+            elif (runner := _layout(rebuilt)) != _layout(o[0]):
                 bad.append({"line": line, "why": "a runner builds the arguments otherwise (capacities, shared objects)",
-                            "runner": _layout(tuple(_rebuilt(harness, j[5]))), "cpython": _layout(o[0])})
+                            "runner": runner, "cpython": _layout(o[0])})
             else:
                 again = oracle("assert " + j[4] + " == 0", entry)
                 if again is None or canonical(again[0], True) != args:

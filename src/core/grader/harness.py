@@ -661,7 +661,9 @@ _LITERAL_TYPES = (int, float, str, bool, type(None))
 # (any number before 3.14) are folded into one frozenset constant and merged into an empty set
 # (BUILD_SET 0; LOAD_CONST frozenset; SET_UPDATE); fewer, or more, are added one by one. Every set
 # element a literal can hold (a number, a str, a bool, None, a tuple of those) is a constant.
-_SET_FOLD = (3, 30 if _sys.version_info >= (3, 14) else 1 << 62)
+# CPython's stack-use guideline (_PY_STACK_USE_GUIDELINE): past it, displays are built item by item.
+_STACK_GUIDELINE = 30
+_SET_FOLD = (3, _STACK_GUIDELINE if _sys.version_info >= (3, 14) else 1 << 62)
 
 
 # A code object's constants are merged: an equal folded display later in the same line is built from
@@ -711,17 +713,12 @@ def _const_key(v):
 # up to 30 elements (the stack guideline) BUILD_LIST n, exactly n slots, except that 3 or more
 # constants are folded into one tuple and extended into an empty list (BUILD_LIST 0; LOAD_CONST
 # tuple; LIST_EXTEND: one resize); past 30, an empty list appended to one by one (LIST_APPEND).
-_LIST_FOLD = (3, 30)
-
-
 def _build_list(items):
-    """The list a display of `items` builds, capacity included."""
-    if len(items) > _LIST_FOLD[1]:
-        out = []
-        for x in items:
-            out.append(x)
-        return out
-    if len(items) >= _LIST_FOLD[0] and all([_is_const(x) for x in items]):
+    """The list a display of `items` builds, capacity included. `items` was built by a comprehension:
+    appended one by one (LIST_APPEND), as a display past the guideline is."""
+    if len(items) > _STACK_GUIDELINE:
+        return items
+    if len(items) >= 3 and all([_is_const(x) for x in items]):
         out = []
         out.extend(_const(tuple(items)))
         return out
@@ -732,7 +729,6 @@ def _build_list(items):
 # 38): the written entries (repeated keys included) in chunks (codegen_dict); a chunk of up to 15 is
 # BUILD_MAP n, a table presized for its n written entries, one of 16 or 17 an empty dict added to
 # entry by entry (MAP_ADD), and every chunk after the first is merged into the first (DICT_UPDATE).
-_STACK_GUIDELINE = 30
 _DICT_BUILDERS = [
     _tiny_function("def build(%s):\n    return {%s}\n" % (", ".join(["k%d, v%d" % (i, i) for i in range(n)]), ", ".join(["k%d: v%d" % (i, i) for i in range(n)])), "build", {})
     for n in range(_STACK_GUIDELINE // 2 + 1)
@@ -896,8 +892,9 @@ _INERT_NODES = frozenset((_A.Constant, _A.List, _A.Tuple, _A.Set, _A.Dict, _A.Un
                           _A.Gt, _A.GtE, _A.Is, _A.IsNot, _A.In, _A.NotIn))
 
 
-def _has_set(node):
-    return any([type(n) is _A.Set for n in _A.walk(node)])
+def _holds(nodes, kinds):
+    """Whether any of `nodes` holds a node of one of `kinds` (a set display, a dict display)."""
+    return any([type(n) in kinds for x in nodes for n in _A.walk(x)])
 
 
 def _opaque(text, stmt, side):
@@ -924,7 +921,7 @@ def _opaque(text, stmt, side):
     s = body[0]
     if type(s) is _A.Pass:
         return False
-    if side is not None and type(s) is _A.Assert and type(s.test) is _A.Compare and side is not s.test.left and _has_set(s.test.left) and _has_set(side):
+    if side is not None and type(s) is _A.Assert and type(s.test) is _A.Compare and side is not s.test.left and _holds([s.test.left], (_A.Set,)) and _holds([side], (_A.Set,)):
         # A set display written before the call is compiled first: an equal display in the call's
         # arguments is merged into it and iterates as that one does, which the runners, building the
         # call's arguments alone, do not reproduce (round 37).
@@ -969,7 +966,7 @@ def _call_of(call, text, entry_point, lineno):
         # A set's iteration order is how CPython builds its display, which rebuilding it from its
         # elements does not reproduce: arguments holding a set display travel as written.
         # So do dict displays (a repeated key sizes CPython's table for every written entry).
-        argv = _display(_A.Tuple(elts=call.args), [MAX_VALUE_NODES, 0]) if any(type(n) in (_A.Set, _A.Dict) for x in call.args for n in _A.walk(x)) else args_text
+        argv = _display(_A.Tuple(elts=call.args), [MAX_VALUE_NODES, 0]) if _holds(call.args, (_A.Set, _A.Dict)) else args_text
     except _NotBuiltin as e:
         raise ValueError("literal " + str(e.args[0]))
     return args_text, call_src, argv
