@@ -222,8 +222,10 @@ export function startRunner(pyodide, harnessSource, role) {
   const discard = { write: (/** @type {Uint8Array} */ bytes) => bytes.length };
   pyodide.setStdout(discard);
   pyodide.setStderr(discard);
-  // Standard input reads nothing (in Node it would be the runner's own request pipe).
-  pyodide.setStdin({ error: true });
+  // Standard input is at EOF, as CPython's with nothing on it (`python3 < /dev/null`): a read gives
+  // '' and input() EOFError (it is refused first: an audited event). Never the host's fd 0 (in Node
+  // the runner's own request pipe), and never an OSError CPython would not raise (round 42).
+  pyodide.setStdin({ stdin: () => null });
   // The harness lives in a private dict, not __main__ (which sys.modules would expose).
   const ns = /** @type {any} */ (pyodide.toPy({}));
   pyodide.runPython(harnessSource, { globals: ns, filename: "harness.py" });

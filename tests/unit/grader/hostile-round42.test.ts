@@ -1,6 +1,7 @@
 /**
  * Round 42: a stranger agent on bc029df, ~25 minutes. Each test asserts CPython's truth first, then
- * that the grader's verdict is that truth. Tests here FAIL on bc029df.
+ * that the grader's verdict is that truth. Tests here FAIL on bc029df (and on 08764cc, where they were
+ * marked `it.fails`).
  *
  * A. Standard input is an I/O ERROR in the grader, an empty stream in CPython. The runner sets
  *    Pyodide's stdin to `{ error: true }` (runner.js `startRunner`: "Standard input reads nothing"),
@@ -22,9 +23,9 @@
  *    `setStdin({ stdin: () => null })` (or `autoEOF`), which is what "reads nothing" means.
  *    Truth: a clean Pyodide whose stdin is at EOF (`stdin: () => null`), as native CPython
  *    (`python3 < /dev/null`: EOFError, '') also answers.
- *    Open (docs/SECURITY.md, Not guaranteed, "Standard input is an error, not EOF"): found at the end of
- *    a session, left for the next with its fix named above (and hostile.test.ts's "read the runner's
- *    standard input" to be turned round): `it.fails`.
+ *    Found at the end of a session and left open (`it.fails`); fixed the next: the runner's stdin is at
+ *    EOF (`setStdin({ stdin: () => null })`), and hostile.test.ts's "read the runner's standard input"
+ *    now asserts the EOF reading.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadPyodide, type PyodideInterface } from "pyodide";
@@ -59,21 +60,21 @@ json.dumps(_out)`) as string) as boolean[];
 const REF = "def f(x):\n    return x";
 
 describe("A. standard input raises OSError where CPython reads EOF (unmarked: the program's OSError path is graded)", () => {
-  it.fails("A1. sys.stdin.read() is '' in CPython; in the grader it raises: an honest program's true lines are errors", async () => {
+  it("A1. sys.stdin.read() is '' in CPython; in the grader it raised: an honest program's true lines are errors", async () => {
     const prog = "import collections\ndef f(x):\n    return x + len(collections._sys.stdin.read())";
     const lines = ["assert f(4) == 4", "assert f(5) == 5"];
     expect(suiteTruth(prog, lines)).toEqual([true, true]);
     const got = await gradeOne(grader, "f", REF, lines, prog);
-    expect(got, got.join(" | ")).toEqual(["valid/pass", "valid/pass"]); // grader: valid/error, valid/error ("raised OSError: [Errno 29] I/O error")
+    expect(got, got.join(" | ")).toEqual(["valid/pass", "valid/pass"]); // before the fix: valid/error, valid/error ("raised OSError: [Errno 29] I/O error")
   }, 300_000);
 
-  it.fails("A2. a wrong program (right only where reading stdin raises OSError) passes lines CPython fails", async () => {
+  it("A2. a wrong program (right only where reading stdin raises OSError) passes lines CPython fails", async () => {
     const prog = "import collections\ndef f(x):\n    try:\n        collections._sys.stdin.readline()\n    except OSError:\n        return x\n    return -1";
     const lines = ["assert f(3) == 3", "assert f(7) == 7"];
     expect(suiteTruth(prog, lines)).toEqual([false, false]);
     const wrong = /^valid\/fail$|^invalid\/|^valid\/error$/;
     const golden = await gradeGolden(grader, "f", REF, lines, prog);
     const generated = await gradeOne(grader, "f", REF, lines, prog);
-    for (const v of [...golden, ...generated]) expect(v, `golden ${golden.join(" | ")}; generated ${generated.join(" | ")}`).toMatch(wrong); // grader: valid/pass x 4
+    for (const v of [...golden, ...generated]) expect(v, `golden ${golden.join(" | ")}; generated ${generated.join(" | ")}`).toMatch(wrong); // before the fix: valid/pass x 4
   }, 300_000);
 });

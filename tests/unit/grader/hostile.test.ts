@@ -235,7 +235,8 @@ const SNIPPETS: Snippet[] = [
     code: body(`${SYS}    class W:\n        def write(self, s):\n            raise OSError('gone')\n        def flush(self):\n            pass\n    sys.stdout = sys.stderr = sys.__stdout__ = sys.__stderr__ = W()\n    return max(xs)`),
     status: "ok", verdicts: ["pass"],
   },
-  { name: "read the runner's standard input", code: body(`${SYS}    try:\n        sys.stdin.read()\n    except OSError:\n        return max(xs)\n    return -1`), status: "ok", verdicts: ["pass"] },
+  // At EOF, as CPython with nothing on its standard input: '' and ''; an OSError path is never taken (round 42).
+  { name: "read the runner's standard input", code: body(`${SYS}    try:\n        if sys.stdin.read() + sys.stdin.readline() + sys.stdin.buffer.read().decode() == '':\n            return max(xs)\n    except OSError:\n        pass\n    return -1`), status: "ok", verdicts: ["pass"] },
   { name: "a test line with a 4,400-digit literal", code: body("    return max(xs)"), status: "ok", verdicts: ["skipped", "skipped"], suite: `assert f([${"9".repeat(4400)}]) == 1\nassert f([1, 5]) == 5`, reason: "line too long" }, // refused unread, so the lines after it too (round 17)
   { name: "a returned set too large to compare", code: body("    return set(range(500 * 500))"), status: "ok", verdicts: ["fail"], reason: "too large" },
   { name: "four slow lines cost one kill", code: body("    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass"), status: "ok", verdicts: ["timeout", "timeout", "timeout", "timeout"], suite: "assert f([1]) == 1\nassert f([2]) == 2\nassert f([3]) == 3\nassert f([4]) == 4" },
