@@ -150,13 +150,14 @@ function emptySets(c: Canonical | ArgsDisplay | null): number {
 
 /**
  * Whether a reference's call returned (in time): with a value, or with one the harness cannot write
- * down (no literal form, past the size bound, not a builtin: round 41). Only a raise, a timeout or no
+ * down (no literal form, past the size bound, not a builtin: round 41; a builtin value no literal writes:
+ * round 43). Only a raise, a timeout or no
  * run at all spares candidates the call CPython makes.
  */
 function returned(step: StepResult | undefined): boolean {
   if (!step) return false;
   return step[0] === "ok" || (step[0] === "error" && step[1].startsWith("output has no literal form: ")) ||
-    (step[0] === "fail" && step[1].startsWith("returned a non-builtin value: "));
+    (step[0] === "fail" && (step[1].startsWith("returned a non-builtin value: ") || step[1].startsWith("returned a value with no literal form: ")));
 }
 
 /** The suite line a plan line stands for: the plan's lines are the suite's non-blank lines (harness `plan`, `suiteLines`), one per line. */

@@ -9,6 +9,8 @@ import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
 
 /** Python's warnings and tracebacks on the truth interpreters' stderr: not the test log's. */
 const quiet = () => undefined;
+/** A truth interpreter as `python3 prog.py < /dev/null`: the runners' environment, stdin at EOF. */
+const clean = () => loadPyodide({ env: { ...RUNNER_ENV }, stdin: () => null, stderr: quiet });
 
 /**
  * Per line of `lines` (one suite) on `py`: whether it holds (neither fails nor raises), the program
@@ -35,7 +37,7 @@ json.dumps(_out)`) as string) as boolean[];
 export function cleanPython() {
   let py: PyodideInterface | undefined;
   beforeAll(async () => {
-    py = await loadPyodide({ env: { ...RUNNER_ENV }, stderr: quiet });
+    py = await clean();
   }, 120_000);
   const suiteTruth = (code: string, lines: string[]): boolean[] => {
     if (!py) throw new Error("the clean interpreter exists once its test file's beforeAll ran");
@@ -48,5 +50,5 @@ export function cleanPython() {
 
 /** As `suiteTruth`, in an interpreter of its own that nothing ran in before. */
 export async function freshTruth(code: string, lines: string[]): Promise<boolean[]> {
-  return suiteOn(await loadPyodide({ env: { ...RUNNER_ENV }, stderr: quiet }), code, lines);
+  return suiteOn(await clean(), code, lines);
 }

@@ -27,35 +27,14 @@
  *    EOF (`setStdin({ stdin: () => null })`), and hostile.test.ts's "read the runner's standard input"
  *    now asserts the EOF reading.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { loadPyodide, type PyodideInterface } from "pyodide";
-import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
+import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
+import { cleanPython } from "./clean-python.ts";
 import { gradeGolden, gradeOne } from "./grade-lines.ts";
 
 const grader = sharedNodeGrader();
-
 /** A clean Pyodide with nothing on its standard input (EOF), as `python3 < /dev/null`. */
-let py: PyodideInterface | undefined;
-beforeAll(async () => {
-  py = await loadPyodide({ env: { ...RUNNER_ENV }, stdin: () => null, stdout: () => undefined, stderr: () => undefined });
-}, 120_000);
-
-/** Per line: whether it holds, the program exec'd once, then each line in its namespace. */
-function suiteTruth(code: string, lines: string[]): boolean[] {
-  return JSON.parse(py!.runPython(`
-import json
-_ns = {}
-exec(${JSON.stringify(code)}, _ns)
-_out = []
-for _line in json.loads(${JSON.stringify(JSON.stringify(lines))}):
-    try:
-        exec(_line, _ns)
-        _out.append(True)
-    except Exception:
-        _out.append(False)
-json.dumps(_out)`) as string) as boolean[];
-}
+const { suiteTruth } = cleanPython();
 
 const REF = "def f(x):\n    return x";
 
