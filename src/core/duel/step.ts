@@ -156,7 +156,9 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
   const t1 = now();
 
   // 4. One grader batch for the whole step. Mistake Book tests already carry the reference's
-  // output, so they run as written (golden), like the task's golden tests; so do the suites a
+  // output, so they run as written (golden), like the task's golden tests, each stored test a suite
+  // of its own: its verdict is its own and the program's, whatever another stored test is (a line
+  // the judge refuses unread would cut the lines after it in one suite: round 44); so do the suites a
   // mode judges by their own expected outputs (CURE), on every program of their task.
   ctx.onPhase?.("grade", `grading ${tasks.length * G} programs x ${S} suites`);
   const bookTests = tasks.map((t) => (useBook ? topMistakes(state.book, t.id, c.mistake_book_top_k).map((e) => e.test) : []));
@@ -174,7 +176,7 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
       const code = ti * G + g;
       return {
         suites: suites[ti][g].map((text) => push(request.suites, code, text)),
-        book: bookTests[ti].length ? push(request.golden, code, bookTests[ti].join("\n")) : -1,
+        book: bookTests[ti].map((test) => push(request.golden, code, test)),
         golden: push(request.golden, code, t.golden_tests.join("\n")),
         asWritten: asWritten ? suites[ti][g].map((text) => programs[ti].map((__, judged) => push(request.golden, ti * G + judged, text))) : [],
       };
@@ -197,7 +199,7 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
       codes: programs[ti].map((text, g) => ({ text, status: graded.codes[ti * G + g].status })),
       suites: at[ti].map((a, g) => a.suites.map((i, s) => ({ text: suites[ti][g][s], lines: graded.suites![i] }))),
       bookTests: bookTests[ti],
-      bookLines: at[ti].map((a) => (a.book >= 0 ? goldenOf(a.book) : [])),
+      bookLines: at[ti].map((a) => a.book.flatMap(goldenOf)),
       golden: at[ti].map((a) => goldenOf(a.golden)),
       asWritten: at[ti].map((a) => a.asWritten.map((judged) => judged.map(goldenOf))),
     };

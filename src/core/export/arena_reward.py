@@ -35,6 +35,7 @@ import math
 import os
 import socket
 import sys
+import tokenize
 
 FLOAT_TOLERANCE = 1e-9
 DEFAULT_TESTS_PER_SUITE = 8
@@ -184,6 +185,43 @@ def judge_line(answer, reference):
     return ("valid" if same_value(answer, value) else "wrong-answer", value)
 
 
+# The judge reads a test line only within these (harness.py MAX_LINE_CHARS, MAX_NESTING); a corrected
+# line past them is no test: the grader would refuse it when the Mistake Book replays it (round 44).
+MAX_LINE_CHARS = 2000
+MAX_NESTING = 100
+_NESTING_OPS = frozenset(("-", "+", "~", "(", "[", "{"))
+_NO_TEXT = frozenset((tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER))
+
+
+def _nesting(text):
+    """How deeply a line nests (harness.py `_nesting`): bracket depth, or the longest run of prefix
+    operators and open brackets, over the line's tokens."""
+    try:
+        tokens = [(t[0], t[1]) for t in tokenize.generate_tokens(iter((text,)).__next__)]
+    except Exception:
+        tokens = [(tokenize.OP, ch) for ch in text if ch != " "]
+    deepest = run = depth = 0
+    for kind, s in tokens:
+        if kind == tokenize.OP and s in _NESTING_OPS:
+            if s in "([{":
+                depth += 1
+            run += 1
+            deepest = max(deepest, depth, run)
+        else:
+            if kind == tokenize.OP and s in ")]}":
+                depth -= 1
+            if kind not in _NO_TEXT:
+                run = 0
+    return deepest
+
+
+def fits_line(call, expected):
+    """Whether the corrected line `assert CALL == LITERAL` is one the judge reads back (verdicts.ts
+    judgeLine, harness.py `_call`): at most MAX_LINE_CHARS characters, its literal at most MAX_NESTING deep."""
+    lit = literal(expected)
+    return len("assert %s == %s" % (call, lit)) <= MAX_LINE_CHARS and _nesting(lit) <= MAX_NESTING
+
+
 def line_verdict(expected, outcome):
     """The verdict of one executable line: pass, fail, error or timeout."""
     kind, value = outcome[0], outcome[1]
@@ -219,7 +257,7 @@ def grade_suite(lines, reference, candidate, max_lines=DEFAULT_TESTS_PER_SUITE):
             continue
         seen.add(line["args"])
         validity, expected = judge_line(line["answer"], reference[line["args"]])
-        judged.append(None if validity == "invalid" else (line, validity, expected))
+        judged.append(None if validity == "invalid" or not fits_line(line["call"], expected) else (line, validity, expected))
     stopped = set()
     if candidate is not None:
         timed_out = False

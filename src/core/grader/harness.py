@@ -1449,4 +1449,10 @@ def _call(args_text, literal):
             lit = _lit(value)
         except BaseException as e:
             return _outcome("error", "output has no literal form: " + _exc_reason(e))
+        # The corrected line `assert CALL == LITERAL` is a test the judge must read back (the Mistake
+        # Book replays it): a literal past the line limit, or nested deeper than a line may be, is none
+        # (round 44). Its nesting is the line's: the call's brackets close before `==`, which ends a
+        # run of prefix operators. verdicts.ts `judgeLine` checks the whole line's length.
+        if len(lit) > MAX_LINE_CHARS or _too_deep(lit):
+            return _outcome("error", "output has no literal form: it does not fit a test line (at most %d characters, %d levels of nesting)" % (MAX_LINE_CHARS, MAX_NESTING))
     return '["ok",' + text + "," + _encode_str(lit) + "]"

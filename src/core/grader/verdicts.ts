@@ -216,6 +216,16 @@ export type ReferenceOutputs = Map<string, StepResult>;
 /** The key of a reference output: the suite that made the call, and the call (callKey). */
 export const referenceKey = (suite: number, callKey: string): string => `${suite}\u0000${callKey}`;
 
+/** The judge's line limit (harness.py MAX_LINE_CHARS): a longer test line is refused unread. */
+export const MAX_LINE_CHARS = 2000;
+
+/** Python's len of a str: code points, not UTF-16 units. */
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
 /** What the reference says of one parsed generated line: its expected value or why it is invalid. */
 function judgeLine(line: PlanLine, suite: number, outputs: ReferenceOutputs | undefined, loadStep: StepResult | undefined):
   { expected: Canonical; validity: "valid" | "wrong-answer"; reason: string; corrected?: string } | { invalid: string } {
@@ -228,6 +238,11 @@ function judgeLine(line: PlanLine, suite: number, outputs: ReferenceOutputs | un
   if (out[0] !== "ok" || out[1] === "") return { invalid: `reference ${out[1]}` };
   const expected = out[1];
   const corrected = callSrc !== null && out[2] ? `assert ${callSrc} == ${out[2]}` : undefined;
+  // A corrected line is a test the judge reads back (the Mistake Book replays it): within its line
+  // limit, counted in code points as Python's len (the harness refuses a literal nested too deeply).
+  if (corrected !== undefined && codePoints(corrected) > MAX_LINE_CHARS) {
+    return { invalid: `reference output has no literal form: the corrected line would be ${codePoints(corrected)} characters, a test line at most ${MAX_LINE_CHARS} (round 44)` };
+  }
   if (sameValue(answer, expected)) return { expected, validity: "valid", reason: "", corrected };
   return { expected, validity: "wrong-answer", reason: `answer ${showValue(answer)}, reference output ${showValue(expected)}`, corrected };
 }

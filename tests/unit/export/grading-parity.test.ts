@@ -64,6 +64,21 @@ function drawCases(count: number): { cases: Case[]; refValues: Canonical[] } {
     }
     cases.push({ lines, reference, candidate });
   }
+  // Reference outputs whose corrected line would not fit a test line (round 44): a literal nested 101
+  // deep (the harness sends none), and one of 1,995 characters whose line is 2,010 (judgeLine refuses
+  // it); the line after each is judged as usual.
+  let deep: Canonical = ["i", "0x0"];
+  for (let n = 0; n < 101; n++) deep = ["l", [deep]];
+  const long: Canonical = ["l", Array.from({ length: 665 }, (): Canonical => ["i", "0x0"])];
+  for (const big of [deep, long]) {
+    const [a, b] = [argsKey(["t", [["i", "0x1"]]]), argsKey(["t", [["i", "0x2"]]])];
+    refValues.push(big, ["i", "0x2"]);
+    cases.push({
+      lines: [{ call: "f(1)", args: a, answer: ["i", "0x0"] }, { call: "f(2)", args: b, answer: ["i", "0x3"] }],
+      reference: { [a]: ["ok", big], [b]: ["ok", ["i", "0x2"]] },
+      candidate: { [a]: ["ok", ["i", "0x0"]], [b]: ["ok", ["i", "0x2"]] },
+    });
+  }
   return { cases, refValues };
 }
 
@@ -93,7 +108,8 @@ function tsGrade(c: Case, literal: (v: Canonical) => string | null): LineResult[
   if (c.candidate !== null) {
     for (const call of lines.calls) {
       // A refused line's compile in its place (no call) answers nothing any line reads.
-      const o = call.argv === null ? (["ok", ""] as StepResult) : c.candidate[call.key.slice(call.key.indexOf("\u0000") + 1)]; // the key within its suite (group)
+      // A side call (a refused line's, keyed by its place) answers as the line's call does.
+      const o = call.argv === null ? (["ok", ""] as StepResult) : c.candidate[argsKey(call.argv as Canonical)];
       run.got.set(call.key, o);
       if (o[0] === "timeout") {
         run.timedOut.add(call.group); // no later call of its suite runs
@@ -132,6 +148,8 @@ describe("arena_reward.grade_suite against verdicts.ts", () => {
     });
     // Every kind of line the semantics distinguish occurred.
     for (const k of ["valid/pass", "valid/fail", "wrong-answer/pass", "wrong-answer/fail", "invalid/skipped", "valid/skipped", "valid/error", "valid/timeout"]) expect(kinds).toContain(k);
+    // The two outputs past a test line's limits: invalid there, and the line after each a corrected wrong answer.
+    for (const i of [cases.length - 2, cases.length - 1]) expect(got[i].map((l) => `${l.validity}/${l.verdict}`)).toEqual(["invalid/skipped", "wrong-answer/pass"]);
     // And a line after a step that left the program off CPython's path: error, though its own call returned.
     expect(cases.some((c, i) => got[i].some((l, n) => { const line = c.lines[n]; return l.verdict === "error" && "args" in line && c.candidate?.[line.args]?.[0] === "ok"; }))).toBe(true);
   }

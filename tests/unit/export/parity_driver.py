@@ -60,10 +60,14 @@ def parity(payload_json):
 
 
 def literals(values_json):
-    """Phase 1 of the grading check: the corrected-line literal of each canonical value (None: none)."""
+    """Phase 1 of the grading check: the corrected-line literal of each canonical value as the harness
+    sends it (None: none, or one past a test line's limits, which the harness answers with an error)."""
     import arena_reward as ar
 
-    return json.dumps([ar.literal(ar.from_canonical(c)) for c in json.loads(values_json)])
+    def sent(lit):
+        return None if lit is None or len(lit) > ar.MAX_LINE_CHARS or ar._nesting(lit) > ar.MAX_NESTING else lit
+
+    return json.dumps([sent(ar.literal(ar.from_canonical(c))) for c in json.loads(values_json)])
 
 
 def grade(cases_json):
