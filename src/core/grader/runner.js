@@ -52,7 +52,47 @@
  * is the browser's everywhere: a program cannot tell a Node runner from a browser one or from the
  * truth interpreters of the tests, nor read the host's paths (round 39).
  */
-export const RUNNER_ENV = Object.freeze({ PYTHONHASHSEED: "0", _: "./this.program" });
+export const RUNNER_ENV = Object.freeze({ PYTHONHASHSEED: "0", _: "./this.program", LANG: "C.UTF-8", TZ: "UTC" });
+
+/**
+ * Local time is UTC in every runner (round 45). Emscripten's tzset, localtime and mktime read the
+ * host's time zone from JavaScript's Date (a browser's own zone, a Node process's TZ), which a program
+ * reads in `time.timezone`, `time.localtime(0)`, `time.mktime`; and LANG, which sets CPython's
+ * locale, came from the browser's language (RUNNER_ENV pins it). So the runners' Date is one whose
+ * local time is UTC, installed in the runner's own global scope (a worker or a runner process) before
+ * Python starts: the base snapshot holds what tzset found.
+ * @param {typeof globalThis} scope
+ */
+export function pinLocalTime(scope) {
+  const Host = scope.Date;
+  if (/** @type {any} */ (Host).localTimeIsUtc) return;
+  const P = Host.prototype;
+  /** @param {string} name */
+  const utc = (name) => /** @type {any} */ (P)[name.replace(/^(get|set)/, "$1UTC")];
+  class UtcDate extends Host {
+    /** @param {any[]} args  A date of local fields (year, month, ...) is a date of UTC fields. */
+    constructor(...args) {
+      if (args.length > 1) super(Host.UTC(...(/** @type {[number, number]} */ (/** @type {unknown} */ (args)))));
+      else super(.../** @type {[]} */ (/** @type {unknown} */ (args)));
+    }
+    /** @override */
+    getTimezoneOffset() {
+      return 0;
+    }
+    /** Date's legacy year (years since 1900), in UTC as the rest. */
+    getYear() {
+      return this.getUTCFullYear() - 1900;
+    }
+  }
+  for (const field of ["FullYear", "Month", "Date", "Day", "Hours", "Minutes", "Seconds", "Milliseconds"]) {
+    for (const name of [`get${field}`, `set${field}`]) {
+      if (name === "setDay") continue;
+      Object.defineProperty(UtcDate.prototype, name, { value: utc(name), writable: true, configurable: true });
+    }
+  }
+  Object.defineProperty(UtcDate, "localTimeIsUtc", { value: true });
+  scope.Date = /** @type {DateConstructor} */ (/** @type {unknown} */ (UtcDate));
+}
 
 /**
  * A runner's Pyodide: from `snapshot` (a base snapshot, `takeBaseSnapshot`'s bytes) where one is
@@ -67,6 +107,7 @@ export const RUNNER_ENV = Object.freeze({ PYTHONHASHSEED: "0", _: "./this.progra
  * @returns {Promise<{ pyodide: import("pyodide").PyodideAPI, start: string }>}
  */
 export async function loadRunnerPyodide(loadPyodide, options, snapshot, onSnapshot) {
+  pinLocalTime(globalThis);
   let start = "fresh";
   if (snapshot) {
     try {
@@ -81,7 +122,7 @@ export async function loadRunnerPyodide(loadPyodide, options, snapshot, onSnapsh
 }
 
 /** Part of a cached base snapshot's key: raised whenever `takeBaseSnapshot` makes another one. */
-export const BASE_SNAPSHOT_RECIPE = 2;
+export const BASE_SNAPSHOT_RECIPE = 3;
 
 /**
  * The base snapshot of `pyodide`, just started with RUNNER_ENV and `_makeSnapshot` (nothing else run):
@@ -122,8 +163,11 @@ export async function makeBaseSnapshot(loadPyodide, options) {
   await loadRunnerPyodide(loadPyodide, options, undefined, (b) => (bytes = b));
   if (!bytes) throw new Error("no base snapshot was made");
   const back = await loadPyodide({ ...options, env: { ...RUNNER_ENV }, _loadSnapshot: bytes });
-  const env = JSON.parse(back.runPython("import os, json; json.dumps([os.environ.get(k) for k in ('PYTHONHASHSEED', '_')])"));
-  if (env[0] !== RUNNER_ENV.PYTHONHASHSEED || env[1] !== RUNNER_ENV._) throw new Error("the base snapshot lost the runners' environment");
+  const keys = Object.keys(RUNNER_ENV);
+  const [env, zone] = JSON.parse(back.runPython(`import os, json, time; json.dumps([[os.environ.get(k) for k in ${JSON.stringify(keys)}], [time.timezone, time.daylight]])`));
+  if (keys.some((k, i) => env[i] !== /** @type {Record<string, string>} */ (RUNNER_ENV)[k]) || zone[0] !== 0 || zone[1] !== 0) {
+    throw new Error("the base snapshot lost the runners' environment");
+  }
   return bytes;
 }
 

@@ -5,12 +5,15 @@
  */
 import { beforeAll } from "vitest";
 import { loadPyodide, type PyodideInterface } from "pyodide";
-import { RUNNER_ENV } from "../../../src/core/grader/runner.js";
+import { pinLocalTime, RUNNER_ENV } from "../../../src/core/grader/runner.js";
 
 /** Python's warnings and tracebacks on the truth interpreters' stderr: not the test log's. */
 const quiet = () => undefined;
-/** A truth interpreter as `python3 prog.py < /dev/null`: the runners' environment, stdin at EOF. */
-const clean = () => loadPyodide({ env: { ...RUNNER_ENV }, stdin: () => null, stderr: quiet });
+/** A truth interpreter as `python3 prog.py < /dev/null`: the runners' environment (local time UTC), stdin at EOF. */
+const clean = () => {
+  pinLocalTime(globalThis);
+  return loadPyodide({ env: { ...RUNNER_ENV }, stdin: () => null, stderr: quiet });
+};
 
 /**
  * Per line of `lines` (one suite) on `py`: whether it holds (neither fails nor raises), the program
