@@ -8,6 +8,7 @@
  * Building requests and reading results is pure and tested; the view only wires the clients.
  */
 import type { GradeRequest, GradeResult, GradeTask, LineResult } from "../core/grader/types.ts";
+import { suiteLines } from "../core/grader/verdicts.ts";
 import { exposesBug } from "./verdicts.ts";
 
 export class PlayInputError extends Error {
@@ -45,7 +46,8 @@ export function defendRequest(task: GradeTask, code: string, suites: readonly At
     tasks: [task],
     codes: [{ task: task.id, code }],
     suites: suites.map((s) => ({ code: 0, text: s.text })),
-    limits: { max_lines: maxLines },
+    // A Test policy's suite holds at most N lines; the golden tests are shown whole (round 46).
+    limits: { max_lines: Math.max(maxLines, ...suites.map((s) => suiteLines(s.text).length)) },
   };
 }
 
@@ -94,7 +96,7 @@ export function attackRequest(task: GradeTask, programs: readonly Program[], tes
     tasks: [task],
     codes: programs.map((p) => ({ task: task.id, code: p.code })),
     suites: programs.map((_, i) => ({ code: i, text })),
-    limits: { max_lines: tests.length },
+    limits: { max_lines: Math.max(1, suiteLines(text).length) },
   };
 }
 

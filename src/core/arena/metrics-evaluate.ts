@@ -8,6 +8,7 @@
  *   const tests = await evaluateSuites(grader, bench, { "sum-positive": [suite1, suite2] }, { k: 5 });
  */
 import type { CodeResult, GradeCode, GradeRequest, GradeSuite, Grader, LineResult } from "../grader/types.ts";
+import { suiteLines } from "../grader/verdicts.ts";
 import {
   catches, keepColumns, meanBySplit, mul, passAtK, passesAll, percent, perSuiteRate, suiteValid, unionAtK, validityRate,
   type BySplit,
@@ -111,11 +112,17 @@ async function runDistinctJobs(grader: Grader, tasks: Task[], jobs: Job[], opts:
     const codes: GradeCode[] = part.map((j) => ({ task: j.task, code: j.code }));
     const suites: GradeSuite[] = [];
     const golden: GradeSuite[] = [];
+    // Every line of every list is read: max_lines covers the longest suite as the grader splits it
+    // (an entry may hold a line break; golden suites are read whole), so no job's verdicts depend
+    // on the jobs beside it (round 46).
     let maxLines = 8;
     part.forEach((j, i) => {
-      for (const s of j.suites ?? []) suites.push({ code: i, text: s.join("\n") });
+      for (const s of j.suites ?? []) {
+        const text = s.join("\n");
+        suites.push({ code: i, text });
+        maxLines = Math.max(maxLines, suiteLines(text).length);
+      }
       for (const g of j.golden ?? []) golden.push({ code: i, text: g.join("\n") });
-      for (const s of [...(j.suites ?? []), ...(j.golden ?? [])]) maxLines = Math.max(maxLines, s.length);
     });
     const request: GradeRequest = {
       tasks: taskIds.map((id) => {

@@ -175,7 +175,8 @@ export function taskProblems(raw: unknown, opts: ValidateOptions = {}): string[]
   } else {
     golden.forEach((g, i) => {
       const ep = isPythonIdentifier(t.entry_point) ? t.entry_point : "f";
-      if (typeof g !== "string" || !g.startsWith(`assert ${ep}(`) || !g.includes(" == ") || g.includes("\n")) {
+      // One line as Python reads it: \r is a line break too (round 46).
+      if (typeof g !== "string" || !g.startsWith(`assert ${ep}(`) || !g.includes(" == ") || /[\r\n]/.test(g)) {
         out.push(`golden_tests[${i}]: must be one line 'assert ${ep}(...) == ...'`);
       }
     });

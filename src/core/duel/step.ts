@@ -167,7 +167,7 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
     codes: tasks.flatMap((t, ti) => programs[ti].map((code) => ({ task: t.id, code }))),
     suites: [],
     golden: [],
-    limits: { max_lines: Math.max(N, c.mistake_book_top_k) },
+    limits: { max_lines: N }, // a generated suite's N lines; golden suites (the task's, each stored test, CURE's as written) are read whole
   };
   const push = (list: GradeRequest["suites"], code: number, text: string) => list!.push({ code, text }) - 1;
   // Where each piece landed in the request: [task][code] -> index (suites: [task][code][suite]).

@@ -445,10 +445,12 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
    * request (so that no answer grows past what a runner may send).
    */
   async function planTask(req: GradeRequest & { limits: Required<GradeLimits> }, taskId: string, plan: Plan): Promise<void> {
-    // Each suite as the lines Python reads (the harness splits and filters them the same way).
-    const linesOf = (text: string) => suiteLines(text).slice(0, req.limits.max_lines);
+    // Each suite as the lines Python reads (the harness splits and filters them the same way): a
+    // generated suite's first max_lines (N), a golden suite whole (round 46: a golden test past N was
+    // dropped unread, and its program scored as if it passed).
+    const linesOf = (text: string, kind: "s" | "g") => (kind === "s" ? suiteLines(text).slice(0, req.limits.max_lines) : suiteLines(text));
     const mine = (list: GradeRequest["suites"], kind: "s" | "g") =>
-      (list ?? []).flatMap((suite, index) => (req.codes[suite.code].task === taskId ? [{ kind, index, lines: linesOf(suite.text) }] : []));
+      (list ?? []).flatMap((suite, index) => (req.codes[suite.code].task === taskId ? [{ kind, index, lines: linesOf(suite.text, kind) }] : []));
     const all = [...mine(req.suites, "s"), ...mine(req.golden, "g")];
     const task = req.tasks.find((t) => t.id === taskId)!;
     const sub = (suites: string[], golden: string[]) => ({

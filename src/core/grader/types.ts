@@ -33,7 +33,10 @@ export interface GradeLimits {
   test_ms?: number;
   /** Limit for loading (exec of the module body) of one candidate, milliseconds. */
   load_ms?: number;
-  /** Max lines read from one suite; later lines are ignored (N in the spec, default 8). */
+  /**
+   * Max lines read from one generated suite; its later lines are ignored (N in the spec, default 8).
+   * Golden suites are read whole. verdicts.ts `suiteLines` gives a suite's lines as the grader reads them.
+   */
   max_lines?: number;
 }
 
