@@ -238,41 +238,54 @@ def grade_suite(lines, reference, candidate, max_lines=DEFAULT_TESTS_PER_SUITE):
       is equal exactly when two calls have the same arguments (e.g. their canonical text). An
       invalid line with "opaque": True may do in Python what the sandbox does not do in its place
       (bind a name, make another call: verdicts.ts cutAfterOpaque): every line after it is invalid.
+      An invalid line with "side": ARGS_KEY still makes that call in CPython (its assert starts with
+      a call of the entry point on literals: a message, another comparison, an answer that is no
+      literal); so does a line that repeats an earlier line's call, and one whose reference output
+      cannot be written as its corrected line. The candidate makes such a call in its place, where
+      the reference's returned (verdicts.ts `sideCall`): its timeout stops the later calls, and an
+      outcome marked 1 (below) leaves the later lines "error", as an executable line's does.
     reference: ARGS_KEY -> outcome of the ground-truth code on that call.
     candidate: ARGS_KEY -> outcome of the candidate on that call, or None when the candidate did not
       load (every executable line is then "skipped"). An error or fail outcome with a third element
       1 left the program off CPython's path (its own object's methods, or its own `set`, not run:
-      verdicts.ts judgeCandidate): every later executable line is then "error". The candidate makes its distinct calls in the
-      order the lines first need them and is stopped at its first timeout: every later call is a
+      verdicts.ts judgeCandidate): every later executable line is then "error". The candidate makes its
+      calls in the order of the lines and is stopped at its first timeout: every later call is a
       "timeout" whatever the dict holds; a call with no outcome before that is an "error".
     Returns one dict per line read: validity, verdict and, for executable lines, corrected.
     """
+
+    def side(key):
+        # The call an invalid line still makes: only where the reference's returned (a value, even one
+        # the grader cannot write down); where it raised or timed out, no candidate pays for it.
+        ref = reference.get(key) if key is not None else None
+        return ("side", key) if ref is not None and ref[0] == "ok" else None
+
     judged = []
     seen = set()
-    cut = False
+    opaque = False
     for line in lines[:max_lines]:
-        if cut or "invalid" in line or line["args"] in seen:
+        if opaque:
             judged.append(None)
-            cut = cut or ("invalid" in line and line.get("opaque") is True)
-            continue
-        seen.add(line["args"])
-        validity, expected = judge_line(line["answer"], reference[line["args"]])
-        judged.append(None if validity == "invalid" or not fits_line(line["call"], expected) else (line, validity, expected))
-    stopped = set()
-    if candidate is not None:
-        timed_out = False
-        for j in judged:
-            if j is None:
-                continue
-            key = j[0]["args"]
-            if timed_out:
-                stopped.add(key)
-            elif key in candidate and candidate[key][0] == "timeout":
-                timed_out = True
+        elif "invalid" in line:
+            judged.append(side(line.get("side")))
+            opaque = line.get("opaque") is True
+        elif line["args"] in seen:
+            judged.append(side(line["args"]))
+        else:
+            seen.add(line["args"])
+            validity, expected = judge_line(line["answer"], reference[line["args"]])
+            ok = validity != "invalid" and fits_line(line["call"], expected)
+            judged.append((line, validity, expected) if ok else side(line["args"]))
     out = []
     cut = False
+    timed_out = False
     for j in judged:
-        if j is None:
+        if j is None or j[0] == "side":
+            # A refused line: skipped; its call, where one is made, may stop or cut the lines after it.
+            o = candidate.get(j[1]) if j is not None and candidate is not None and not timed_out else None
+            if o is not None:
+                timed_out = o[0] == "timeout"
+                cut = cut or (len(o) > 2 and o[2] == 1)
             out.append({"validity": "invalid", "verdict": "skipped"})
             continue
         line, validity, expected = j
@@ -282,11 +295,13 @@ def grade_suite(lines, reference, candidate, max_lines=DEFAULT_TESTS_PER_SUITE):
             result["verdict"] = "skipped"
         elif cut:
             result["verdict"] = "error"
-        elif key in stopped:
+        elif timed_out:
             result["verdict"] = "timeout"
         elif key in candidate:
-            result["verdict"] = line_verdict(expected, candidate[key])
-            cut = len(candidate[key]) > 2 and candidate[key][2] == 1
+            o = candidate[key]
+            result["verdict"] = line_verdict(expected, o)
+            timed_out = o[0] == "timeout"
+            cut = len(o) > 2 and o[2] == 1
         else:
             result["verdict"] = "error"
         out.append(result)

@@ -23,10 +23,13 @@ const LIMITS = { test_ms: 1000, load_ms: 2000, max_lines: 8 };
 type Outcome = ["ok", Canonical] | ["error" | "fail" | "timeout", string] | ["error" | "fail", string, 1];
 interface Case {
   /** Python's view: raw lines (a repeated call is not pre-marked), reference and candidate outcomes by argument key. */
-  lines: ({ invalid: string; opaque?: true } | { call: string; args: string; answer: Canonical })[];
+  lines: ({ invalid: string; opaque?: true; side?: string; call?: string } | { call: string; args: string; answer: Canonical })[];
   reference: Record<string, Outcome>;
   candidate: Record<string, Outcome> | null;
 }
+
+/** The call a line writes for the argument tuple `a`. */
+const callOf = (a: Canonical) => `f(${(a[1] as Canonical[]).map((x) => Number.parseInt(x[1] as string, 16)).join(", ")})`;
 
 /** Seeded random suites: calls from a pool of 4 argument tuples, so lines repeat calls. */
 function drawCases(count: number): { cases: Case[]; refValues: Canonical[] } {
@@ -45,11 +48,15 @@ function drawCases(count: number): { cases: Case[]; refValues: Canonical[] } {
       }
     }
     const lines: Case["lines"] = Array.from({ length: rng.range(1, 8) }, () => {
-      if (rng.next() < 0.12) return rng.next() < 0.4 ? { invalid: "binds a name", opaque: true } : { invalid: "not `assert f(LITERALS) == LITERAL`" };
       const a = rng.pick(pool);
+      if (rng.next() < 0.12) {
+        // A refused line whose call CPython still makes (an assert with a message): the candidate makes it in its place.
+        if (rng.next() < 0.5) return { invalid: "assert with a message", side: argsKey(a), call: callOf(a) };
+        return rng.next() < 0.4 ? { invalid: "binds a name", opaque: true } : { invalid: "not `assert f(LITERALS) == LITERAL`" };
+      }
       const ref = reference[argsKey(a)];
       const answer = ref[0] === "ok" && rng.next() < 0.6 ? (rng.next() < 0.5 ? ref[1] : nearValue(ref[1], rng)) : randomValue(rng, 1);
-      return { call: `f(${(a[1] as Canonical[]).map((x) => Number.parseInt(x[1] as string, 16)).join(", ")})`, args: argsKey(a), answer };
+      return { call: callOf(a), args: argsKey(a), answer };
     });
     let candidate: Case["candidate"] = null;
     if (rng.next() < 0.9) {
@@ -89,8 +96,12 @@ function tsGrade(c: Case, literal: (v: Canonical) => string | null): LineResult[
   const request: GradeRequest = { tasks: [{ id: "t", entry_point: "f", reference: "" }], codes: [{ task: "t", code: "" }], suites: [{ code: 0, text }] };
   const seen = new Set<string>();
   const planLines = c.lines.map((l): PlanLine => {
-    if ("invalid" in l) return l.opaque ? ["invalid", l.invalid, null, null, null, null, 1] : ["invalid", l.invalid, null, null, null, null];
-    if (seen.has(l.args)) return ["invalid", "repeats an earlier line's call", null, null, null, null];
+    if ("invalid" in l) {
+      if (l.side) return ["invalid", l.invalid, JSON.parse(l.side) as Canonical, null, l.call ?? null, JSON.parse(l.side) as Canonical];
+      return l.opaque ? ["invalid", l.invalid, null, null, null, null, 1] : ["invalid", l.invalid, null, null, null, null];
+    }
+    // A repeat keeps its call (the harness's `_SideCall`): CPython makes it again.
+    if (seen.has(l.args)) return ["invalid", "repeats an earlier line's call", JSON.parse(l.args) as Canonical, null, l.call, JSON.parse(l.args) as Canonical];
     seen.add(l.args);
     const args = JSON.parse(l.args) as Canonical;
     return ["valid", "", args, l.answer, l.call, args];
@@ -150,6 +161,12 @@ describe("arena_reward.grade_suite against verdicts.ts", () => {
     for (const k of ["valid/pass", "valid/fail", "wrong-answer/pass", "wrong-answer/fail", "invalid/skipped", "valid/skipped", "valid/error", "valid/timeout"]) expect(kinds).toContain(k);
     // The two outputs past a test line's limits: invalid there, and the line after each a corrected wrong answer.
     for (const i of [cases.length - 2, cases.length - 1]) expect(got[i].map((l) => `${l.validity}/${l.verdict}`)).toEqual(["invalid/skipped", "wrong-answer/pass"]);
+    // A refused line's call that timed out or left the program off CPython's path, with an executable line after it.
+    expect(cases.some((c) => c.candidate !== null && c.lines.some((l, n) => {
+      const key = "side" in l && l.side ? l.side : undefined;
+      const o = key === undefined ? undefined : c.candidate![key];
+      return o !== undefined && (o[0] === "timeout" || o[2] === 1) && c.lines.slice(n + 1).some((x) => "args" in x);
+    }))).toBe(true);
     // And a line after a step that left the program off CPython's path: error, though its own call returned.
     expect(cases.some((c, i) => got[i].some((l, n) => { const line = c.lines[n]; return l.verdict === "error" && "args" in line && c.candidate?.[line.args]?.[0] === "ok"; }))).toBe(true);
   }

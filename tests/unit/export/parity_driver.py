@@ -79,7 +79,7 @@ def grade(cases_json):
 
     out = []
     for case in json.loads(cases_json):
-        lines = [{k: l[k] for k in ("invalid", "opaque") if k in l} if "invalid" in l else {"call": l["call"], "args": l["args"], "answer": ar.from_canonical(l["answer"])} for l in case["lines"]]
+        lines = [{k: l[k] for k in ("invalid", "opaque", "side") if k in l} if "invalid" in l else {"call": l["call"], "args": l["args"], "answer": ar.from_canonical(l["answer"])} for l in case["lines"]]
         reference = {k: outcome(o) for k, o in case["reference"].items()}
         candidate = None if case["candidate"] is None else {k: outcome(o) for k, o in case["candidate"].items()}
         out.append(ar.grade_suite(lines, reference, candidate))
