@@ -22,7 +22,7 @@ import type { Config } from "../config/index.ts";
 import type { Task } from "../arena/task.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
 import { decodeCode, decodeSuite } from "../arena/tokenizer.ts";
-import type { Grader, GradeRequest } from "../grader/types.ts";
+import type { Grader, GradeRequest, LineResult } from "../grader/types.ts";
 import { Rng, type RngState } from "../rng.ts";
 import { groupAdvantages } from "../policy/grpo.ts";
 import { rolloutSamples, type GrpoSample } from "../policy/batch.ts";
@@ -108,6 +108,16 @@ async function sampleGroups(
  */
 export function updateSamples(samples: readonly GrpoSample[], c: Pick<Config, "drop_zero_advantage">): GrpoSample[] {
   return samples.filter((s) => s.completion.length > 0 && !(c.drop_zero_advantage && s.advantage === 0));
+}
+
+/**
+ * A stored test's one verdict: its replay suite's one line. A stored test the grader reads as no line
+ * or several (a book from a file: the loop writes one line each) is refused, and leaves the book,
+ * rather than giving its neighbours' tests its verdicts (round 47).
+ */
+function oneStoredTest(lines: LineResult[]): LineResult {
+  if (lines.length === 1) return lines[0];
+  return { validity: "invalid", reason: `a stored test is one test line; the grader read ${lines.length} in this one`, verdict: "skipped" };
 }
 
 /** Run one step; returns the next state, the step's metrics, duel records and Mistake Book deltas. */
@@ -199,7 +209,7 @@ export async function duelStep(ctx: DuelContext, state: DuelState): Promise<Step
       codes: programs[ti].map((text, g) => ({ text, status: graded.codes[ti * G + g].status })),
       suites: at[ti].map((a, g) => a.suites.map((i, s) => ({ text: suites[ti][g][s], lines: graded.suites![i] }))),
       bookTests: bookTests[ti],
-      bookLines: at[ti].map((a) => a.book.flatMap(goldenOf)),
+      bookLines: at[ti].map((a) => a.book.map((i) => oneStoredTest(goldenOf(i)))),
       golden: at[ti].map((a) => goldenOf(a.golden)),
       asWritten: at[ti].map((a) => a.asWritten.map((judged) => judged.map(goldenOf))),
     };

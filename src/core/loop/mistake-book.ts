@@ -8,6 +8,7 @@
  * failure of a new test (insert at 1). Each occurrence counts: a test failed by three codes gains 3.
  */
 import type { LineResult } from "../grader/types.ts";
+import { suiteLines } from "../grader/verdicts.ts";
 import { own, setOwn } from "../own.ts";
 
 export interface MistakeEntry {
@@ -196,6 +197,14 @@ export function isEmptyDelta(d: MistakeBookDelta): boolean {
   return d.added.length === 0 && d.removed.length === 0 && d.changed.length === 0;
 }
 
+/**
+ * Whether `test` is one line as the grader reads a suite (no \n or \r, not blank): what the loop
+ * stores (a corrected line), and what a replay gives exactly one verdict (round 47).
+ */
+export function isOneTestLine(test: string): boolean {
+  return !/[\r\n]/.test(test) && suiteLines(test).length === 1;
+}
+
 /** Check a value read from outside (a bundle) is a MistakeBook; throws naming the bad field. */
 export function validateMistakeBook(value: unknown, where = "mistake_book"): MistakeBook {
   if (!isRecord(value) || !isRecord(value.tasks)) throw new TypeError(`${where}: expected {tasks: {...}}`);
@@ -208,6 +217,7 @@ export function validateMistakeBook(value: unknown, where = "mistake_book"): Mis
       const keys = Object.keys(e).sort().join(",");
       if (keys !== "failed_code,first_step,frequency,last_step,test") throw new TypeError(`${at}: unexpected fields (${keys})`);
       if (typeof e.test !== "string" || typeof e.failed_code !== "string") throw new TypeError(`${at}: test and failed_code must be strings`);
+      if (!isOneTestLine(e.test)) throw new TypeError(`${at}.test: must be one test line (no line break, not blank)`);
       for (const k of ["frequency", "first_step", "last_step"] as const) {
         const v = e[k];
         if (typeof v !== "number" || !Number.isInteger(v) || v < (k === "frequency" ? 1 : 0)) throw new TypeError(`${at}.${k}: bad value ${String(v)}`);

@@ -8,7 +8,7 @@
  * first level the schema does not expect, never by overflowing the stack.
  */
 import { LINE_VALIDITIES, LINE_VERDICTS, CODE_STATUSES, type LineResult } from "../grader/types.ts";
-import type { MistakeBookDelta, MistakeEntry } from "./mistake-book.ts";
+import { isOneTestLine, type MistakeBookDelta, type MistakeEntry } from "./mistake-book.ts";
 import type { DuelCode, DuelRecord, DuelSuite } from "./types.ts";
 
 /** A stored record does not have the shape the app writes; the message names the field. */
@@ -80,6 +80,7 @@ export function checkLineResult(v: unknown, at: string, lim: RecordLimits): Line
 export function checkMistakeEntry(v: unknown, at: string, lim: Pick<RecordLimits, "lineChars" | "completionChars" | "steps">): MistakeEntry {
   const e = fields(v, at, ["test", "frequency", "first_step", "last_step", "failed_code"]);
   text(e.test, `${at}.test`, lim.lineChars);
+  if (!isOneTestLine(e.test as string)) throw new RecordError(`${at}.test must be one test line (no line break, not blank)`);
   text(e.failed_code, `${at}.failed_code`, lim.completionChars);
   int(e.frequency, `${at}.frequency`, 1, Number.MAX_SAFE_INTEGER);
   const first = int(e.first_step, `${at}.first_step`, 0, lim.steps);

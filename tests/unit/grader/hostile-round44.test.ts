@@ -71,12 +71,10 @@ import { sharedNodeGrader } from "../node-grader.ts";
 import { cleanPython } from "./clean-python.ts";
 import { arenaV1, tasksOfSplit } from "../../../src/core/arena/task-suite.ts";
 import { taskSignature } from "../../../src/core/arena/task.ts";
-import { encodeCode, encodeSuite } from "../../../src/core/arena/tokenizer.ts";
-import { maskBytes } from "../../../src/core/policy/sampler.ts";
-import type { UpdateMetrics } from "../../../src/core/policy/policy.ts";
 import { presetConfig } from "../../../src/core/config/index.ts";
 import { taskVocabulary } from "../../../src/core/duel/contexts.ts";
-import { duelStep, type Player } from "../../../src/core/duel/step.ts";
+import { duelStep } from "../../../src/core/duel/step.ts";
+import { scriptedPlayer } from "../duel/scripted-player.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import { MAX_LINE_CHARS } from "../../../src/core/grader/verdicts.ts";
 
@@ -146,25 +144,7 @@ describe("B. a stored test the judge refuses on replay leaves the book alone (du
   // A stored test from before the fix (or an imported book): past the line limit, shown first.
   const LONG = `assert f([${Array.from({ length: 700 }, () => "1").join(", ")}]) == 700`;
   const HONEST = ["assert f([1, -2]) == 1", "assert f([5, -5]) == 5"];
-  /** Writes BUG_ALL, and suites of one line. */
-  const player: Player = {
-    async sample(rows, specs, opts) {
-      const list = Array.isArray(specs) ? specs : rows.map(() => specs);
-      const completions = rows.map((_, i) => (list[i].kind === "code" ? encodeCode(vocab, BUG_ALL, sig) : encodeSuite(vocab, "assert f([3]) == 3", sig)));
-      return {
-        rollout: {
-          prompts: rows, completions, logProbs: completions.map((c) => new Float32Array(c.length)),
-          masks: completions.map((c) => new Uint8Array(c.length * maskBytes(vocab.size))), done: completions.map(() => true),
-          temperature: opts.temperature ?? 1, vocab: vocab.size,
-        },
-        rngState: opts.rngState,
-      };
-    },
-    async update(_samples, rngState) {
-      const metrics: UpdateMetrics = { loss: 0, pgLoss: 0, clipFraction: 0, dualClipFraction: 0, kl: 0, entropy: 0, gradNorm: 0, lr: 0, steps: 1, tokens: 0 };
-      return { metrics, rngState };
-    },
-  };
+  const player = scriptedPlayer(vocab, sig, BUG_ALL, "assert f([3]) == 3");
 
   it("the long stored test is dropped; the honest ones the program fails stay, as often as before", async () => {
     expect(LONG.length).toBeGreaterThan(MAX_LINE_CHARS);

@@ -55,12 +55,10 @@ import { sharedNodeGrader } from "../node-grader.ts";
 import { cleanPython } from "./clean-python.ts";
 import { arenaV1, tasksOfSplit } from "../../../src/core/arena/task-suite.ts";
 import { taskProblems, taskSignature, type Task } from "../../../src/core/arena/task.ts";
-import { encodeCode, encodeSuite } from "../../../src/core/arena/tokenizer.ts";
-import { maskBytes } from "../../../src/core/policy/sampler.ts";
-import type { UpdateMetrics } from "../../../src/core/policy/policy.ts";
 import { presetConfig } from "../../../src/core/config/index.ts";
 import { taskVocabulary } from "../../../src/core/duel/contexts.ts";
-import { duelStep, type Player } from "../../../src/core/duel/step.ts";
+import { duelStep } from "../../../src/core/duel/step.ts";
+import { scriptedPlayer } from "../duel/scripted-player.ts";
 import { Rng } from "../../../src/core/rng.ts";
 import { runJobs } from "../../../src/core/arena/metrics-evaluate.ts";
 import { passesAll } from "../../../src/core/arena/metrics.ts";
@@ -80,24 +78,7 @@ describe("A. the duel step grades only the first max_lines golden tests (golden-
   const task: Task = { ...base, golden_tests: golden };
   const vocab = taskVocabulary(file);
   const sig = taskSignature(task);
-  const player: Player = {
-    async sample(rows, specs, opts) {
-      const list = Array.isArray(specs) ? specs : rows.map(() => specs);
-      const completions = rows.map((_, i) => (list[i].kind === "code" ? encodeCode(vocab, BUG, sig) : encodeSuite(vocab, "assert f([3]) == 3", sig)));
-      return {
-        rollout: {
-          prompts: rows, completions, logProbs: completions.map((c) => new Float32Array(c.length)),
-          masks: completions.map((c) => new Uint8Array(c.length * maskBytes(vocab.size))), done: completions.map(() => true),
-          temperature: opts.temperature ?? 1, vocab: vocab.size,
-        },
-        rngState: opts.rngState,
-      };
-    },
-    async update(_samples, rngState) {
-      const metrics: UpdateMetrics = { loss: 0, pgLoss: 0, clipFraction: 0, dualClipFraction: 0, kl: 0, entropy: 0, gradNorm: 0, lr: 0, steps: 1, tokens: 0 };
-      return { metrics, rngState };
-    },
-  };
+  const player = scriptedPlayer(vocab, sig, BUG, "assert f([3]) == 3");
 
   it("a program failing golden tests 9 and 10 is rewarded 8/10, not 1", async () => {
     // The task is admissible as an import (1-1000 golden tests).
