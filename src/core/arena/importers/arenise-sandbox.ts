@@ -11,7 +11,7 @@
 import type { Canonical } from "../../grader/canonical.ts";
 import type { SupervisedGrader } from "../../grader/supervisor.ts";
 import type { StepResult } from "../../grader/verdicts.ts";
-import { pyTypeOf, ReferenceLoadError, type AreniseRuntime, type Mutant, type Normalised, type ProbeResult } from "./arenise.ts";
+import { pyStr, pyTypeOf, ReferenceLoadError, type AreniseRuntime, type Mutant, type Normalised, type ProbeResult } from "./arenise.ts";
 import { buildPlusTests, type ReferenceAnswer } from "../plus.ts";
 import { formatArgs, formatLiteral, parseAssert, type PyLit } from "../task-literals.ts";
 import type { Task } from "../task.ts";
@@ -39,18 +39,25 @@ export interface SandboxRuntimeOptions {
 const ENTRY = "_a1_probe";
 
 /**
- * The module the sandbox loads: the reference as written, then the wrapper. Mode 0 evaluates the
- * precondition candidates on an input; mode 1 calls the entry point (mode 2: only when every
- * precondition holds) and answers [returned, repr or error, type, equals expected].
+ * The module the sandbox loads: the reference as written, exec'd in a namespace of its own with a
+ * builtins dict of its own, then the wrapper in the module's. Mode 0 evaluates the precondition
+ * candidates (the reference's guards, in its namespace) on an input; mode 1 calls the entry point
+ * (mode 2: only when every precondition holds) and answers [returned, repr or error, type, equals
+ * expected]. The wrapper's checks read none of the names the reference binds: a module-level
+ * `bool = lambda v: True` (which the import then drops as unused) forged the golden check (round 48).
  */
 export function probeModule(reference: string, entry: string, params: string[], preconditions: string[]): string {
   const names = params.join(", ");
+  const pres = `[${preconditions.map((p) => `lambda ${names}: (${p})`).join(", ")}]`;
   return [
-    reference,
+    "_a1_ns = {'__builtins__': dict(__builtins__ if type(__builtins__) is dict else vars(__builtins__))}",
+    `exec(${pyStr(reference)}, _a1_ns)`,
+    `_a1_pres = eval(${pyStr(pres)}, _a1_ns)`,
+    "def _a1_missing(*args):",
+    `    raise NameError(${pyStr(`name '${entry}' is not defined`)})`,
     "",
     "def _a1_copy(v):",
     "    return [_a1_copy(x) for x in v] if type(v) is list else v",
-    `_a1_pres = [${preconditions.map((p) => `lambda ${names}: (${p})`).join(", ")}]`,
     ...pyTypeOf("_a1_ty"),
     "def _a1_holds(p, args):",
     "    try:",
@@ -63,8 +70,9 @@ export function probeModule(reference: string, entry: string, params: string[], 
     "        return [_a1_holds(p, args) for p in _a1_pres]",
     "    if mode == 2 and not all(_a1_holds(p, args) for p in _a1_pres):",
     "        return [None, '', '', False]",
+    `    f = _a1_ns.get(${pyStr(entry)}, _a1_missing)`,
     "    try:",
-    `        v = ${entry}(*_a1_copy(args))`,
+    "        v = f(*_a1_copy(args))",
     "    except Exception as e:",
     "        return [False, type(e).__name__ + ': ' + str(e)[:80], '', False]",
     "    return [True, repr(v), _a1_ty(v), bool(expected is not None and v == expected)]",

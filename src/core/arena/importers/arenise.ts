@@ -355,7 +355,7 @@ function describeOther(t: Task): string {
   return first ? `e.g. ${first.length > 80 ? first.slice(0, 77) + "..." : first}` : "no usable test";
 }
 
-function pyStr(s: string): string {
+export function pyStr(s: string): string {
   return JSON.stringify(s); // a JSON string literal is a valid Python str literal with the same value
 }
 

@@ -105,8 +105,8 @@ describe("hostile imported references (browser import runtime, real Pyodide)", (
   // runs), but the ORIGINAL reference runs in the sandbox, module-level statements included: those
   // that do not name anything the entry uses are only dropped from the stored code.
   it("a reference that poisons its interpreter and forges its answers changes nothing of the next task", async () => {
-    // Poison at load: builtins (the wrapper's repr, bool, type, len), a shared module, the wrapper's
-    // names in its own module: answers that are not literals, a forged 'golden pass'.
+    // Poison at load: builtins (the wrapper's repr, bool, type, len), a shared module, and the
+    // wrapper's names in the reference's own module (which the import then drops as unused).
     const poison = [
       "B = abs.__self__",
       "B.repr = lambda v: 'A1FORGED'",
@@ -118,12 +118,14 @@ describe("hostile imported references (browser import runtime, real Pyodide)", (
     const recs = [{ ...honest(1), code: `${poison}\n${honest(1).code}` }, { ...honest(3), code: `${forge}\n${honest(3).code}` }, honest(2)];
     const { report, file } = await importArenaTasks(jsonl(...recs), "mbpp", deps());
     // The builtins module's poison reaches nothing the grader computes (the harness has its own
-    // builtins): the first reference's answers are its honest ones, as the third's alone.
-    expect(report.map((r) => r.status)).toEqual(["trainable", "refused", "trainable"]);
+    // builtins): the first reference's answers are its honest ones, as the third's alone. Nor does
+    // the second's: the reference runs in a namespace of its own (round 48; before, its `repr` and
+    // `bool` were the wrapper's, and it was refused with its forged answers).
+    expect(report.map((r) => r.status)).toEqual(["trainable", "trainable", "trainable"]);
     const kept = ({ status, mutants, variants, renames, weakGolden }: (typeof report)[0]) => ({ status, mutants, variants, renames, weakGolden });
     expect(kept(report[0])).toEqual(kept(alone.report[0]));
     expect(report[0].rewrites).toContain("line 2: unused module-level statement dropped");
-    expect(report[1].reason).toMatch(/A1FORGED/); // its forged answers reached the import, as its own
+    expect(JSON.stringify(report[1])).not.toMatch(/A1FORGED/);
     expect({ ...report[2], line: 1 }).toEqual(alone.report[0]);
     expect(file.tasks.filter((t) => t.id === "mbpp-2")).toEqual(alone.file.tasks);
     // Control: the same poison in the same unit as the honest reference: what changes its answers.
@@ -131,7 +133,8 @@ describe("hostile imported references (browser import runtime, real Pyodide)", (
     const call = JSON.stringify("(1, None, 'hello')");
     const clean = await grader.runUnit({ code: honestModule, entry: "_a1_probe", calls: [call], loadMs: 2000, testMs: 500 });
     expect(clean[1]).toEqual(["ok", ["l", [["b", true], ["s", "2"], ["s", "int"], ["b", false]]], ""]);
-    // (The wrapper's own names, rebound in its module, do; the builtins module's, no longer.)
+    // (The wrapper's own names, rebound in its module ahead of it, do; the builtins module's and the
+    // reference's own module-level names, no longer.)
     const mixed = (p: string) => grader.runUnit({ code: `${p}\n${honestModule}`, entry: "_a1_probe", calls: [call], loadMs: 2000, testMs: 500 });
     expect(JSON.stringify((await mixed(forge))[1])).not.toBe(JSON.stringify(clean[1]));
     expect((await mixed(poison))[1]).toEqual(clean[1]);
@@ -170,12 +173,11 @@ describe("hostile imported references (browser import runtime, real Pyodide)", (
   }, 400_000);
 
   it("a reference cannot grow the stored report: its error texts and answers are cut to size", async () => {
-    // `str` (the wrapper's str(e)[:80]) and `repr` shadowed by dropped module-level statements.
-    const big = "class Big:\n    def __getitem__(self, i):\n        return 'E' * 150000\nstr = lambda e: Big()\nrepr = lambda v: 'R' * 150000";
-    const raising = { ...honest(1), code: `${big}\ndef count_vowels(string):\n    return 1 // 0` };
-    const huge = { ...honest(3), code: `${big}\n${honest(3).code}` };
-    // Control: the sandbox does carry those texts whole.
-    const step = await grader.runUnit({ code: probeModule(raising.code, "count_vowels", ["string"], []), entry: "_a1_probe", calls: [JSON.stringify("(1, None, 'a')")], loadMs: 2000, testMs: 500 });
+    // An answer of 150,000 characters, and an error text as long (the wrapper cuts that one to 80).
+    const raising = { ...honest(1), code: "def count_vowels(string):\n    raise ValueError('E' * 150000)" };
+    const huge = { ...honest(3), code: "def count_vowels(string):\n    return 'R' * 150000" };
+    // Control: the sandbox does carry the answer whole.
+    const step = await grader.runUnit({ code: probeModule(huge.code, "count_vowels", ["string"], []), entry: "_a1_probe", calls: [JSON.stringify("(1, None, 'a')")], loadMs: 2000, testMs: 500 });
     expect(JSON.stringify(step).length).toBeGreaterThan(150_000);
     const { report } = await importArenaTasks(jsonl(raising, huge, honest(2)), "mbpp", deps());
     expect(report.map((r) => r.status)).toEqual(["refused", "refused", "trainable"]);
