@@ -544,36 +544,48 @@ def _canon(v, budget, ordered=False):
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (a program's), not a C static type
 
 
-def _inert(v, budget):
-    """Whether v is builtin through and through, with something no literal writes in it (bytes,
-    bytearray, complex, range, Ellipsis, NotImplemented, a static builtin class): no line's answer
-    equals it, and CPython's comparison of it with a literal's value and its release run no program
-    code (C types that hold no other object and take no weak reference, or objects never freed). A
-    function, a method, a generator or any other object may: its release can run a finalizer, a weak
-    reference's callback, a module's teardown. Only `is` tests: `==` on a type runs its metaclass's."""
-    budget[0] -= 1
-    if budget[0] < 0:
-        return False
-    t = type(v)
-    if t is str or t is int or t is bool or t is float or v is None:
-        return True
-    if t is bytes or t is bytearray or t is complex or v is Ellipsis or v is NotImplemented:
-        return True
-    if t is range:
-        return type(v.start) is int and type(v.stop) is int and type(v.step) is int
-    if t is type:
-        return not v.__flags__ & _HEAPTYPE
-    if budget[1] > _MAX_DEPTH:
-        return False
-    budget[1] += 1
-    try:
+_INERT_WALK = 200_000  # how much of a value `_inert` walks before it gives up (a few tens of ms)
+
+
+def _inert(v):
+    """Whether v is builtin through and through: str, int, bool, float, None, bytes, bytearray,
+    complex, range, Ellipsis, NotImplemented, static builtin classes, in lists, tuples, sets,
+    frozensets and dicts, however large or deep (up to _INERT_WALK values, walked without recursion).
+    CPython's comparison of such a value with a literal's and its release run no program code (C
+    types that hold no other object and take no weak reference, or objects never freed); a value the
+    canonical form does not read (no tag, past its size or depth: rounds 43 and 49) is then a plain
+    wrong answer, since no literal equals it. A function, a method, a generator or any other object
+    may run program code when released (a finalizer, a weak reference's callback, a module's
+    teardown). Only `is` tests: `==` on a type runs its metaclass's."""
+    stack = [v]
+    left = _INERT_WALK
+    while stack:
+        x = stack.pop()
+        left -= 1
+        if left < 0:
+            return False
+        t = type(x)
+        if t is str or t is int or t is bool or t is float or x is None:
+            continue
+        if t is bytes or t is bytearray or t is complex or x is Ellipsis or x is NotImplemented:
+            continue
+        if t is range:
+            if type(x.start) is int and type(x.stop) is int and type(x.step) is int:
+                continue
+            return False
+        if t is type:
+            if x.__flags__ & _HEAPTYPE:
+                return False
+            continue
         if t is list or t is tuple or t is set or t is frozenset:
-            return all([_inert(x, budget) for x in v])
+            stack.extend(x)
+            continue
         if t is dict:
-            return all([_inert(k, budget) and _inert(x, budget) for k, x in v.items()])
-    finally:
-        budget[1] -= 1
-    return False
+            stack.extend(x.keys())
+            stack.extend(x.values())
+            continue
+        return False
+    return True
 
 
 def canonical(v, ordered=False):
@@ -1430,12 +1442,14 @@ def _call(args_text, literal):
             return _SET_REBOUND
         try:
             text = canonical(value)
-        except _ProgramObject as e:
-            if not _inert(value, [MAX_VALUE_NODES, 0]):
+        except _NotBuiltin as e:
+            if not _inert(value):
                 raise
-            # A builtin value no literal writes (b'x', 1j, range(0)): a wrong answer like any other,
-            # whose comparison and release run nothing of the program's (round 43).
-            return _outcome("fail", "returned a value with no literal form: it holds a %s object" % (e.args[1],))
+            # A builtin value no literal writes (b'x', 1j, range(0): round 43) or past what the
+            # canonical form reads ([0] * 30000, a list 150 deep: round 49): a wrong answer like any
+            # other, whose comparison and release run nothing of the program's.
+            why = "it holds a %s object" % (e.args[1],) if type(e) is _ProgramObject else str(e.args[0])
+            return _outcome("fail", "returned a value with no literal form: " + why)
     except _OddNamespace as e:  # the line's lookup is not CPython's
         return _marked("error", e.args[0])
     except _NotBuiltin as e:
