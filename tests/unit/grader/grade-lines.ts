@@ -2,6 +2,7 @@
  * One task, one program, one suite: each line's `validity/verdict` (with the reason of an invalid
  * line), as the hostile rounds compare them with a clean CPython's truth (clean-python.ts).
  */
+import { expect } from "vitest";
 import type { SupervisedGrader } from "../../../src/core/grader/supervisor.ts";
 
 type Graded = { validity: string; verdict: string; reason: string };
@@ -31,3 +32,19 @@ export const OK_PASS = /^valid\/pass$|^invalid\/|^valid\/error/;
 export const OK_FAIL = /^valid\/fail$|^invalid\/|^valid\/error/;
 /** A line that puts the warnings machinery back, for a truth interpreter its test file shares. */
 export const UNWARN = "import warnings; warnings.simplefilter('ignore'); warnings.showwarning = warnings._showwarning_orig if hasattr(warnings, '_showwarning_orig') else warnings.showwarning";
+
+/**
+ * A program that returns `bad` for f(0) and its argument otherwise (`prelude` before it): CPython
+ * fails the suite's first line and holds the next two; the grader must say so in a generated and in a
+ * golden suite (a value the canonical form does not read cuts nothing where it is builtin through and
+ * through: rounds 43 and 49).
+ */
+export async function expectOnlyFirstLineFails(grader: SupervisedGrader, suiteTruth: (code: string, lines: string[]) => boolean[], bad: string, prelude = ""): Promise<void> {
+  const reference = "def f(x):\n    return x";
+  const lines = ["assert f(0) == 0", "assert f(1) == 1", "assert f(2) == 2"];
+  const program = `${prelude}def f(x):\n    return ${bad} if x == 0 else x`;
+  expect(suiteTruth(program, lines)).toEqual([false, true, true]);
+  for (const got of [await gradeOne(grader, "f", reference, lines, program), await gradeGolden(grader, "f", reference, lines, program)]) {
+    expect(got, got.join(" | ")).toEqual(["valid/fail", "valid/pass", "valid/pass"]); // before the fix: valid/fail | valid/error | valid/error
+  }
+}

@@ -56,27 +56,16 @@
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
 import { cleanPython } from "./clean-python.ts";
-import { gradeGolden, gradeOne } from "./grade-lines.ts";
+import { expectOnlyFirstLineFails, gradeOne } from "./grade-lines.ts";
 
 const grader = sharedNodeGrader();
 const { suiteTruth } = cleanPython();
 
-const REF = "def f(x):\n    return x";
-const LINES = ["assert f(0) == 0", "assert f(1) == 1", "assert f(2) == 2"];
 const DEEP = "def nest(n):\n    x = []\n    for _ in range(n):\n        x = [x]\n    return x\n\n";
-const program = (bad: string) => `${DEEP}def f(x):\n    return ${bad} if x == 0 else x`;
 
 describe("A. a builtin value past canonical's size or depth bound cuts the rest of the candidate's suite", () => {
   for (const bad of ["'a' * 300000", "[0] * 30000", "set(range(30000))", "nest(150)"]) {
-    it(`A. returning ${bad} on line 1: CPython's later lines hold; the grader graded them error`, async () => {
-      const prog = program(bad);
-      expect(suiteTruth(prog, LINES)).toEqual([false, true, true]);
-      const generated = await gradeOne(grader, "f", REF, LINES, prog);
-      const golden = await gradeGolden(grader, "f", REF, LINES, prog);
-      // Now: valid/fail | valid/error | valid/error ("not graded: line 1 left the program in a state CPython would not").
-      expect(generated, generated.join(" | ")).toEqual(["valid/fail", "valid/pass", "valid/pass"]);
-      expect(golden, golden.join(" | ")).toEqual(["valid/fail", "valid/pass", "valid/pass"]);
-    }, 300_000);
+    it(`A. returning ${bad} on line 1: CPython's later lines hold; the grader graded them error`, () => expectOnlyFirstLineFails(grader, suiteTruth, bad, DEEP), 300_000);
   }
 });
 
@@ -90,7 +79,7 @@ describe("B. a test line whose reference output is such a value cuts the suite f
     it(`B. ${what}: the reference graded as a candidate loses lines 2-3, which hold in CPython`, async () => {
       expect(suiteTruth(ref, lines)).toEqual([false, true, true]);
       const got = await gradeOne(grader, "f", ref, lines);
-      // Line 1's refusal is fine (no literal form); now lines 2-3: valid/error | valid/error.
+      // Line 1's refusal is fine (no literal form); before the fix lines 2-3 were valid/error | valid/error.
       expect(got[0], got.join(" | ")).toMatch(/^invalid\//);
       expect(got.slice(1), got.join(" | ")).toEqual(["valid/pass", "valid/pass"]);
     }, 300_000);
