@@ -5,31 +5,21 @@
  * own timer keeps ticking.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
-import { createServer, type ViteDevServer } from "vite";
-import { launchBrowser, watchErrors } from "./browser.ts";
+import type { Page } from "playwright-core";
+import { openGraderPage, type GraderPage } from "./grader-page.ts";
 import type { GraderRun } from "./grader-harness.ts";
 import type { GradeRequest } from "../../src/core/grader/types.ts";
 import { SYS, WALK } from "../hostile-python.ts";
 
-let server: ViteDevServer;
-let browser: Browser;
+let opened: GraderPage;
 let page: Page;
 let errors: string[];
 
-/** The dev server serves the worker and core modules from source, as `npm run dev` does. */
 beforeAll(async () => {
-  server = await createServer({ server: { port: 0, host: "127.0.0.1" }, logLevel: "warn", optimizeDeps: { include: ["comlink"] } });
-  await server.listen();
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  errors = watchErrors(page);
-  await page.goto(new URL("/tests/e2e/grader.html", server.resolvedUrls!.local[0]).href);
+  opened = await openGraderPage();
+  ({ page, errors } = opened);
 });
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => opened?.close());
 
 const TASK = { id: "max", entry_point: "f", reference: "def f(xs):\n    return max(xs)" };
 const GOOD = "def f(xs):\n    return sorted(xs)[-1]";

@@ -47,9 +47,8 @@
  * loads, and every event goes through encodeEvent (no toJSON, field by field).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { createServer, type ViteDevServer } from "vite";
-import { launchBrowser, watchErrors } from "./browser.ts";
+import type { BrowserContextOptions, Page } from "playwright-core";
+import { openGraderPage, type GraderPage } from "./grader-page.ts";
 import type { GraderRun } from "./grader-harness.ts";
 import type { GradeRequest } from "../../src/core/grader/types.ts";
 import { cleanPython } from "../unit/grader/clean-python.ts";
@@ -59,23 +58,27 @@ import { show } from "../unit/grader/grade-lines.ts";
 // The Node runners (child processes) inherit this zone: they must grade as UTC all the same.
 process.env.TZ = "Asia/Tokyo";
 
-let server: ViteDevServer;
-let browser: Browser;
+let opened: GraderPage;
 let page: Page;
 let errors: string[];
 
 beforeAll(async () => {
-  server = await createServer({ server: { port: 0, host: "127.0.0.1" }, logLevel: "warn", optimizeDeps: { include: ["comlink"] } });
-  await server.listen();
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  errors = watchErrors(page);
-  await page.goto(new URL("/tests/e2e/grader.html", server.resolvedUrls!.local[0]).href);
+  opened = await openGraderPage();
+  ({ page, errors } = opened);
 });
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+afterAll(() => opened?.close());
+
+/** `run` on a grader page of a browser context of its own (another language, another zone). */
+async function inContext<T>(options: BrowserContextOptions, run: (p: Page) => Promise<T>): Promise<T> {
+  const context = await opened.browser.newContext(options);
+  try {
+    const p = await context.newPage();
+    await p.goto(opened.url);
+    return await run(p);
+  } finally {
+    await context.close();
+  }
+}
 
 const { holds } = cleanPython();
 const node = sharedNodeGrader();
@@ -133,18 +136,11 @@ describe("A: the environment's LANG and the C locale are the browser's UI langua
     expect(r.browser, r.corrected.join()).toEqual(r.node); // browser: ('en_US', 'UTF-8')
   });
 
-  it("A3: a browser whose language is German grades the same batch as one in English (and as Node)", async () => {
-    const context: BrowserContext = await browser.newContext({ locale: "de-DE" });
-    try {
-      const de = await context.newPage();
-      await de.goto(new URL("/tests/e2e/grader.html", server.resolvedUrls!.local[0]).href);
-      const line = "assert f() == 'C.UTF-8'";
-      const r = await both(de, LANG, [line]);
-      expect(r.browser, r.corrected.join()).toEqual(r.node); // browser: corrected to 'de_DE.UTF-8'
-    } finally {
-      await context.close();
-    }
-  });
+  it("A3: a browser whose language is German grades the same batch as one in English (and as Node)", () =>
+    inContext({ locale: "de-DE" }, async (de) => {
+      const r = await both(de, LANG, ["assert f() == 'C.UTF-8'"]);
+      expect(r.browser, r.corrected.join()).toEqual(r.node); // before the fix: corrected to 'de_DE.UTF-8'
+    }));
 });
 
 const CLOCK = [
@@ -155,34 +151,22 @@ const CLOCK = [
 ].join("\n");
 
 describe("B: the time zone is UTC in every runner, whatever the host's", () => {
-  it("B1: a browser in Asia/Tokyo and Node runners started in Asia/Tokyo grade time.timezone as UTC", async () => {
-    expect(new Intl.DateTimeFormat().resolvedOptions().timeZone).toBe("Asia/Tokyo"); // this process's zone, which its runner processes inherit
-    const context: BrowserContext = await browser.newContext({ timezoneId: "Asia/Tokyo" });
-    try {
-      const tokyo = await context.newPage();
-      await tokyo.goto(new URL("/tests/e2e/grader.html", server.resolvedUrls!.local[0]).href);
+  it("B1: a browser in Asia/Tokyo and Node runners started in Asia/Tokyo grade time.timezone as UTC", () =>
+    inContext({ timezoneId: "Asia/Tokyo" }, async (tokyo) => {
+      expect(new Intl.DateTimeFormat().resolvedOptions().timeZone).toBe("Asia/Tokyo"); // this process's zone, which its runner processes inherit
       const lines = ["assert f() == 0"];
       expect(holds(TZ, lines[0])).toBe(true);
       const r = await both(tokyo, TZ, lines);
       expect(r.node).toEqual(["valid/pass"]); // before the fix: -32400 on a Tokyo host
       expect(r.browser, r.corrected.join()).toEqual(r.node); // before the fix: corrected to -32400
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
-  it("B2: localtime and mktime are UTC's too (the zone's offset, no daylight saving)", async () => {
-    const context: BrowserContext = await browser.newContext({ timezoneId: "America/New_York" });
-    try {
-      const ny = await context.newPage();
-      await ny.goto(new URL("/tests/e2e/grader.html", server.resolvedUrls!.local[0]).href);
+  it("B2: localtime and mktime are UTC's too (the zone's offset, no daylight saving)", () =>
+    inContext({ timezoneId: "America/New_York" }, async (ny) => {
       const line = "assert f(0) == [0, 0, 0, [1970, 1, 1, 0, 0, 0], 1591012800.0]";
       expect(holds(CLOCK, line)).toBe(true);
       const r = await both(ny, CLOCK, [line]);
       expect(r.node).toEqual(["valid/pass"]);
       expect(r.browser, r.corrected.join()).toEqual(r.node);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 });

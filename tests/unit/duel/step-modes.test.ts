@@ -8,7 +8,6 @@ import { describe, expect, it } from "vitest";
 import { arenaV1, tasksOfSplit } from "../../../src/core/arena/task-suite.ts";
 import { taskSignature } from "../../../src/core/arena/task.ts";
 import { encodeCode, encodeSuite } from "../../../src/core/arena/tokenizer.ts";
-import { maskBytes, type Rollout } from "../../../src/core/policy/sampler.ts";
 import type { GrpoSample } from "../../../src/core/policy/batch.ts";
 import type { ConstraintSpec } from "../../../src/core/policy/policy-service.ts";
 import type { UpdateMetrics } from "../../../src/core/policy/policy.ts";
@@ -16,6 +15,7 @@ import type { Grader, GradeRequest, GradeResult, LineResult } from "../../../src
 import { presetConfig, type Config, type Mode } from "../../../src/core/config/index.ts";
 import { taskVocabulary, codeContext } from "../../../src/core/duel/contexts.ts";
 import { duelStep, type DuelState, type Player } from "../../../src/core/duel/step.ts";
+import { scriptedRollout } from "./scripted-player.ts";
 import { MODE_TABLE } from "../../../src/core/duel/modes.ts";
 import { emptyMistakeBook } from "../../../src/core/loop/mistake-book.ts";
 import { MODES } from "../../../src/core/config/fields.ts";
@@ -105,16 +105,7 @@ function fakePlayer(): FakePlayer {
           ? encodeCode(vocab, [REF, BUG_ALL, BUG_NEG][i % 3], sig)
           : encodeSuite(vocab, [SUITE_GOOD, SUITE_WEAK, SUITE_WRONG][i % 3], sig);
       });
-      const rollout: Rollout = {
-        prompts: rows,
-        completions,
-        logProbs: completions.map((c) => new Float32Array(c.length)),
-        masks: completions.map((c) => new Uint8Array(c.length * maskBytes(vocab.size))),
-        done: completions.map(() => true),
-        temperature: opts.temperature ?? 1,
-        vocab: vocab.size,
-      };
-      return { rollout, rngState: opts.rngState };
+      return { rollout: scriptedRollout(vocab, rows, completions, opts.temperature ?? 1), rngState: opts.rngState };
     },
     async update(samples: GrpoSample[], rngState) {
       updates.push(samples);
