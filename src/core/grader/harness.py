@@ -329,6 +329,7 @@ def setup(role):
     vars(_builtins_module)["__import__"] = _tiny_function(_GUARDED_IMPORT_SRC, "__import__", {
         "real": _builtins_module.__import__, "restricted": restricted, "caller": _caller_module})
     gc.collect()
+    _state["collect"] = gc.collect  # bound now: a program may rebind the gc module's attribute
     left = _sever(js_proxy, gc) if js_proxy is not None else 0
 
     # (3) A raised recursion limit lets a recursion overflow the wasm stack, which kills Pyodide.
@@ -1186,7 +1187,20 @@ def _compiles_at_run_time(tree):
 
 
 def load(source, entry_point):
-    """A step of `_load`, a load error where it met a refusal anywhere (as `call`)."""
+    """A step of `_load`, a load error where it met a refusal anywhere (as `call`).
+    A reload (the unit's next suite: runner `fresh`) first drops the last suite's namespace and
+    collects it, discarding what its finalizers met: in CPython each suite runs in its own process,
+    so the last suite's garbage is never the next suite's program (round 51: a full collection
+    inside this load, triggered by the module body's allocations, charged a finalizer's refusal
+    to this suite)."""
+    if _state.get("ns") is not None or _state.get("exec_builtins") is not None:
+        _state["ns"] = _state["exec_builtins"] = None
+        try:
+            _state["collect"]()
+        except BaseException:  # an interrupt past the load's time (the runner's verdict: timeout)
+            del _REFUSED[:]
+            return _outcome("load", "the last suite's garbage was not collected within the load's time")
+        del _REFUSED[:]
     try:
         out = _load(source, entry_point)
     except BaseException:  # the harness's own reading of the outcome raised (an interrupt, say)

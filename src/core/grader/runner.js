@@ -25,7 +25,8 @@
  * (canonical argument texts), each step within its limit.
  * A unit: load `code`, then make `calls` in order. `fresh` (ascending call indices): before each of
  * these calls the program is loaded again (a fresh module: its globals, functions and memos new),
- * under `loadMs`, as a step of that call; a reload that is not ok is that call's result.
+ * under `loadMs`, as a step of that call; a reload that is not ok is that call's result and the
+ * result of every later call before the next reload (nothing is loaded to call).
  * @typedef {{ code: string, entry: string, calls: string[], loadMs: number, testMs: number, literal: boolean, fresh?: number[] }} RunnerUnit
  */
 /**
@@ -399,14 +400,15 @@ export function startRunner(pyodide, harnessSource, role) {
         if (begins(loaded, '["ok"')) {
           const fresh = unit.fresh ?? [];
           let nextFresh = 0;
+          // A reload that failed answers every call of its group (no program is loaded to call).
+          let unloaded = "";
           for (let i = 0; i < unit.calls.length; i++) {
-            let result = "";
             if (nextFresh < fresh.length && fresh[nextFresh] === i) {
               nextFresh++;
               const again = timed(unit.loadMs, () => harness.load(unit.code, unit.entry));
-              if (!begins(again, '["ok"')) result = again;
+              unloaded = begins(again, '["ok"') ? "" : again;
             }
-            if (result === "") result = timed(unit.testMs, () => harness.call(unit.calls[i], unit.literal));
+            const result = unloaded || timed(unit.testMs, () => harness.call(unit.calls[i], unit.literal));
             emit({ type: "step", id, step: i + 1, result });
             if (begins(result, '["timeout"')) break; // the rest of this unit is not run
           }

@@ -85,9 +85,7 @@ async function gradeSuites(code: string): Promise<string[][]> {
 }
 
 describe("a previous suite's garbage is not the next suite's program", () => {
-  // Open (docs/SECURITY.md, Not guaranteed, "A suite's garbage collected in the next suite's load"):
-  // found at the end of a session and left for the next with its fix named there.
-  it.fails("charges no refusal of suite 1's finalizer to suite 2's load (every line passes in CPython)", async () => {
+  it("charges no refusal of suite 1's finalizer to suite 2's load (every line passes in CPython)", async () => {
     for (const lines of SUITES) expect(await freshTruth(CLEANUP, lines)).toEqual(lines.map(() => true));
     const got = await gradeSuites(CLEANUP);
     // On 574fd0c: [pass, pass] | [error (blocked: import os), error (AttributeError 'NoneType'...)] | [error (blocked: import os)]
@@ -98,5 +96,24 @@ describe("a previous suite's garbage is not the next suite's program", () => {
     for (const lines of SUITES) expect(await freshTruth(SMALL, lines)).toEqual(lines.map(() => true));
     const got = await gradeSuites(SMALL);
     expect(got, JSON.stringify(got)).toEqual(SUITES.map((lines) => lines.map(() => "valid/pass")));
+  }, 300_000);
+
+  it("answers every line of a suite whose reload failed with that reload's reason, never the harness's", async () => {
+    // State kept outside the module (round 15's open class) makes the second load raise; the lines of
+    // that suite are errors of the load, not calls made on no program.
+    const once = "import collections\nif getattr(collections, 'seen_by_round51', 0):\n    raise ValueError('loaded twice')\ncollections.seen_by_round51 = 1\ndef f(x):\n    return x + 1";
+    const r = await grader.grade({
+      tasks: [{ id: "t", entry_point: "f", reference: REF }],
+      codes: [{ task: "t", code: once }],
+      suites: SUITES.map((lines) => ({ code: 0, text: lines.join("\n") })),
+      limits: { test_ms: 1000, max_lines: 8 },
+    });
+    expect(r.suites[0].map(show)).toEqual(["valid/pass", "valid/pass"]);
+    for (const suite of r.suites.slice(1)) {
+      for (const line of suite) {
+        expect(line.verdict).toBe("error");
+        expect(line.reason, line.reason).toMatch(/loaded twice/);
+      }
+    }
   }, 300_000);
 });
