@@ -126,8 +126,19 @@ describe("the restored harness", () => {
       const got = await gradeGolden(grader, "f", "def f(x):\n    return x + 1", lines, CLEAR);
       expect(got[0], got.join(" | ")).toMatch(OK_FAIL);
     }, 300_000);
-    it.fails("the same through the collector (gc.get_objects, allowed in the sandbox): the harness's own `_REFUSED`", async () => {
+    // Held since 4a94fff: setup freezes what it made (gc.freeze), and the collector lists no frozen
+    // object, so the harness's namespace is not among gc.get_objects()'s (it was it.fails before).
+    it("the same through the collector (gc.get_objects, allowed in the sandbox): the harness's own `_REFUSED`", async () => {
       const code = CLEAR.replace("__import__.__globals__['REFUSED'].clear()", "gc = __import__('gc', None, None, [])\n        for o in gc.get_objects():\n            if type(o) is dict and type(o.get('_REFUSED')) is list:\n                o['_REFUSED'].clear()");
+      const lines = ["assert f(1) == 2"];
+      expect(suiteTruth(code, lines)).toEqual([false]);
+      const got = await gradeGolden(grader, "f", "def f(x):\n    return x + 1", lines, code);
+      expect(got[0], got.join(" | ")).toMatch(OK_FAIL);
+    }, 300_000);
+    // Still open (docs/SECURITY.md, Not guaranteed, "A program that searches for the grader"): the
+    // frames above a program's call are the harness's, and their globals are the harness's namespace.
+    it.fails("the same through the frames above the call (`sys._getframe().f_back...f_globals`)", async () => {
+      const code = CLEAR.replace("__import__.__globals__['REFUSED'].clear()", "import collections\n        fr = collections._sys._getframe(0)\n        while fr is not None:\n            if type(fr.f_globals.get('_REFUSED')) is list:\n                fr.f_globals['_REFUSED'].clear()\n            fr = fr.f_back");
       const lines = ["assert f(1) == 2"];
       expect(suiteTruth(code, lines)).toEqual([false]);
       const got = await gradeGolden(grader, "f", "def f(x):\n    return x + 1", lines, code);
