@@ -103,7 +103,8 @@ export function attackRequest(task: GradeTask, programs: readonly Program[], tes
 export interface AttackReport {
   /** Per test line: its validity on the reference (same for every program). */
   tests: { test: string; validity: LineResult["validity"]; reason: string }[];
-  programs: { label: string; status: string; caught: boolean; lines: LineResult[] }[];
+  /** Per program, in the order given: its own label and code beside its verdicts (labels may repeat). */
+  programs: { label: string; code: string; status: string; caught: boolean; lines: LineResult[] }[];
   caught: number;
 }
 
@@ -113,7 +114,7 @@ export function attackReport(programs: readonly Program[], tests: readonly strin
     const lines = result.suites[i] ?? [];
     const status = result.codes[i]?.status ?? "ok";
     // A program that does not load is caught by any test (it cannot pass anything).
-    return { label: p.label, status, caught: status !== "ok" || lines.some(exposesBug), lines };
+    return { label: p.label, code: p.code, status, caught: status !== "ok" || lines.some(exposesBug), lines };
   });
   return {
     tests: tests.map((test, j) => ({ test, validity: first[j]?.validity ?? "invalid", reason: first[j]?.reason ?? "" })),

@@ -155,9 +155,14 @@ export function playView(root: HTMLElement, ctx: ViewContext): View {
       const tests = parseUserTests(text);
       const programs: Program[] = [];
       const seen = new Set<string>();
+      const labels = new Map<string, number>();
       const add = (label: string, code: string) => {
-        if (!seen.has(code)) programs.push({ label, code });
+        if (seen.has(code)) return;
         seen.add(code);
+        // Two buggy variants may share a bug text (one per operator and line): each row says which it is.
+        const n = (labels.get(label) ?? 0) + 1;
+        labels.set(label, n);
+        programs.push({ label: n > 1 ? `${label} (#${n})` : label, code });
       };
       for (const v of t.buggy_variants) add(`buggy variant: ${v.bug}`, v.code);
       for (const d of state?.run.duels ?? []) if (d.task === t.id) d.codes.forEach((c, i) => add(`duel step ${d.step}, code ${i + 1}`, c.text));
@@ -173,7 +178,7 @@ export function playView(root: HTMLElement, ctx: ViewContext): View {
         report.programs.map((p) =>
           h("details", { class: `suite${p.caught ? " caught" : ""}` },
             h("summary", {}, h("span", { class: `badge badge-${p.caught ? "fail" : "pass"}` }, p.caught ? "caught" : "survived"), ` ${p.label}`),
-            codeBlock(programs.find((x) => x.label === p.label)!.code),
+            codeBlock(p.code),
             h("ol", { class: "lines" }, p.lines.map((l, k) => h("li", {}, badge(lineBadge(l)), " ", codeInline(tests[k] ?? ""))))),
         ),
       );
