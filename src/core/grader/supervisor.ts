@@ -394,10 +394,15 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
       prepared.set(taskId, chain);
     }
 
-    // 3. Candidates on the sandbox, each from a pristine interpreter, each of its suites on the
-    // program freshly loaded (`fresh`), as CPython runs a suite after the program: a memo never
-    // carries one suite's call into another's line. A timeout that was interrupted ends its own
-    // suite only (the next suites run in a new unit); a kill ends the candidate (at most one kill each).
+    // 3. Candidates on the sandbox: each suite of a candidate in a unit of its own, from a pristine
+    // interpreter (the memory snapshot), as CPython runs each suite in a process of its own: nothing
+    // of one suite (its memo, its garbage and the finalizers that would run on it, state kept outside
+    // the module) reaches another suite (round 52: the last suite's finalizers, run by a reload inside
+    // the next suite's unit, charged their refusals and their time to it). An interrupted timeout ends
+    // its own suite only; a kill or a crash ends the candidate (at most one kill each). A heap the
+    // program grows is kept across its suites (`more`) up to the runner's bound; a unit that left its
+    // runner unfit ends the candidate where its suite was cut short, and otherwise costs one runner
+    // start per candidate: a second ends it.
     for (let c = 0; c < req.codes.length; c++) {
       const code = req.codes[c];
       await prepared.get(code.task);
@@ -406,32 +411,36 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
       const run: CandidateRun = { load: undefined, got: new Map(), timedOut: new Set(), ended: null };
       if (code.code.length > MAX_CODE_CHARS) run.load = ["syntax", `code too long (${code.code.length} characters, at most ${MAX_CODE_CHARS})`];
       const { calls } = lines;
+      let restarts = 0;
       for (let at = 0; run.load === undefined || (run.load[0] === "ok" && at < calls.length);) {
-        const pending = calls.slice(at);
+        let to = at;
+        while (to < calls.length && calls[to].group === calls[at].group) to++;
+        const pending = calls.slice(at, to);
         const { steps, stopped, retired } = await sandbox.unit({
           code: code.code, entry: tasks.get(code.task)!.entry_point, calls: pending.map(callText),
-          fresh: pending.flatMap((call, i) => (i > 0 && call.group !== pending[i - 1].group ? [i] : [])),
-          loadMs: limits.load_ms, testMs: limits.test_ms, literal: false,
+          loadMs: limits.load_ms, testMs: limits.test_ms, literal: false, more: to < calls.length,
         }, killGrace, step);
-        if (run.load === undefined || steps[0]?.[0] !== "ok") run.load = steps[0] ?? ["error", "not run"];
+        const load = steps[0] ?? (["error", "not run"] as StepResult);
+        run.load ??= load;
+        if (run.load[0] !== "ok") break; // the program does not load: no line of it runs
+        // A later suite's load that failed (a program whose load depends on the clock, say) is the
+        // result of each of that suite's calls.
+        if (load[0] !== "ok" && !stopped) for (const call of pending) run.got.set(call.key, load);
         for (let i = 1; i < steps.length; i++) run.got.set(pending[i - 1].key, steps[i]);
-        const ran = steps.length - 1;
-        if (stopped || steps[0]?.[0] !== "ok") {
-          if (stopped) run.ended = steps[steps.length - 1] ?? null;
+        if (stopped) {
+          run.ended = steps[steps.length - 1] ?? null;
           break;
         }
-        if (ran >= pending.length || ran === 0) break;
-        if (retired) {
-          // An interrupted timeout in a unit that cost the sandbox (its heap grew): as a kill, the
-          // candidate's rest is not run (one runner start per candidate at most).
-          run.ended = steps[steps.length - 1];
+        // A suite cut short (an interrupted timeout, a load that failed): the rest of it is not run.
+        const cut = load[0] !== "ok" || steps.length - 1 < pending.length;
+        if (retired && (cut || ++restarts > 1)) {
+          // The unit cost the sandbox a runner start (a grown heap): after an interrupted timeout, as a
+          // kill (the candidate's rest is not run); after a whole suite, once per candidate.
+          run.ended = cut ? steps[steps.length - 1] : ["error", "not run: a second suite left the sandbox unfit (a grown heap)"];
           break;
         }
-        // The last step was an interrupted timeout: the rest of its suite is not run; the next suite is.
-        const group = pending[ran - 1].group;
-        run.timedOut.add(group);
-        at += ran;
-        while (at < calls.length && calls[at].group === group) at++;
+        if (cut && load[0] === "ok") run.timedOut.add(calls[at].group!);
+        at = to;
       }
       judgeCandidate(result, c, lines, run, limits);
     }

@@ -178,16 +178,14 @@ describe("strs an invalid line interns in CPython", () => {
   }, 300_000);
 });
 
-// Class (round 9's, not closed): state a candidate keeps outside its own module crosses its suites.
-// Each suite runs on the program freshly loaded (a new module namespace), but within ONE sandbox unit:
-// an attribute the program sets on an object its reload does not rebuild (the real builtins module,
-// `len.__self__`; a class of an allowed module, `collections.Counter`) survives into the next suite.
-// In CPython each suite runs after the program exec'd (clean-python.ts), so suite B's line holds; in
-// the grader, suite A's calls (another Test rollout's lines) change suite B's verdicts.
+// Class (round 9's, closed since round 52): state a candidate keeps outside its own module crossed its
+// suites. Each suite ran on the program freshly loaded (a new module namespace), but within ONE
+// sandbox unit: an attribute the program set on an object its reload did not rebuild (the real
+// builtins module, `len.__self__`; a class of an allowed module, `collections.Counter`) survived into
+// the next suite. In CPython each suite runs after the program exec'd (clean-python.ts), so suite B's
+// line holds. Since round 52 each suite is a unit of its own, from the memory snapshot.
 describe("a candidate's suites do not see each other's state", () => {
-  // Open (docs/SECURITY.md, Not guaranteed): a candidate's suites share one memory restore (state outside its module crosses them). `it.fails`: passes while the grader
-  // still differs from CPython here; when fixed, it fails, and becomes `it`.
-  it.fails("grades suite B as CPython does after suite A set a class attribute", async () => {
+  it("grades suite B as CPython does after suite A set a class attribute", async () => {
     const ref = "def tick(x):\n    return x";
     const code = [
       "import collections",

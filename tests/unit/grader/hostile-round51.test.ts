@@ -98,22 +98,12 @@ describe("a previous suite's garbage is not the next suite's program", () => {
     expect(got, JSON.stringify(got)).toEqual(SUITES.map((lines) => lines.map(() => "valid/pass")));
   }, 300_000);
 
-  it("answers every line of a suite whose reload failed with that reload's reason, never the harness's", async () => {
-    // State kept outside the module (round 15's open class) makes the second load raise; the lines of
-    // that suite are errors of the load, not calls made on no program.
+  it("grades each suite on the program as CPython loads it, whatever an earlier suite left outside the module", async () => {
+    // State kept outside the module (round 15's class) made the second load raise while suites shared
+    // a unit (and its lines were then calls made on no program, whose reason was the harness's own
+    // AttributeError). Since round 52 each suite is a unit of its own: CPython's truth, every line passes.
     const once = "import collections\nif getattr(collections, 'seen_by_round51', 0):\n    raise ValueError('loaded twice')\ncollections.seen_by_round51 = 1\ndef f(x):\n    return x + 1";
-    const r = await grader.grade({
-      tasks: [{ id: "t", entry_point: "f", reference: REF }],
-      codes: [{ task: "t", code: once }],
-      suites: SUITES.map((lines) => ({ code: 0, text: lines.join("\n") })),
-      limits: { test_ms: 1000, max_lines: 8 },
-    });
-    expect(r.suites[0].map(show)).toEqual(["valid/pass", "valid/pass"]);
-    for (const suite of r.suites.slice(1)) {
-      for (const line of suite) {
-        expect(line.verdict).toBe("error");
-        expect(line.reason, line.reason).toMatch(/loaded twice/);
-      }
-    }
+    for (const lines of SUITES) expect(await freshTruth(once, lines)).toEqual(lines.map(() => true));
+    expect(await gradeSuites(once)).toEqual(SUITES.map((lines) => lines.map(() => "valid/pass")));
   }, 300_000);
 });

@@ -6,7 +6,7 @@
  * lines in its namespace, in an interpreter nothing ran in before, as CPython runs each suite in a
  * process of its own on the program freshly loaded.
  *
- * Class A (found, FAILS on 4a94fff): the reload's one collection does not reach the garbage that the
+ * Class A (found on 4a94fff, fixed): the reload's one collection does not reach the garbage that the
  * finalizers it runs make. harness.py `load` drops the last suite's namespace, calls
  * `_state["collect"]()` once and empties `_REFUSED`; a finalizer of that namespace (here
  * `Cleanup.__del__`) that builds a new cycle (`nxt = Late(); nxt.me = nxt`) leaves garbage the
@@ -28,7 +28,7 @@
  * verdicts). Or run each suite in a unit of its own (a memory restore per suite, as an interrupted
  * timeout already does), which would also close round 15's open class.
  *
- * Class B (found, FAILS on 4a94fff): the same collection charges the last suite's finalizers' TIME to
+ * Class B (found on 4a94fff, fixed): the same collection charges the last suite's finalizers' TIME to
  * the new suite's first step. A finalizer that computes (SLOW: 12 finalizers of a cycle, each a
  * Python loop of ~0.5 s) runs inside suite 2's reload, under the clock of suite 2's first call
  * (load_ms + test_ms): suite 2's first line is `timeout`, its second "not run", where a clean
@@ -48,6 +48,11 @@
  * graded right. `sys.settrace`, `sys.setprofile` and `sys.monitoring.register_callback` are refused
  * at the program's load (a marked `error`, its own). The killed runner's successor (spare) grades the
  * next candidate from the snapshot: nothing of the hooks survives.
+ * Fixed (the same session, on 31338ee): each suite of a candidate is a unit of its own, from the
+ * memory snapshot (supervisor.ts, step 3), as CPython runs each suite in a process of its own: no
+ * finalizer of one suite runs, and no garbage of it is collected, in another. A heap the program
+ * grows is kept across its own suites (runner unit `more`, up to MAX_HEAP_BYTES), so a program that
+ * needs memory in every suite costs no runner start per suite (the last test below).
  * Not reached: `gc.unfreeze()`/`gc.freeze()` called by a program (own unit only, round 30's class),
  * a reference's (judge's) finalizers across its fresh reloads, a C-level collection cost (a graph cheap to
  * build and dear to traverse) charged to the next suite.
@@ -231,5 +236,20 @@ describe("held: hooks, kills and the warm spare reach no other candidate", () =>
     } finally {
       await g.close();
     }
+  }, 300_000);
+});
+
+/** A program that needs 100 MB in every suite (a table per call): CPython runs each suite in its own process. */
+const HUNGRY = "def f(x):\n    table = bytearray(100 * 2 ** 20)\n    return x + 1 + table[x]";
+
+describe("a candidate's suites as units of their own cost no runner start per suite", () => {
+  it("grades a program that grows the heap in every suite with at most one sandbox start", async () => {
+    await expectTruthAllPass(HUNGRY);
+    const spawns = grader.spawns;
+    const [got, honest] = await gradeSuites(grader, [HUNGRY, HONEST]);
+    expect(strip(got), JSON.stringify(got)).toEqual(ALL_PASS);
+    expect(honest).toEqual(ALL_PASS);
+    // Its last unit retires the runner (the grown heap would cost every later restore a zero fill).
+    expect(grader.spawns - spawns).toBeLessThanOrEqual(1);
   }, 300_000);
 });
