@@ -27,8 +27,8 @@
  * these calls the program is loaded again (a fresh module: its globals, functions and memos new),
  * under `loadMs`, as a step of that call; a reload that is not ok is that call's result and the
  * result of every later call before the next reload (nothing is loaded to call).
- * `more`: more units of this program follow (a candidate's next suites): a heap it grew is kept up
- * to MAX_HEAP_BYTES, not MAX_HEAP_GROWTH_BYTES past the snapshot, until its last unit.
+ * `more`: more units of this program follow (a candidate's next suites): a heap it grew is kept
+ * (whatever its size) until its last unit, which the heap bounds apply to.
  * @typedef {{ code: string, entry: string, calls: string[], loadMs: number, testMs: number, literal: boolean, fresh?: number[], more?: boolean }} RunnerUnit
  */
 /**
@@ -186,8 +186,8 @@ export const MAX_HEAP_BYTES = 512 * 2 ** 20;
  * batch. A retirement costs that one candidate one runner start instead.
  */
 export const MAX_HEAP_GROWTH_BYTES = 64 * 2 ** 20;
-// (A unit with `more` set, a candidate's suite with more of its suites to follow, keeps a heap grown
-// within MAX_HEAP_BYTES: the zero fill is that candidate's own cost, and its last unit retires it.)
+// (A unit with `more` set, a candidate's suite with more of its suites to follow, keeps any heap it
+// grew: the zero fill is that candidate's own cost, and its last unit retires the runner.)
 
 // Built-ins this file relies on, taken before any candidate runs: JavaScript that escaped Python
 // could replace them on their prototypes, and the runner must not then restore memory with a
@@ -348,7 +348,7 @@ export function startRunner(pyodide, harnessSource, role) {
     if (fsFingerprint(M.FS) !== fsBaseline) return "the file system changed";
     if (libraries() !== baseline.libraries) return "a library was loaded";
     if ((M.wasmTable?.length ?? 0) !== baseline.table) return "the function table grew";
-    if (M.HEAPU8.length > (more ? MAX_HEAP_BYTES : Math.min(MAX_HEAP_BYTES, snapshot.length + MAX_HEAP_GROWTH_BYTES))) return `the heap grew to ${Math.round(M.HEAPU8.length / 2 ** 20)} MiB`;
+    if (!more && M.HEAPU8.length > Math.min(MAX_HEAP_BYTES, snapshot.length + MAX_HEAP_GROWTH_BYTES)) return `the heap grew to ${Math.round(M.HEAPU8.length / 2 ** 20)} MiB`;
     return "";
   };
   /** Run one step within `limitMs`; a step interrupted or past its limit is a timeout. */

@@ -399,10 +399,8 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
     // of one suite (its memo, its garbage and the finalizers that would run on it, state kept outside
     // the module) reaches another suite (round 52: the last suite's finalizers, run by a reload inside
     // the next suite's unit, charged their refusals and their time to it). An interrupted timeout ends
-    // its own suite only; a kill or a crash ends the candidate (at most one kill each). A heap the
-    // program grows is kept across its suites (`more`) up to the runner's bound; a unit that left its
-    // runner unfit ends the candidate where its suite was cut short, and otherwise costs one runner
-    // start per candidate: a second ends it.
+    // its own suite only; a kill, a crash or a unit that left its runner unfit ends the candidate (at
+    // most one runner start each). A heap the program grows is kept across its own suites (`more`).
     for (let c = 0; c < req.codes.length; c++) {
       const code = req.codes[c];
       await prepared.get(code.task);
@@ -411,7 +409,6 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
       const run: CandidateRun = { load: undefined, got: new Map(), timedOut: new Set(), ended: null };
       if (code.code.length > MAX_CODE_CHARS) run.load = ["syntax", `code too long (${code.code.length} characters, at most ${MAX_CODE_CHARS})`];
       const { calls } = lines;
-      let restarts = 0;
       for (let at = 0; run.load === undefined || (run.load[0] === "ok" && at < calls.length);) {
         let to = at;
         while (to < calls.length && calls[to].group === calls[at].group) to++;
@@ -433,10 +430,11 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
         }
         // A suite cut short (an interrupted timeout, a load that failed): the rest of it is not run.
         const cut = load[0] !== "ok" || steps.length - 1 < pending.length;
-        if (retired && (cut || ++restarts > 1)) {
-          // The unit cost the sandbox a runner start (a grown heap): after an interrupted timeout, as a
-          // kill (the candidate's rest is not run); after a whole suite, once per candidate.
-          run.ended = cut ? steps[steps.length - 1] : ["error", "not run: a second suite left the sandbox unfit (a grown heap)"];
+        if (retired) {
+          // The unit cost the sandbox a runner start, as a kill does (at most one per candidate): a
+          // heap the program grew is kept across its suites (`more`), so before its last unit only a
+          // failed load or what no honest program does (a file, a library, a grown function table).
+          run.ended = cut ? steps[steps.length - 1] : ["error", "not run: an earlier suite left the sandbox unfit"];
           break;
         }
         if (cut && load[0] === "ok") run.timedOut.add(calls[at].group!);
