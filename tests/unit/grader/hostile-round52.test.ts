@@ -51,7 +51,7 @@
  * Fixed (the same session, on 31338ee): each suite of a candidate is a unit of its own, from the
  * memory snapshot (supervisor.ts, step 3), as CPython runs each suite in a process of its own: no
  * finalizer of one suite runs, and no garbage of it is collected, in another. A heap the program
- * grows is kept across its own suites (runner unit `more`, up to MAX_HEAP_BYTES), so a program that
+ * grows is kept across its own suites (runner unit `more`; any size since round 54), so a program that
  * needs memory in every suite costs no runner start per suite (the last test below).
  * Not reached: `gc.unfreeze()`/`gc.freeze()` called by a program (own unit only, round 30's class),
  * a reference's (judge's) finalizers across its fresh reloads, a C-level collection cost (a graph cheap to
