@@ -88,6 +88,24 @@ export interface Program {
   code: string;
 }
 
+/**
+ * The programs an attack grades, in the order given: each distinct code once (its first label), and
+ * a label that repeats numbered (two buggy variants may share a bug text: one per operator and line).
+ */
+export function attackPrograms(candidates: readonly Program[]): Program[] {
+  const seen = new Set<string>();
+  const labels = new Map<string, number>();
+  const programs: Program[] = [];
+  for (const { label, code } of candidates) {
+    if (seen.has(code)) continue;
+    seen.add(code);
+    const n = (labels.get(label) ?? 0) + 1;
+    labels.set(label, n);
+    programs.push({ label: n > 1 ? `${label} (#${n})` : label, code });
+  }
+  return programs;
+}
+
 /** Attack: your tests, as one suite against each program. */
 export function attackRequest(task: GradeTask, programs: readonly Program[], tests: readonly string[]): GradeRequest {
   if (programs.length === 0) throw new PlayInputError("No programs to attack yet: train a run or pick a task with buggy variants");

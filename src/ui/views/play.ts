@@ -8,7 +8,7 @@ import type { Task } from "../../core/arena/task.ts";
 import type { GradeTask, Grader } from "../../core/grader/types.ts";
 import { taskEntries } from "../../core/loop/mistake-book.ts";
 import { h, replace } from "../dom.ts";
-import { attackReport, attackRequest, defendReport, defendRequest, parseUserTests, PlayInputError, type AttackSuite, type Program } from "../play-logic.ts";
+import { attackPrograms, attackReport, attackRequest, defendReport, defendRequest, parseUserTests, PlayInputError, type AttackSuite, type Program } from "../play-logic.ts";
 import { codeStatusBadge, lineBadge } from "../verdicts.ts";
 import { SPLIT_LABELS, taskLabel, tasksBySplit } from "../task-label.ts";
 import type { AppState, View, ViewContext } from "../app-types.ts";
@@ -153,20 +153,10 @@ export function playView(root: HTMLElement, ctx: ViewContext): View {
   async function attack(t: Task, text: string) {
     await busy(async () => {
       const tests = parseUserTests(text);
-      const programs: Program[] = [];
-      const seen = new Set<string>();
-      const labels = new Map<string, number>();
-      const add = (label: string, code: string) => {
-        if (seen.has(code)) return;
-        seen.add(code);
-        // Two buggy variants may share a bug text (one per operator and line): each row says which it is.
-        const n = (labels.get(label) ?? 0) + 1;
-        labels.set(label, n);
-        programs.push({ label: n > 1 ? `${label} (#${n})` : label, code });
-      };
-      for (const v of t.buggy_variants) add(`buggy variant: ${v.bug}`, v.code);
-      for (const d of state?.run.duels ?? []) if (d.task === t.id) d.codes.forEach((c, i) => add(`duel step ${d.step}, code ${i + 1}`, c.text));
-      if (deps.policies) (await deps.policies.samplePrograms(t, POLICY_SAMPLES)).forEach((code, i) => add(`Code policy #${i + 1}`, code));
+      const candidates: Program[] = t.buggy_variants.map((v) => ({ label: `buggy variant: ${v.bug}`, code: v.code }));
+      for (const d of state?.run.duels ?? []) if (d.task === t.id) d.codes.forEach((c, i) => candidates.push({ label: `duel step ${d.step}, code ${i + 1}`, code: c.text }));
+      if (deps.policies) (await deps.policies.samplePrograms(t, POLICY_SAMPLES)).forEach((code, i) => candidates.push({ label: `Code policy #${i + 1}`, code }));
+      const programs = attackPrograms(candidates);
       const report = attackReport(programs, tests, await (await getGrader()).grade(attackRequest(gradeTask(t), programs, tests)));
       const invalid = report.tests.filter((x) => x.validity !== "valid");
       replace(

@@ -2,12 +2,28 @@ import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
 import type { GradeTask } from "../../../src/core/grader/types.ts";
 import suite from "../../../src/core/arena/tasks/arena-v1.json" with { type: "json" };
-import { PlayInputError, attackReport, attackRequest, defendReport, defendRequest, parseUserTests } from "../../../src/ui/play-logic.ts";
+import { PlayInputError, attackPrograms, attackReport, attackRequest, defendReport, defendRequest, parseUserTests } from "../../../src/ui/play-logic.ts";
 
 const sumPositive = suite.tasks.find((t) => t.id === "sum-positive")!;
 const task: GradeTask = { id: sumPositive.id, entry_point: sumPositive.entry_point, reference: sumPositive.reference };
 
 const grader = sharedNodeGrader();
+
+describe("play: the programs an attack grades", () => {
+  it("grades each code once and numbers a repeated label, so each row names its own program", () => {
+    const got = attackPrograms([
+      { label: "buggy variant: off by one", code: "A" },
+      { label: "buggy variant: off by one", code: "B" },
+      { label: "duel step 1, code 1", code: "A" },
+      { label: "buggy variant: off by one", code: "C" },
+    ]);
+    expect(got).toEqual([
+      { label: "buggy variant: off by one", code: "A" },
+      { label: "buggy variant: off by one (#2)", code: "B" },
+      { label: "buggy variant: off by one (#3)", code: "C" },
+    ]);
+  });
+});
 
 describe("play: input checks", () => {
   it("accepts assert lines and rejects anything else with the line number", () => {
