@@ -1192,11 +1192,10 @@ def _compiles_at_run_time(tree):
 
 def load(source, entry_point):
     """A step of `_load`, a load error where it met a refusal anywhere (as `call`).
-    A reload (the unit's next suite: runner `fresh`) first drops the last suite's namespace and
-    collects it, discarding what its finalizers met: in CPython each suite runs in its own process,
-    so the last suite's garbage is never the next suite's program (round 51: a full collection
-    inside this load, triggered by the module body's allocations, charged a finalizer's refusal
-    to this suite)."""
+    A reload (runner `fresh`: a reference's, before each of its calls; a candidate's suites are
+    units of their own since round 52) first drops the last namespace and collects it, discarding
+    what its finalizers met (round 51: a full collection inside this load, triggered by the module
+    body's allocations, charged a finalizer's refusal to this load)."""
     if _state.get("ns") is not None or _state.get("exec_builtins") is not None:
         _state["ns"] = _state["exec_builtins"] = None
         try:

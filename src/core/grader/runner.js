@@ -180,14 +180,13 @@ const MAX_RESULT_CHARS = 1_000_000;
 /** A runner whose wasm heap has grown past this is retired after its unit (memory never shrinks). */
 export const MAX_HEAP_BYTES = 512 * 2 ** 20;
 /**
- * A sandbox whose heap has grown more than this past its snapshot is retired after its unit: every
+ * A sandbox whose heap has grown more than this past its snapshot is retired after its unit (a
+ * candidate's last: a unit with `more` keeps its heap for the same program's next suite): every
  * restore zero-fills the memory beyond the snapshot, so a candidate that grew the heap by 480 MiB
  * would otherwise cost every later unit of that runner ~40 ms (10x an honest unit), in every later
  * batch. A retirement costs that one candidate one runner start instead.
  */
 export const MAX_HEAP_GROWTH_BYTES = 64 * 2 ** 20;
-// (A unit with `more` set, a candidate's suite with more of its suites to follow, keeps any heap it
-// grew: the zero fill is that candidate's own cost, and its last unit retires the runner.)
 
 // Built-ins this file relies on, taken before any candidate runs: JavaScript that escaped Python
 // could replace them on their prototypes, and the runner must not then restore memory with a
