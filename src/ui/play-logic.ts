@@ -15,14 +15,17 @@ export class PlayInputError extends Error {
   override name = "PlayInputError";
 }
 
-/** A suite as typed: non-empty lines, each must be an `assert`; returns the lines. */
+/**
+ * A suite as typed: its lines as the grader reads them (`suiteLines`: Python's line breaks, blank
+ * lines dropped), so each test is paired with its own line's verdict; each must be an `assert`.
+ */
 export function parseUserTests(text: string, maxLines = 8): string[] {
-  const lines = text.split("\n").map((l) => l.trimEnd()).filter((l) => l.trim() !== "");
+  const lines = suiteLines(text).map((l) => l.trim());
   if (lines.length === 0) throw new PlayInputError("Write at least one test line, e.g. assert f([1, 2]) == 3");
-  const bad = lines.findIndex((l) => !/^assert\s/.test(l.trim()));
+  const bad = lines.findIndex((l) => !/^assert\s/.test(l));
   if (bad >= 0) throw new PlayInputError(`Line ${bad + 1} is not a test: every line must start with "assert ", got ${JSON.stringify(lines[bad])}`);
   if (lines.length > maxLines) throw new PlayInputError(`At most ${maxLines} test lines are graded (N = tests_per_suite); you wrote ${lines.length}`);
-  return lines.map((l) => l.trim());
+  return lines;
 }
 
 /** Your code must define the task's entry point. */
