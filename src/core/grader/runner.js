@@ -329,7 +329,7 @@ export function startRunner(pyodide, harnessSource, role) {
   // The snapshot as runs of pages: all-zero runs are put back with a fill (no read of the snapshot),
   // the others copied; a third of a fresh interpreter's pages are zero.
   const runs = pageRuns(snapshot);
-  /** Whether the interpreter is as the snapshot left it (put back right after each unit, off the next one's clock). */
+  /** Whether the interpreter is as the snapshot left it (put back at the end of each unit, before its `done`). */
   let pristine = false;
   const restore = () => {
     const heap = M.HEAPU8;
@@ -418,8 +418,12 @@ export function startRunner(pyodide, harnessSource, role) {
         }
         // (A load that failed ends the program's units: no later one follows to keep a heap for.)
         const why = fitness(unit.more === true && begins(loaded, '["ok"'));
+        // The restore is the unit's own work, done before its `done` (round 55): the host times it
+        // as this unit's, so a program that grew the heap (even untouched: the fill's first touch of
+        // gigabytes takes seconds) pays for it, never the unit the host sends next, whose load's
+        // timer starts at the send.
+        if (why === "") restore();
         emit({ type: "done", id, fit: why === "", why });
-        if (why === "") restore(); // while the host reads the results and sends the next unit
       } catch (e) {
         // A JavaScript error out of Pyodide: a fatal interpreter error (it is unusable now).
         emit({ type: "failed", id, error: String(/** @type {Error} */ (e)?.message ?? e).slice(0, 300) });

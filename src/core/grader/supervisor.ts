@@ -268,11 +268,9 @@ class RunnerSlot {
   /**
    * Run one unit; resolve with its steps (never rejects for the candidate's doing: a kill or a
    * crash becomes the step's `timeout` or `error`). `onStep` sees each step as it ends.
-   */
-  /**
-   * Run one unit. `stopped`: ended with a step in flight (a kill, a crash, a broken protocol);
-   * `retired`: its runner is gone either way (also a unit that ended unfit, a grown heap): the next
-   * unit pays a runner start, so a caller makes no more units of that candidate or suite.
+   * `stopped`: ended with a step in flight (a kill, a crash, a broken protocol); `retired`: its
+   * runner is gone either way (also a unit that ended unfit, a grown heap, a restore past its time):
+   * the next unit pays a runner start, so a caller makes no more units of that candidate or suite.
    */
   async unit(unit: RunnerUnit, killGrace: (limit: number) => number, onStep: () => void): Promise<{ steps: UnitSteps; stopped: boolean; retired: boolean }> {
     const { live, host } = await this.ready();
@@ -283,15 +281,25 @@ class RunnerSlot {
       // A call after a reload (`fresh`) has the reload's time too.
       const fresh = new Set(unit.fresh ?? []);
       const limitOf = (step: number) => (step === 0 ? unit.loadMs : unit.testMs + (fresh.has(step - 1) ? unit.loadMs : 0));
+      /** Whether the runner has sent every step it will (the rest of a unit is not run after a failed load or a timeout). */
+      const complete = () => steps.length === unit.calls.length + 1 || (steps.length > 0 && (steps[0][0] !== "ok" || steps[steps.length - 1][0] === "timeout"));
       const arm = () => {
         clearTimeout(timer);
+        if (complete()) {
+          // Its last step is in: the runner checks and restores its memory before `done`, within one
+          // call's time (round 55: a heap grown by gigabytes, even untouched, takes seconds to
+          // zero-fill). Past it the runner is killed with no step in flight: the unit's verdicts
+          // stand, and the runner start is the program's, as a grown heap's retirement is.
+          timer = setTimeout(() => end(null, true), unit.testMs + killGrace(unit.testMs));
+          return;
+        }
         const limit = limitOf(steps.length);
         timer = setTimeout(() => end(["timeout", `killed after exceeding ${limit} ms`], true), limit + killGrace(limit));
       };
       const end = (inFlight: StepResult | null, kill: boolean) => {
         clearTimeout(timer);
         live.pending = live.exited = null;
-        if (inFlight && steps.length <= unit.calls.length) steps.push(inFlight);
+        if (inFlight && !complete()) steps.push(inFlight);
         if (kill) void this.retire();
         resolve({ steps, stopped: inFlight !== null, retired: kill });
       };
@@ -310,9 +318,7 @@ class RunnerSlot {
           onStep();
           arm();
         } else if (event.type === "done") {
-          const last = steps[steps.length - 1];
-          const complete = steps.length === unit.calls.length + 1 || (steps.length > 0 && (steps[0][0] !== "ok" || last[0] === "timeout"));
-          if (!complete) return broken("it stopped early");
+          if (!complete()) return broken("it stopped early");
           end(null, event.fit !== true);
         } else if (event.type === "failed") {
           end(["error", `the sandbox crashed: ${String(event.error)}`], true);

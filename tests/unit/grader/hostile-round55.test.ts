@@ -4,30 +4,23 @@
  * Truth is a clean Pyodide (clean-python.ts): the program exec'd, then ONE suite's lines in its
  * namespace, as CPython runs each suite in a process of its own.
  *
- * Class A (found on the round's base; open): the restore of a heap a program kept across its own
- * suites (`more`) is charged to the program's NEXT suite. runner.js `handle` emits `done` and only
- * then restores (zero-fills every byte past the snapshot), while the host (supervisor.ts
- * `RunnerSlot.unit`) has already sent the next unit and armed its load's kill timer (load_ms +
+ * Class A (found on the round's base; fixed): the restore of a heap a program kept across its own
+ * suites (`more`) was charged to the program's NEXT suite. runner.js `handle` emitted `done` and only
+ * then restored (zero-filled every byte past the snapshot), while the host (supervisor.ts
+ * `RunnerSlot.unit`) had already sent the next unit and armed its load's kill timer (load_ms +
  * max(200, load_ms)) at send time. A program can grow the wasm heap by ~3.8 GiB WITHOUT touching
  * it, in a millisecond: `bytearray().extend(it)` mallocs `it.__length_hint__()` bytes up front
  * (PyByteArray_FromStringAndSize(NULL, n): no memset) and an iterator that ends at once frees them
- * (nesting two keeps both alive, so the heap grows to ~3.8 GiB). The restore's fill then touches
+ * (nesting two keeps both alive, so the heap grows to ~3.8 GiB). The restore's fill then touched
  * every one of those pages for the first time (page faults: 18 s for 4 GiB on this VM, seconds
- * on any machine), so the next suite's load is killed before the runner even reads it: a program
- * whose suite 1 takes 1 ms is `timeout` on every later suite (another Test rollout's, the golden
- * suite), where a clean CPython passes them at once, and it costs a kill (a runner start).
- * Root cause: runner.js `handle` (restore after `done`, off the runner's clock but on the host's),
- * supervisor.ts `RunnerSlot.unit` (`arm()` before `host.send`: the kill timer counts the previous
- * unit's restore), with runner.js `fitness(more)` keeping any heap for a `more` unit.
- * Fix (suggested): the runner answers a unit only once it is pristine: restore BEFORE a unit's load
- * is timed and report that the restore is done (e.g. a `ready`/`restored` event, or the step 0
- * event carrying it), and the host arms the load's kill timer from that event, not from the send
- * (or arms it at send time with the restore's own bound added: the kept heap's size / a floor
- * rate). And bound what a `more` unit keeps by what was TOUCHED, or keep `more` only for growth the
- * program's own clock paid for (e.g. retire a `more` unit whose heap grew past MAX_HEAP_BYTES only
- * after its call time was under, say, 10 ms per 100 MiB) -- simplest: restore before `done` (the
- * restore then runs under the unit's last step's kill timer, which the program's own suite pays).
- *
+ * on any machine), so the next suite's load was killed before the runner even read it: a program
+ * whose suite 1 takes 1 ms was `timeout` on every later suite (another Test rollout's, the golden
+ * suite), where a clean CPython passes them at once. The same held for the unit after ANY unit's
+ * restore: another candidate's load (bounded there by the 64 MiB growth rule, once per runner).
+ * Fix: the runner restores before its `done`, and the host times that as the unit's own (one
+ * call's time after its last step); past it the runner is killed with no step in flight, the
+ * program's one runner start: its verdicts so far stand, its later suites are `error` (not run),
+ * never a verdict carried over from an earlier suite (A2).
  * What held (passing tests below): an honest candidate after such a program passes (the kept heap
  * never reaches the next candidate: every way out of a candidate's loop is a unit whose `more` is
  * false, whose heap check retires the runner without a restore), with the same sandbox starts.
@@ -42,7 +35,7 @@
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
 import { cleanPython } from "./clean-python.ts";
-import { OK_PASS, show } from "./grade-lines.ts";
+import { OK_FAIL, OK_PASS, show } from "./grade-lines.ts";
 
 const grader = sharedNodeGrader();
 const { suiteTruth } = cleanPython();
@@ -92,10 +85,9 @@ async function gradeSuites(programs: string[]): Promise<string[][][]> {
 const ALL_PASS = [...SUITES, GOLDEN].map((lines) => lines.map(() => "valid/pass"));
 
 describe("A: a kept heap's restore is charged to the program's next suite", () => {
-  // Open (docs/SECURITY.md, Not guaranteed, "A kept heap's restore"): found at the end of a session;
-  // the fixes the round suggests trade against round 54's (a memory-hungry program's suites keep
-  // their runner), so it is left with its analysis for the next session.
-  it.fails("A1: a program that grows (and never touches) ~3.8 GiB in suite 1 passes its later suites, as in CPython", async () => {
+  // Fixed: the runner restores before a unit's `done`, timed by the host as that unit's (one call's
+  // time); a restore past it kills the runner with no step in flight (the program's one start).
+  it("A1: a program that grows (and never touches) ~3.8 GiB in suite 1 passes its later suites, as in CPython", async () => {
     // CPython: each suite in a process of its own; f(1) allocates and frees in a millisecond.
     for (const lines of [...SUITES, GOLDEN]) expect(suiteTruth(UNTOUCHED, lines)).toEqual(lines.map(() => true));
     expect((await gradeSuites([HONEST]))[0]).toEqual(ALL_PASS); // a live sandbox before counting
@@ -111,4 +103,16 @@ describe("A: a kept heap's restore is charged to the program's next suite", () =
     // One retirement at its last unit (round 54's rule), no kill besides.
     expect(grader.spawns - spawns).toBeLessThanOrEqual(1);
   }, 300_000);
+
+  it("A2: its later suites are never answered by an earlier suite's verdicts: a wrong later answer is not a pass", async () => {
+    // f(1) grows the heap as UNTOUCHED's does; every other answer is wrong (CPython: suite 1 passes, the rest fail).
+    const wrong = UNTOUCHED.replace("    return x + 1", "    return x + 1 if x == 1 else x");
+    expect(suiteTruth(wrong, SUITES[0])).toEqual([true]);
+    for (const lines of [SUITES[1], GOLDEN]) expect(suiteTruth(wrong, lines)).toEqual(lines.map(() => false));
+    const [got, honest] = await gradeSuites([wrong, HONEST]);
+    expect(honest).toEqual(ALL_PASS);
+    expect(got[0]).toEqual(["valid/pass"]);
+    for (const line of [...got[1], ...got[2]]) expect(line.replace(/ \(.*$/s, ""), JSON.stringify(got)).toMatch(OK_FAIL);
+  }, 300_000);
 });
+
