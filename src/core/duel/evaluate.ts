@@ -26,7 +26,7 @@ import { EVAL_METRIC_KEYS, type EvalMetricKey } from "../loop/types.ts";
 import { rankByGeneratedTests, type TestTimeScaling } from "./rank.ts";
 import { samplePrograms, sampleSuites, type Sampler, type SamplingOptions } from "./sampling.ts";
 
-export { EVAL_BATCH_ROWS, samplePrograms, sampleSuites, suiteLines, type PlayerEvalProgress, type SampledPrograms, type Sampler } from "./sampling.ts";
+export { EVAL_BATCH_ROWS, samplePrograms, sampleSuites, type PlayerEvalProgress, type SampledPrograms, type Sampler } from "./sampling.ts";
 
 export interface EvaluatePlayersOptions extends SamplingOptions {
   grader: Grader;

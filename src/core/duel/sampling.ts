@@ -12,6 +12,7 @@ import type { EvalProgress } from "../arena/metrics-evaluate.ts";
 import { decodeCode, decodeSuite } from "../arena/tokenizer.ts";
 import type { Task } from "../arena/task.ts";
 import type { Vocabulary } from "../arena/vocab.ts";
+import { suiteLines } from "../grader/verdicts.ts";
 import type { PolicyService } from "../policy/policy-service.ts";
 import { Rng } from "../rng.ts";
 import { CODE_MAX_TOKENS, SUITE_MAX_TOKENS, codeContext, codeSpec, suiteSpec, testContext } from "./contexts.ts";
@@ -38,11 +39,6 @@ export interface SamplingOptions {
   /** Assert lines read per suite (config.tests_per_suite). Default 8. */
   testsPerSuite?: number;
   onProgress?: (p: PlayerEvalProgress) => void;
-}
-
-/** Split a decoded suite into its assert lines (metrics-evaluate.ts takes suites as line lists). */
-export function suiteLines(text: string): string[] {
-  return text.split("\n").filter((l) => l.trim().length > 0);
 }
 
 /** Sampled programs per task id: canonical text, and the tokens as sampled (what the Test policy reads). */
@@ -115,6 +111,7 @@ export async function sampleSuites(
     let at = 0;
     for (const t of chunk) {
       const n = perTask.get(t.id)!.length * count;
+      // Each suite as its lines, read as the grader reads them (metrics-evaluate.ts takes suites as line lists).
       out[t.id] = r.rollout.completions.slice(at, at + n).map((toks) => suiteLines(decodeSuite(o.vocab, toks)));
       at += n;
     }
