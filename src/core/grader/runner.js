@@ -392,6 +392,7 @@ export function startRunner(pyodide, harnessSource, role) {
           } finally {
             sweep();
           }
+          restore(); // before the answer, as after a unit: never on the next unit's clock
           emit({ type: "plan", id, plan });
           return;
         }

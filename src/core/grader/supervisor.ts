@@ -434,16 +434,18 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
           run.ended = steps[steps.length - 1] ?? null;
           break;
         }
-        // A suite cut short (an interrupted timeout, a load that failed): the rest of it is not run.
-        const cut = load[0] !== "ok" || steps.length - 1 < pending.length;
+        // A suite cut short by an interrupted timeout: the rest of it is not run (a failed load
+        // answered each of its calls above).
+        if (load[0] === "ok" && steps.length - 1 < pending.length) run.timedOut.add(calls[at].group!);
         if (retired) {
           // The unit cost the sandbox a runner start, as a kill does (at most one per candidate): a
           // heap the program grew is kept across its suites (`more`), so before its last unit only a
-          // failed load or what no honest program does (a file, a library, a grown function table).
-          run.ended = cut ? steps[steps.length - 1] : ["error", "not run: an earlier suite left the sandbox unfit"];
+          // failed load, a restore past its time (round 55) or what no honest program does (a file,
+          // a library, a grown function table). Its later suites are not run, and say so: none of
+          // them called what timed out in this one (round 57: they were `timeout`).
+          run.ended = ["error", "not run: an earlier suite left the sandbox unfit"];
           break;
         }
-        if (cut && load[0] === "ok") run.timedOut.add(calls[at].group!);
         at = to;
       }
       judgeCandidate(result, c, lines, run, limits);

@@ -67,7 +67,7 @@ const UNTOUCHED = [
   "    return x + 1",
 ].join("\n");
 /** load_ms: far above an honest module body's load (a fresh runner's first one too); the host kills a load at 2 x load_ms. */
-const LIMITS = { test_ms: 5000, load_ms: 250, max_lines: 8 };
+const LIMITS = { test_ms: 1000, load_ms: 250, max_lines: 8 };
 
 /** Each program graded with SUITES and GOLDEN (in one batch): per program, per suite, per line. */
 async function gradeSuites(programs: string[]): Promise<string[][][]> {
@@ -95,7 +95,7 @@ describe("A: a kept heap's restore is charged to the program's next suite", () =
     const [got, honest] = await gradeSuites([UNTOUCHED, HONEST]);
     // The next candidate is untouched by it (held).
     expect(honest).toEqual(ALL_PASS);
-    // Round 55 base: [["valid/pass"], ["valid/timeout (not run: an earlier call exceeded 5000 ms)", ...],
+    // Round 55 base (test_ms 5000): [["valid/pass"], ["valid/timeout (not run: an earlier call exceeded 5000 ms)", ...],
     // ["valid/timeout (...)"]]: suite 2's load killed at 500 ms while the runner zero-filled the kept
     // heap's untouched pages; the golden suite is not run.
     // CPython passes every line; a refusal (`invalid`, a marked `error`) is accepted, a `timeout` is not.
