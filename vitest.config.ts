@@ -7,7 +7,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  * (`isolate: false`), where `sharedNodeGrader` hands every file of the process one grader: the
  * grader's own guarantee (nothing one candidate does reaches the next) put to use across files.
  */
-const SHARED_GRADER = ["tests/unit/grader/hostile-round*.test.ts", "tests/unit/grader/lines-hostile.test.ts", "tests/unit/grader/semantics.test.ts"];
+const SHARED_GRADER = ["tests/unit/grader/hostile-round*.test.ts", "tests/unit/grader/lines-hostile.test.ts", "tests/unit/grader/semantics.test.ts", "tests/unit/grader/busy-host.test.ts"];
 
 const unit = {
   environment: "node" as const,
