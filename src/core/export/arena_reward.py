@@ -416,11 +416,19 @@ def golden_reward(code_status, golden):
 # TopVar (topvar.ts).
 
 def population_std(xs):
+    """As topvar.ts: summed in ascending order, one addition at a time (not `sum`, which compensates
+    float rounding since Python 3.12), so any order of the same values gives the same bits."""
     if len(xs) < 2:
         return 0
-    mean = sum(xs, 0) / len(xs)
-    v = sum(((x - mean) ** 2 for x in xs), 0) / len(xs)
-    return math.sqrt(v)
+    ordered = sorted(xs)
+    total = 0.0
+    for x in ordered:
+        total += x
+    mean = total / len(ordered)
+    squares = 0.0
+    for x in ordered:
+        squares += (x - mean) * (x - mean)
+    return math.sqrt(squares / len(ordered))
 
 
 def top_var(rewards, k):

@@ -5,12 +5,21 @@
  * A code whose suites all score alike carries no group-relative signal for GRPO.
  */
 
-/** Population std (divide by n, not n - 1) of a list; 0 for fewer than two values. */
+/**
+ * Population std (divide by n, not n - 1) of a list; 0 for fewer than two values. Summed in
+ * ascending order, one addition at a time: the same value for any order of the same values (a
+ * code's suites in another order tie with it, and a tie goes to the lower index), and the same bits
+ * as arena_reward.py `population_std` (Python's `sum` compensates float rounding: round 59).
+ */
 export function populationStd(xs: readonly number[]): number {
   if (xs.length < 2) return 0;
-  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const v = xs.reduce((a, x) => a + (x - mean) ** 2, 0) / xs.length;
-  return Math.sqrt(v);
+  const sorted = [...xs].sort((a, b) => a - b);
+  let total = 0;
+  for (const x of sorted) total += x;
+  const mean = total / sorted.length;
+  let squares = 0;
+  for (const x of sorted) squares += (x - mean) * (x - mean);
+  return Math.sqrt(squares / sorted.length);
 }
 
 export interface TopVarChoice {
