@@ -9,9 +9,10 @@
  *
  * Time: each step (a load or a call) has its limit; the runner interrupts a step past it. A step
  * that still has not ended `killGraceMs` later (a loop inside one C call, an interrupt swallowed)
- * gets its runner killed: the step is a `timeout`, the candidate's remaining calls are not run
- * (`timeout`), and the batch goes on with the next candidate on the spare. A runner that dies by
- * itself costs the step in flight an `error`, the same way. At most one kill per candidate.
+ * gets its runner killed: the step is a `timeout`, the rest of its suite is not run (`timeout`),
+ * and the candidate's later suites go on, on a fresh runner (or the spare), without that call; a
+ * second kill ends the candidate (its remaining calls `timeout`, not run). A runner that dies by
+ * itself costs the step in flight an `error` and ends the candidate. At most two kills per candidate.
  */
 import { checkRequest } from "./request.ts";
 import { callText, candidateLines, cutAfterOpaque, emptyResult, suiteLines, judgeCandidate, parsePlan, parseStep, referenceCalls, referenceKey, type CandidateRun, type Plan, type PlanLine, type ReferenceOutputs, type StepResult, type UnitSteps } from "./verdicts.ts";
@@ -409,8 +410,12 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
     // of one suite (its memo, its garbage and the finalizers that would run on it, state kept outside
     // the module) reaches another suite (round 52: the last suite's finalizers, run by a reload inside
     // the next suite's unit, charged their refusals and their time to it). An interrupted timeout ends
-    // its own suite only; a kill, a crash or a unit that left its runner unfit ends the candidate (at
-    // most one runner start each). A heap the program grows is kept across its own suites (`more`).
+    // its own suite only, and so does a first kill (round 59): the candidate's later suites run on the
+    // runner that replaces the killed one (the start a kill costs anyway), without the call that was
+    // in flight at the kill (made again it would cost another kill: in any later suite it and the
+    // rest of its suite are `timeout`, as CPython's process would hang there too). A second kill, a
+    // crash or a unit that left its runner unfit ends the candidate: at most two kills and a runner
+    // start each. A heap the program grows is kept across its own suites (`more`).
     for (let c = 0; c < req.codes.length; c++) {
       const code = req.codes[c];
       await prepared.get(code.task);
@@ -419,10 +424,23 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
       const run: CandidateRun = { load: undefined, got: new Map(), timedOut: new Set(), ended: null };
       if (code.code.length > MAX_CODE_CHARS) run.load = ["syntax", `code too long (${code.code.length} characters, at most ${MAX_CODE_CHARS})`];
       const { calls } = lines;
+      /** The arguments of the call in flight at this candidate's kill (a call's identity across suites). */
+      let killer: string | null = null;
+      const identity = (call: (typeof calls)[number]) => (call.argv === null ? null : JSON.stringify([call.argv, call.sets ?? 0]));
       for (let at = 0; run.load === undefined || (run.load[0] === "ok" && at < calls.length);) {
         let to = at;
         while (to < calls.length && calls[to].group === calls[at].group) to++;
-        const pending = calls.slice(at, to);
+        let pending = calls.slice(at, to);
+        const again = killer === null ? -1 : pending.findIndex((call) => identity(call) === killer);
+        if (again >= 0) {
+          // The killing call and the rest of its suite are not made: `timeout` (not run).
+          run.timedOut.add(calls[at].group!);
+          pending = pending.slice(0, again);
+          if (pending.length === 0) {
+            at = to;
+            continue;
+          }
+        }
         const { steps, stopped, retired } = await sandbox.unit({
           code: code.code, entry: tasks.get(code.task)!.entry_point, calls: pending.map(callText),
           loadMs: limits.load_ms, testMs: limits.test_ms, literal: false, more: to < calls.length,
@@ -435,8 +453,17 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
         if (load[0] !== "ok" && !stopped) for (const call of pending) run.got.set(call.key, load);
         for (let i = 1; i < steps.length; i++) run.got.set(pending[i - 1].key, steps[i]);
         if (stopped) {
-          run.ended = steps[steps.length - 1] ?? null;
-          break;
+          const last = steps[steps.length - 1];
+          // The call in flight (steps[0] is the load): a killed call, not a load, a crash or a second kill.
+          const inFlight: string | null = steps.length >= 2 && last?.[0] === "timeout" && killer === null ? identity(pending[steps.length - 2]) : null;
+          if (inFlight === null) {
+            run.ended = last ?? null;
+            break;
+          }
+          killer = inFlight;
+          run.timedOut.add(calls[at].group!); // the rest of its own suite
+          at = to;
+          continue;
         }
         // A suite cut short by an interrupted timeout: the rest of it is not run (a failed load
         // answered each of its calls above).

@@ -364,7 +364,7 @@ export function judgeCandidate(result: GradeResult, c: number, lines: CandidateL
   for (const { kind, index, lines: judged } of lines.suites) {
     let cut = ""; // why the rest of this suite is not graded (a step that left the program off CPython's path)
     (kind === "s" ? result.suites : result.golden)[index] = judged.map((line, n) => {
-      // A call not run: an earlier call of its suite timed out, or of the candidate was killed (at most one kill each).
+      // A call not run: an earlier call of its suite timed out (or was killed), or the candidate was ended by a second kill or a crash.
       const stopped = run.ended?.[0] === "timeout" || (line.group !== undefined && run.timedOut.has(line.group));
       const step = status === "ok" ? run.got.get(line.key ?? "") : undefined;
       const verdict = cut && line.validity !== "invalid" ? { verdict: "error" as const, why: cut } : lineVerdict(line, step, status === "ok", stopped, limits);

@@ -217,9 +217,10 @@ describe("held: hooks, kills and the warm spare reach no other candidate", () =>
     try {
       const got = await gradeSuites(g, [HOOKS, HONEST, SWALLOW, HONEST, CHAIN_ONCE, HONEST, HOOKS.replace("x == 3", "x == -1"), HONEST]);
       for (const c of [1, 3, 5, 7]) expect(got[c], `candidate ${c}: ${JSON.stringify(got[c])}`).toEqual(ALL_PASS);
-      // The killed candidate's first suite is its own and graded right; the kill is in suite 2 (f(3) loops, swallowing).
+      // The killed candidate's first suite is its own and graded right; the kill is in suite 2 (f(3) loops,
+      // swallowing), whose rest is not run; suite 3, which CPython passes, runs on the next runner (round 59).
       expect(got[0][0]).toEqual(["valid/pass", "valid/pass"]);
-      expect(strip(got[0]).slice(1).flat().every((v) => v === "valid/timeout")).toBe(true);
+      expect(strip(got[0]).slice(1)).toEqual([["valid/timeout", "valid/timeout"], ["valid/pass"]]);
     } finally {
       await g.close();
     }

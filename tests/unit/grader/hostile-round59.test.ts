@@ -6,7 +6,7 @@
  * (../shared/spec/code-a1.md, "Rewards", "Mistake Book", "Optimisation") applied to CPython's verdicts
  * with the loop's own functions.
  *
- * Class A (found; open, docs/SECURITY.md Not guaranteed "A kill's later suites in the rewards"): a kill in ONE suite of a program is counted as a bug found by EVERY later
+ * Class A (found; fixed: a first kill ends only its own suite, see below): a kill in ONE suite of a program is counted as a bug found by EVERY later
  * suite of that program (other Test rollouts), by its Mistake Book replays and its golden suite. A
  * program whose call loops inside one C call (`sum(range(10 ** 15))` on f(2): the runner cannot
  * interrupt it, the supervisor kills it) is graded on suite 1's f(2) `timeout` (CPython: never
@@ -31,6 +31,11 @@
  * no test), mistake-book.ts (`mistakeBookOutcome`: neither failed nor passed) and arena_reward.py
  * skip them; or, cheaper and closer to CPython, run a killed candidate's later suites on a fresh
  * runner (each suite is a process of its own in CPython), bounding the cost by suites, not by kills.
+ * Fixed so (supervisor.ts `run`, step 3): a first kill ends its own suite only; the later suites run
+ * on the runner that replaces the killed one (the start the kill costs anyway), without the call in
+ * flight at the kill (its arguments: in a later suite it and the rest of that suite are `timeout`,
+ * A3); a second kill ends the candidate as before (at most two kills and two starts, A4). Left: a
+ * program with two or more killing calls still has the suites after its second kill `timeout`.
  *
  * Class B (found; fixed: both sides sum a sorted copy one addition at a time): TopVar's choice depends on the order of a code's suites and differs from
  * arena_reward.py's for the same R_T. topvar.ts `populationStd` sums with a left-to-right `reduce`;
@@ -103,10 +108,9 @@ describe("A: a kill in one suite is counted as a bug found by the program's othe
   const SUITE2 = ["assert f(3) == 4", "assert f(4) == 5"];
   const BOOK = ["assert f(5) == 6"];
 
-  // Open: the grader's cost rule (a candidate costs at most one kill: its later suites are not run)
-  // against CPython's truth (each suite a process of its own); the fixes named trade against round
-  // 10's (a runner start per suite on no one's budget) or change what the rewards count.
-  it.fails("A1: R_T, R_C and the Mistake Book are the method's on CPython's verdicts (they are not)", async () => {
+  // Fixed: a first kill ends its own suite only; the later suites run on the runner that replaces
+  // the killed one, without the killing call (it and the rest of its suite: `timeout`).
+  it("A1: R_T, R_C and the Mistake Book are the method's on CPython's verdicts (they were not)", async () => {
     // CPython: suite 2 and the stored test never call f(2), each a process of its own: they hold.
     expect(suiteTruth(KILL, SUITE2)).toEqual([true, true]);
     expect(suiteTruth(KILL, BOOK)).toEqual([true]);
@@ -137,7 +141,33 @@ describe("A: a kill in one suite is counted as a bug found by the program's othe
     expect(show(got), JSON.stringify(g.suites[0][1].lines)).toEqual(show(want));
   });
 
-  it.fails("A2: no entry the method would not store enters the book, none it would delete stays", async () => {
+  it("A3: the killing call in every suite costs one kill: each suite's lines before it are graded, it and the rest are timeout", async () => {
+    const S1 = ["assert f(1) == 2", "assert f(2) == 3", "assert f(3) == 4"];
+    const S2 = ["assert f(4) == 5", "assert f(2) == 3"];
+    const S3 = ["assert f(2) == 3", "assert f(6) == 7"];
+    const truth = [[true, false, false], [true, false], [false, false]]; // CPython: each suite hangs at f(2)
+    for (const [i, lines] of [S1, S2, S3].entries()) expect(suiteTruth(KILL, lines.slice(0, truth[i].indexOf(false)))).toEqual(truth[i].slice(0, truth[i].indexOf(false)));
+    const spawns = grader.spawns;
+    const t0 = performance.now();
+    const g = await gradeTask([KILL, REF], [[S1, S2, S3], [S1, S2, S3]], BOOK, 300);
+    expect(g.suites[0].map((s) => s.lines.map((l) => l.verdict))).toEqual(truth.map((row) => row.map((t) => (t ? "pass" : "timeout"))));
+    expect(g.bookLines[0].map((l) => l.verdict)).toEqual(["pass"]);
+    expect(g.suites[1].flat().flatMap((s) => s.lines.map((l) => l.verdict))).toEqual(Array(7).fill("pass"));
+    expect(grader.spawns - spawns).toBeLessThanOrEqual(1); // one kill
+    expect(performance.now() - t0).toBeLessThan(20_000);
+  });
+
+  it("A4: two kills end the candidate: at most two runner starts, later suites not run", async () => {
+    const TWO = "def f(x):\n    if x in (2, 3):\n        sum(range(10 ** 15))\n    return x + 1";
+    const S = [["assert f(2) == 3"], ["assert f(3) == 4"], ["assert f(4) == 5"]];
+    const spawns = grader.spawns;
+    const g = await gradeTask([TWO, REF], [S, S], [], 300);
+    expect(g.suites[0].map((s) => s.lines.map((l) => l.verdict))).toEqual([["timeout"], ["timeout"], ["timeout"]]);
+    expect(g.suites[1].map((s) => s.lines.map((l) => l.verdict))).toEqual([["pass"], ["pass"], ["pass"]]);
+    expect(grader.spawns - spawns).toBeLessThanOrEqual(2);
+  });
+
+  it("A2: no entry the method would not store enters the book, none it would delete stays", async () => {
     const g = await gradeTask([KILL], [[SUITE1, SUITE2]], BOOK, 300);
     let book: MistakeBook = { tasks: { t: [{ test: BOOK[0], frequency: 1, first_step: 1, last_step: 1, failed_code: "x" }] } };
     book = updateMistakeBook(book, "t", 2, mistakeBookOutcome(g.bookTests, [{ code: KILL, loaded: true, suites: g.suites[0].map((s) => s.lines), bookLines: g.bookLines[0] }])).book;
