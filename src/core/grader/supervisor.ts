@@ -411,9 +411,9 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
     // the module) reaches another suite (round 52: the last suite's finalizers, run by a reload inside
     // the next suite's unit, charged their refusals and their time to it). An interrupted timeout ends
     // its own suite only, and so does a first kill (round 59): the candidate's later suites run on the
-    // runner that replaces the killed one (the start a kill costs anyway), without the call that was
-    // in flight at the kill (made again it would cost another kill: in any later suite it and the
-    // rest of its suite are `timeout`, as CPython's process would hang there too). A second kill, a
+    // runner that replaces the killed one (the start a kill costs anyway), without the line that was
+    // in flight at the kill (made again it would cost another kill: in any later suite the same line
+    // and the rest of its suite are `timeout`, as CPython's process would hang there too). A second kill, a
     // crash or a unit that left its runner unfit ends the candidate: at most two kills and a runner
     // start each. A heap the program grows is kept across its own suites (`more`).
     for (let c = 0; c < req.codes.length; c++) {
@@ -424,9 +424,13 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
       const run: CandidateRun = { load: undefined, got: new Map(), timedOut: new Set(), ended: null };
       if (code.code.length > MAX_CODE_CHARS) run.load = ["syntax", `code too long (${code.code.length} characters, at most ${MAX_CODE_CHARS})`];
       const { calls } = lines;
-      /** The arguments of the call in flight at this candidate's kill (a call's identity across suites). */
+      /**
+       * The step in flight at this candidate's kill, as the runner was sent it: the line's text (which
+       * the step compiles first, where a warning runs the program's hooks: round 60), its arguments.
+       * A later suite's step with the same text is the same compile and the same call.
+       */
       let killer: string | null = null;
-      const identity = (call: (typeof calls)[number]) => (call.argv === null ? null : JSON.stringify([call.argv, call.sets ?? 0]));
+      const identity = callText;
       for (let at = 0; run.load === undefined || (run.load[0] === "ok" && at < calls.length);) {
         let to = at;
         while (to < calls.length && calls[to].group === calls[at].group) to++;
@@ -454,7 +458,7 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
         for (let i = 1; i < steps.length; i++) run.got.set(pending[i - 1].key, steps[i]);
         if (stopped) {
           const last = steps[steps.length - 1];
-          // The call in flight (steps[0] is the load): a killed call, not a load, a crash or a second kill.
+          // The step in flight (steps[0] is the load): a killed line, not a load, a crash or a second kill.
           const inFlight: string | null = steps.length >= 2 && last?.[0] === "timeout" && killer === null ? identity(pending[steps.length - 2]) : null;
           if (inFlight === null) {
             run.ended = last ?? null;
