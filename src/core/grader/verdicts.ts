@@ -167,8 +167,8 @@ const lineText = (key: string, src: string | undefined): string => {
 };
 
 /** A line's call: its identity, its arguments, its text, and what the runner does around it. */
-const callOf = (key: string, line: PlanLine, src: string | undefined): Call =>
-  ({ key, argv: line[5]!, sets: emptySets(line[5]) + emptySets(line[3]), src: lineText(key, src) });
+const callOf = (key: string, line: PlanLine, src: string | undefined, answer: Canonical | ArgsDisplay | null = line[3]): Call =>
+  ({ key, argv: line[5]!, sets: emptySets(line[5]) + emptySets(answer), src: lineText(key, src) });
 
 /** A line Python's str.strip() empties (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff). */
 // eslint-disable-next-line no-control-regex -- Python counts these separators as whitespace
@@ -271,11 +271,11 @@ export function candidateLines(
   const calls: CandidateLines["calls"] = [];
   const suites: CandidateLines["suites"] = [];
   const seen = new Set<string>();
-  const add = (group: string, line: PlanLine, src: string | undefined): string => {
+  const add = (group: string, line: PlanLine, src: string | undefined, answer?: Canonical): string => {
     const key = `${group}\u0000${callKey(line)}`;
     if (!seen.has(key)) {
       seen.add(key);
-      calls.push({ ...callOf(key, line, src), group });
+      calls.push({ ...callOf(key, line, src, answer), group });
     }
     return key;
   };
@@ -323,7 +323,11 @@ export function candidateLines(
         const called = ref?.load?.[0] === "ok" && returned(ref.outputs.get(referenceKey(index, callKey(line))));
         return { validity: "invalid", reason: judged.invalid, key: inPlace(group, n, line, texts[n], called, after) };
       }
-      return { ...judged, key: add(group, line, texts[n]), group };
+      // A wrong answer is judged as its corrected line: the candidate runs (compiles, then calls) that
+      // line, as CPython would, never the answer the Test policy wrote (round 61: its compile's
+      // warnings and interned constants told the program the answer was wrong, and what it was).
+      const corrected = judged.validity === "wrong-answer" && judged.corrected !== undefined;
+      return { ...judged, key: corrected ? add(group, line, judged.corrected, judged.expected) : add(group, line, texts[n]), group };
     });
     suites.push({ kind: "s", index, lines });
   });
