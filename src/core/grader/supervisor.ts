@@ -430,12 +430,11 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
        * A later suite's step with the same text is the same compile and the same call.
        */
       let killer: string | null = null;
-      const identity = callText;
       for (let at = 0; run.load === undefined || (run.load[0] === "ok" && at < calls.length);) {
         let to = at;
         while (to < calls.length && calls[to].group === calls[at].group) to++;
         let pending = calls.slice(at, to);
-        const again = killer === null ? -1 : pending.findIndex((call) => identity(call) === killer);
+        const again = killer === null ? -1 : pending.findIndex((call) => callText(call) === killer);
         if (again >= 0) {
           // The killing call and the rest of its suite are not made: `timeout` (not run).
           run.timedOut.add(calls[at].group!);
@@ -459,7 +458,7 @@ export function createSupervisedGrader(spawn: SpawnRunner, options: SupervisorOp
         if (stopped) {
           const last = steps[steps.length - 1];
           // The step in flight (steps[0] is the load): a killed line, not a load, a crash or a second kill.
-          const inFlight: string | null = steps.length >= 2 && last?.[0] === "timeout" && killer === null ? identity(pending[steps.length - 2]) : null;
+          const inFlight: string | null = steps.length >= 2 && last?.[0] === "timeout" && killer === null ? callText(pending[steps.length - 2]) : null;
           if (inFlight === null) {
             run.ended = last ?? null;
             break;
