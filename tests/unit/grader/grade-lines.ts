@@ -48,3 +48,26 @@ export async function expectOnlyFirstLineFails(grader: SupervisedGrader, suiteTr
     expect(got, got.join(" | ")).toEqual(["valid/fail", "valid/pass", "valid/pass"]); // before the fix: valid/fail | valid/error | valid/error
   }
 }
+
+/**
+ * A program's head (rounds 55, 57) whose f(1) grows the wasm heap by ~3.8 GiB without touching it, in
+ * a millisecond: bytearray.extend allocates the iterator's length hint up front (no memset), and the
+ * nested extend holds the first buffer while it allocates the second. The caller adds f's other lines.
+ */
+export const GROW_UNTOUCHED_HEAD = [
+  "class H:",
+  "    def __init__(self, n, inner=None):",
+  "        self.n, self.inner = n, inner",
+  "    def __length_hint__(self):",
+  "        return self.n",
+  "    def __iter__(self):",
+  "        return self",
+  "    def __next__(self):",
+  "        if self.inner is not None:",
+  "            inner, self.inner = self.inner, None",
+  "            bytearray().extend(inner)",
+  "        raise StopIteration",
+  "def f(x):",
+  "    if x == 1:",
+  "        bytearray().extend(H(1900 * 2 ** 20, H(1900 * 2 ** 20)))",
+];

@@ -35,7 +35,7 @@
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
 import { cleanPython } from "./clean-python.ts";
-import { OK_FAIL, OK_PASS, show } from "./grade-lines.ts";
+import { GROW_UNTOUCHED_HEAD, OK_FAIL, OK_PASS, show } from "./grade-lines.ts";
 
 const grader = sharedNodeGrader();
 const { suiteTruth } = cleanPython();
@@ -48,24 +48,7 @@ const GOLDEN = ["assert f(5) == 6"];
  * length hint up front (no memset), and the nested extend holds the first buffer while it allocates
  * the second. Every call takes a millisecond or so.
  */
-const UNTOUCHED = [
-  "class H:",
-  "    def __init__(self, n, inner=None):",
-  "        self.n, self.inner = n, inner",
-  "    def __length_hint__(self):",
-  "        return self.n",
-  "    def __iter__(self):",
-  "        return self",
-  "    def __next__(self):",
-  "        if self.inner is not None:",
-  "            inner, self.inner = self.inner, None",
-  "            bytearray().extend(inner)",
-  "        raise StopIteration",
-  "def f(x):",
-  "    if x == 1:",
-  "        bytearray().extend(H(1900 * 2 ** 20, H(1900 * 2 ** 20)))",
-  "    return x + 1",
-].join("\n");
+const UNTOUCHED = [...GROW_UNTOUCHED_HEAD, "    return x + 1"].join("\n");
 /** load_ms: far above an honest module body's load (a fresh runner's first one too); the host kills a load at 2 x load_ms. */
 const LIMITS = { test_ms: 1000, load_ms: 250, max_lines: 8 };
 

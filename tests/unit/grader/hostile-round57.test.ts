@@ -53,7 +53,7 @@
 import { describe, expect, it } from "vitest";
 import { sharedNodeGrader } from "../node-grader.ts";
 import { cleanPython } from "./clean-python.ts";
-import { OK_PASS } from "./grade-lines.ts";
+import { GROW_UNTOUCHED_HEAD, OK_PASS } from "./grade-lines.ts";
 
 const grader = sharedNodeGrader();
 const { suiteTruth } = cleanPython();
@@ -63,23 +63,7 @@ const HONEST = REF;
 const SUITES = [["assert f(1) == 2", "assert f(2) == 3", "assert f(6) == 7"], ["assert f(3) == 4", "assert f(4) == 5"]];
 const GOLDEN = ["assert f(5) == 6"];
 /** Round 55's program: f(1) grows the heap by ~3.8 GiB, touching none of it, in a millisecond. */
-const GROW = [
-  "class H:",
-  "    def __init__(self, n, inner=None):",
-  "        self.n, self.inner = n, inner",
-  "    def __length_hint__(self):",
-  "        return self.n",
-  "    def __iter__(self):",
-  "        return self",
-  "    def __next__(self):",
-  "        if self.inner is not None:",
-  "            inner, self.inner = self.inner, None",
-  "            bytearray().extend(inner)",
-  "        raise StopIteration",
-  "def f(x):",
-  "    if x == 1:",
-  "        bytearray().extend(H(1900 * 2 ** 20, H(1900 * 2 ** 20)))",
-];
+const GROW = GROW_UNTOUCHED_HEAD;
 /** GROW, then f(2) loops in Python (interruptible): CPython never ends that call; every other call returns x + 1. */
 const GROW_THEN_LOOP = [...GROW, "    while x == 2:", "        pass", "    return x + 1"].join("\n");
 const LIMITS = { test_ms: 1000, load_ms: 250, max_lines: 8 };
